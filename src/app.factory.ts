@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { NestFactory } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module.js';
+import { accessLog } from './common/http/access-log.middleware.js';
+import { jsonBodyParser } from './common/http/body-parser.js';
+import { requestIdMiddleware } from './common/http/request-id.middleware.js';
+import { mountOpenApi } from './common/docs/openapi.js';
+import { createLogger, PinoNestLogger } from './common/logging/logger.js';
+import type { AppConfig } from './config/config.js';
+import { openDatabase, type Database } from './database/data-source.js';
+import { MetricsService } from './modules/metrics/metrics.service.js';
+
+export interface GateApp {
+  app: NestExpressApplication;
+  database: Database;
+  logger: Logger;
+}
+
+/** Opens and migrates the store, then builds the HTTP app; `main.ts` and the tests both start here. */
+export async function createApp(config: AppConfig, logger: Logger = createLogger(config.logLevel)): Promise<GateApp> {
+  const database = await openDatabase(config);
+  try {
+    await database.dataSource.initialize();
+    const applied = await database.dataSource.runMigrations({ transaction: 'each' });
+    if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, database, logger }), {
+      bodyParser: false,
+      logger: new PinoNestLogger(logger),
+    });
+    app.set('trust proxy', true);
+    app.disable('x-powered-by');
+    app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)), jsonBodyParser());
+    mountOpenApi(app);
+    await app.init();
+    return { app, database, logger };
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
+
+const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  EMPTY_PAYLOAD: 'The body is empty or an empty array',
+  INVALID_LAYOUT_REF: 'A layout_ref does not exist for the calling account',
+  MALFORMED_JSON: 'The body is not valid JSON',
+  VALIDATION_ERROR: 'A field is missing, unknown or malformed; details.errors[].path locates it',
+  BATCH_TOO_LARGE: 'More items than MAX_BATCH_SIZE',
+  PROTECTED_FIELD: 'An update tried to change a protected field',
+  UNAUTHORIZED: 'X-API-Key missing, unknown or revoked',
+  FORBIDDEN: "The key's account kind cannot use this endpoint",
+  NOT_FOUND: 'No such route or resource',
+  REFS_NOT_FOUND: 'Some refs do not exist for the calling account',
+  APPOINTMENT_NOT_FOUND: 'appointment_ref does not exist for the calling terminal',
+  TICKETS_NOT_FOUND: 'Some ticket ids do not exist for the calling terminal',
+  DUPLICATE_KEY: 'A ref already exists or repeats within the batch',
+  INVALID_STATUS_TRANSITION: 'The status cannot move that way',
+  LAYOUT_IN_USE: 'A live record still uses the layout',
+  PAYLOAD_TOO_LARGE: 'The body exceeds 10 MB',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as application/json',
+  RATE_LIMITED: 'Too many requests for this key; see Retry-After',
+  INTERNAL_ERROR: 'Unexpected failure; quote the X-Request-Id',
+  SERVICE_UNAVAILABLE: 'The database is unreachable',
+};
+
+/** Every authenticated route can answer these. */
+export const COMMON_ERRORS: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/** Every route that reads a JSON body can answer these as well. */
+export const BODY_ERRORS: ErrorCode[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_ERROR'];
+
+function errorSchema(codes: ErrorCode[]) {
+  return {
+    type: 'object',
+    required: ['success', 'error'],
+    properties: {
+      success: { type: 'boolean', enum: [false] },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string', enum: codes },
+          message: { type: 'string' },
+          details: { type: 'object', additionalProperties: true },
+        },
+      },
+    },
+  };
+}
+
+/** Documents the error envelope for each code, grouped by HTTP status. */
+export function ApiErrors(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return applyDecorators(
+    ...[...byStatus].map(([status, group]) =>
+      ApiResponse({
+        status,
+        description: group.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join('; '),
+        schema: errorSchema(group),
+      }),
+    ),
+  );
+}
+
+/** Documents a success response as the envelope `{success: true, data}` around `model` (or an array of it). */
+export function ApiEnvelope(status: number, model: Type<unknown>, options: { isArray?: boolean; description?: string } = {}) {
+  const data = options.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
+  return applyDecorators(
+    ApiExtraModels(model),
+    ApiResponse({
+      status,
+      description: options.description ?? 'Success',
+      schema: { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', enum: [true] }, data } },
+    }),
+  );
+}

@@ -1,0 +1,27 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { API_KEY_SCHEME } from '../../modules/auth/auth.decorators.js';
+
+export function buildOpenApi(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Gate service')
+    .setDescription(
+      'Trips, appointments, check-in and digital tickets for carriers, terminals and drivers.\n\n' +
+        'Every call carries `X-API-Key` (use **Authorize**). Success answers `{"success": true, "data": …}`; ' +
+        'errors answer `{"success": false, "error": {"code", "message", "details?"}}` with the codes listed per endpoint. ' +
+        'Every response carries `X-Request-Id` (send your own to correlate).',
+    )
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An account API key' }, API_KEY_SCHEME)
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Swagger UI at /docs with the API-key button, the document at /docs-json. */
+export function mountOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, buildOpenApi(app), {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Gate service API',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

@@ -1,0 +1,27 @@
+/** The one code→status table (contract §2). Every error the service answers carries one of these codes. */
+export const ERROR_STATUS = {
+  EMPTY_PAYLOAD: 400,
+  INVALID_LAYOUT_REF: 400,
+  MALFORMED_JSON: 400,
+  VALIDATION_ERROR: 400,
+  BATCH_TOO_LARGE: 400,
+  PROTECTED_FIELD: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  REFS_NOT_FOUND: 404,
+  APPOINTMENT_NOT_FOUND: 404,
+  TICKETS_NOT_FOUND: 404,
+  DUPLICATE_KEY: 409,
+  INVALID_STATUS_TRANSITION: 409,
+  LAYOUT_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];

@@ -1,0 +1,27 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import type { MetricsService } from '../../modules/metrics/metrics.service.js';
+
+/** One JSON log line and one metrics sample per request, written when the response is finished. */
+export function accessLog(logger: Logger, metrics: MetricsService): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      metrics.observeRequest(req.method, route, res.statusCode, seconds);
+      logger.info(
+        {
+          requestId: req.requestId,
+          method: req.method,
+          url: req.originalUrl,
+          status: res.statusCode,
+          ms: Math.round(seconds * 1000 * 10) / 10,
+          accountId: req.principal?.accountId ?? undefined,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

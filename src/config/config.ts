@@ -1,0 +1,91 @@
+import { resolve } from 'node:path';
+
+/** Every setting of the service, read once from the environment at start-up. */
+export interface AppConfig {
+  port: number;
+  /** PostgreSQL connection string; unset means the embedded store in `dataDir`. */
+  databaseUrl: string | null;
+  dataDir: string;
+  databasePoolSize: number;
+  redisUrl: string | null;
+  adminApiKey: string | null;
+  maxBatchSize: number;
+  checkinTimeoutMs: number;
+  jwtSecret: string | null;
+  driverTokenTtlMinutes: number;
+  rateLimitPerMin: number;
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.map((p) => `${p}//`).join(' or ')}, got ${parsed.protocol}//`);
+  }
+  return raw;
+}
+
+function secret(env: Env, name: string, minLength: number): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  if (raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  return raw;
+}
+
+/** The whole table of variables lives here and in `.env.example`; keep the two in step. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminApiKey: secret(env, 'ADMIN_API_KEY', 16),
+    maxBatchSize: int(env, 'MAX_BATCH_SIZE', 1000, 1, 100_000),
+    checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),
+    jwtSecret: secret(env, 'JWT_SECRET', 32),
+    driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
+    rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),
+    logLevel,
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

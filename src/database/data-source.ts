@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/config.js';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { acquireDataDirLock } from './data-dir-lock.js';
+
+/** A data source plus whatever must be closed after it (the embedded engine and its folder lock). */
+export interface Database {
+  dataSource: DataSource;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+const COMMON = {
+  type: 'postgres',
+  entities: ENTITIES,
+  migrations: MIGRATIONS,
+  migrationsTableName: 'migrations',
+  migrationsTransactionMode: 'each',
+  synchronize: false,
+  uuidExtension: 'pgcrypto',
+} as const;
+
+export function postgresOptions(databaseUrl: string, poolSize: number): DataSourceOptions {
+  return {
+    ...COMMON,
+    url: databaseUrl,
+    poolSize,
+    extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 },
+  };
+}
+
+/**
+ * Opens the configured store. Embedded: PGlite in `<dataDir>/pg`, reached through its node-postgres
+ * adapter with a pool of one (PGlite has a single session; sharing it between pool clients loses updates).
+ */
+export async function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>): Promise<Database> {
+  if (config.databaseUrl) {
+    const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize));
+    return { dataSource, embedded: false, close: () => (dataSource.isInitialized ? dataSource.destroy() : Promise.resolve()) };
+  }
+  const release = acquireDataDirLock(config.dataDir);
+  try {
+    const pglite = new PGlite(join(config.dataDir, 'pg'));
+    const pg = createPgConfig(pglite);
+    const dataSource = new DataSource({
+      ...COMMON,
+      host: pg.host,
+      port: pg.port,
+      username: pg.user,
+      password: pg.password,
+      database: pg.database,
+      poolSize: 1,
+      extra: { connection: pg.connection, max: 1 },
+    });
+    return {
+      dataSource,
+      embedded: true,
+      async close() {
+        try {
+          if (dataSource.isInitialized) await dataSource.destroy();
+          await pglite.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

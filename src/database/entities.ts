@@ -1,0 +1,6 @@
+import { Account } from '../modules/accounts/account.entity.js';
+import { ApiKey } from '../modules/accounts/api-key.entity.js';
+import { Driver } from '../modules/drivers/driver.entity.js';
+import { Layout } from '../modules/layouts/layout.entity.js';
+
+export const ENTITIES = [Account, ApiKey, Layout, Driver];

@@ -1,0 +1,32 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export const ACCOUNT_KINDS = ['carrier', 'terminal', 'admin'] as const;
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+
+/** A terminal's gate geofence, used to match trips' destinations at check-in. */
+export interface GeoFence {
+  lat: number;
+  lng: number;
+  radius_m: number;
+}
+
+@Entity('accounts')
+export class Account {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'text' })
+  kind: AccountKind;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'jsonb', nullable: true })
+  location: GeoFence | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

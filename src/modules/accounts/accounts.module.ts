@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { AccountsRepository } from './accounts.repository.js';
+import { AccountsService } from './accounts.service.js';
+import { AdminController } from './admin.controller.js';
+
+@Module({
+  controllers: [AdminController],
+  providers: [AccountsRepository, AccountsService],
+  exports: [AccountsRepository, AccountsService],
+})
+export class AccountsModule {}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull } from 'typeorm';
+import { Account, type AccountKind, type GeoFence } from './account.entity.js';
+import { ApiKey } from './api-key.entity.js';
+
+export interface KeyOwner {
+  keyId: string;
+  accountId: string;
+  kind: AccountKind;
+}
+
+@Injectable()
+export class AccountsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The live key with this hash and its account, in one query; revoked keys are not found. */
+  async findLiveKeyOwner(keyHash: string): Promise<KeyOwner | null> {
+    const rows: { key_id: string; account_id: string; kind: AccountKind }[] = await this.db.query(
+      `SELECT k.id AS key_id, a.id AS account_id, a.kind
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [keyHash],
+    );
+    const row = rows[0];
+    return row ? { keyId: row.key_id, accountId: row.account_id, kind: row.kind } : null;
+  }
+
+  /** Creates the account and its first key in one transaction. */
+  async createWithKey(account: Pick<Account, 'kind' | 'name' | 'location'>, key: Pick<ApiKey, 'keyHash' | 'prefix'>): Promise<{ account: Account; key: ApiKey }> {
+    return this.db.transaction(async (manager) => {
+      const saved = await manager.save(manager.create(Account, account));
+      const savedKey = await manager.save(manager.create(ApiKey, { ...key, accountId: saved.id }));
+      return { account: saved, key: savedKey };
+    });
+  }
+
+  list(kind?: AccountKind): Promise<Account[]> {
+    return this.db.getRepository(Account).find({ where: kind ? { kind } : {}, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findById(id: string): Promise<Account | null> {
+    return this.db.getRepository(Account).findOneBy({ id });
+  }
+
+  async update(id: string, changes: { name?: string; location?: GeoFence | null }): Promise<Account | null> {
+    const repository = this.db.getRepository(Account);
+    const account = await repository.findOneBy({ id });
+    if (!account) return null;
+    return repository.save(Object.assign(account, changes));
+  }
+
+  listKeys(accountId: string): Promise<ApiKey[]> {
+    return this.db.getRepository(ApiKey).find({ where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  addKey(accountId: string, key: Pick<ApiKey, 'keyHash' | 'prefix'>): Promise<ApiKey> {
+    const repository = this.db.getRepository(ApiKey);
+    return repository.save(repository.create({ ...key, accountId }));
+  }
+
+  findKey(id: string): Promise<ApiKey | null> {
+    return this.db.getRepository(ApiKey).findOneBy({ id });
+  }
+
+  /** Revokes once: a key already revoked keeps its first revocation time. */
+  async revokeKey(id: string): Promise<ApiKey | null> {
+    await this.db.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    return this.findKey(id);
+  }
+}

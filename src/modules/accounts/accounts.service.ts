@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error.js';
+import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key.js';
+import type { Account, AccountKind, GeoFence } from './account.entity.js';
+import { AccountsRepository } from './accounts.repository.js';
+import type { ApiKey } from './api-key.entity.js';
+import type { AccountDetailView, AccountView, ApiKeyView, CreatedAccountView, IssuedKeyView } from './dto/account.dto.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toView(account: Account): AccountView {
+  return {
+    id: account.id,
+    kind: account.kind,
+    name: account.name,
+    location: account.location,
+    created_at: account.createdAt.toISOString(),
+    updated_at: account.updatedAt.toISOString(),
+  };
+}
+
+function toKeyView(key: ApiKey): ApiKeyView {
+  return { id: key.id, prefix: key.prefix, created_at: key.createdAt.toISOString(), revoked_at: key.revokedAt?.toISOString() ?? null };
+}
+
+function newKey() {
+  const apiKey = generateApiKey();
+  return { apiKey, stored: { keyHash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) } };
+}
+
+function checkLocation(kind: AccountKind, location: GeoFence | null | undefined): void {
+  if (location && kind !== 'terminal') {
+    throw AppError.validation([{ path: 'location', message: 'only terminal accounts have a gate geofence' }]);
+  }
+}
+
+@Injectable()
+export class AccountsService {
+  constructor(private readonly accounts: AccountsRepository) {}
+
+  async create(input: { kind: AccountKind; name: string; location?: GeoFence | null }): Promise<CreatedAccountView> {
+    checkLocation(input.kind, input.location);
+    const { apiKey, stored } = newKey();
+    const { account, key } = await this.accounts.createWithKey(
+      { kind: input.kind, name: input.name, location: input.location ? { ...input.location } : null },
+      stored,
+    );
+    return { ...toView(account), api_key: apiKey, api_key_id: key.id };
+  }
+
+  async list(kind?: AccountKind): Promise<AccountView[]> {
+    return (await this.accounts.list(kind)).map(toView);
+  }
+
+  async get(id: string): Promise<AccountDetailView> {
+    const account = await this.mustFind(id);
+    return { ...toView(account), api_keys: (await this.accounts.listKeys(id)).map(toKeyView) };
+  }
+
+  async update(id: string, changes: { name?: string; location?: GeoFence | null }): Promise<AccountView> {
+    const account = await this.mustFind(id);
+    checkLocation(account.kind, changes.location);
+    const updated = await this.accounts.update(id, {
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.location !== undefined ? { location: changes.location ? { ...changes.location } : null } : {}),
+    });
+    return toView(updated ?? account);
+  }
+
+  async issueKey(accountId: string): Promise<IssuedKeyView> {
+    await this.mustFind(accountId);
+    const { apiKey, stored } = newKey();
+    const key = await this.accounts.addKey(accountId, stored);
+    return { id: key.id, api_key: apiKey };
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyView> {
+    if (!UUID.test(keyId)) throw AppError.notFound('API key', { id: keyId });
+    const key = await this.accounts.revokeKey(keyId);
+    if (!key) throw AppError.notFound('API key', { id: keyId });
+    return toKeyView(key);
+  }
+
+  private async mustFind(id: string): Promise<Account> {
+    const account = UUID.test(id) ? await this.accounts.findById(id) : null;
+    if (!account) throw AppError.notFound('Account', { id });
+    return account;
+  }
+}

@@ -1,0 +1,92 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ACCOUNT_KINDS, type AccountKind } from '../account.entity.js';
+
+export class GeoFenceDto {
+  @ApiProperty({ example: -23.9608, minimum: -90, maximum: 90 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-90)
+  @Max(90)
+  lat: number;
+
+  @ApiProperty({ example: -46.3336, minimum: -180, maximum: 180 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-180)
+  @Max(180)
+  lng: number;
+
+  @ApiProperty({ example: 500, description: 'Radius of the gate geofence in metres', minimum: 1, maximum: 100000 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(1)
+  @Max(100_000)
+  radius_m: number;
+}
+
+export class CreateAccountDto {
+  @ApiProperty({ enum: ACCOUNT_KINDS, example: 'terminal' })
+  @IsIn(ACCOUNT_KINDS)
+  kind: AccountKind;
+
+  @ApiProperty({ example: 'Port A', minLength: 1, maxLength: 255 })
+  @IsString()
+  @Length(1, 255)
+  name: string;
+
+  @ApiPropertyOptional({ type: GeoFenceDto, description: "A terminal's gate geofence; only terminals have one" })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => GeoFenceDto)
+  location?: GeoFenceDto | null;
+}
+
+export class UpdateAccountDto {
+  @ApiPropertyOptional({ example: 'Port A – North gate', minLength: 1, maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+
+  @ApiPropertyOptional({ type: GeoFenceDto, nullable: true, description: 'null removes the geofence' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => GeoFenceDto)
+  location?: GeoFenceDto | null;
+}
+
+export class ListAccountsQueryDto {
+  @ApiPropertyOptional({ enum: ACCOUNT_KINDS })
+  @IsOptional()
+  @IsIn(ACCOUNT_KINDS)
+  kind?: AccountKind;
+}
+
+export class AccountView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: ACCOUNT_KINDS }) kind: AccountKind;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: GeoFenceDto, nullable: true }) location: GeoFenceDto | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class ApiKeyView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ description: 'The first characters of the key', example: 'gsk_AbC123' }) prefix: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) revoked_at: string | null;
+}
+
+export class AccountDetailView extends AccountView {
+  @ApiProperty({ type: [ApiKeyView] }) api_keys: ApiKeyView[];
+}
+
+export class CreatedAccountView extends AccountView {
+  @ApiProperty({ description: 'The new key: shown this once, store it now', example: 'gsk_…' }) api_key: string;
+  @ApiProperty({ format: 'uuid', description: 'Id of the new key, for revoking it' }) api_key_id: string;
+}
+
+export class IssuedKeyView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ description: 'The new key: shown this once, store it now' }) api_key: string;
+}

@@ -1,0 +1,29 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { AccountsRepository } from '../accounts/accounts.repository.js';
+import { hashApiKey } from './api-key.js';
+import type { Principal } from './principal.js';
+
+/** Resolves an API key to its principal; shared by the HTTP guard and the socket gateways. */
+@Injectable()
+export class AuthService {
+  private readonly adminKeyHash: Buffer | null;
+
+  constructor(
+    private readonly accounts: AccountsRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.adminKeyHash = config.adminApiKey ? Buffer.from(hashApiKey(config.adminApiKey), 'hex') : null;
+  }
+
+  async authenticate(apiKey: string | undefined): Promise<Principal | null> {
+    if (!apiKey || apiKey.length > 200) return null;
+    const hash = hashApiKey(apiKey);
+    if (this.adminKeyHash && timingSafeEqual(this.adminKeyHash, Buffer.from(hash, 'hex'))) {
+      return { accountId: null, kind: 'admin', keyId: 'bootstrap' };
+    }
+    const owner = await this.accounts.findLiveKeyOwner(hash);
+    return owner ? { accountId: owner.accountId, kind: owner.kind, keyId: owner.keyId } : null;
+  }
+}

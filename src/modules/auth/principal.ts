@@ -1,0 +1,10 @@
+import type { AccountKind } from '../accounts/account.entity.js';
+
+/** Who is calling: resolved from `X-API-Key` by the guard. */
+export interface Principal {
+  /** Null for the bootstrap `ADMIN_API_KEY`, which belongs to no stored account. */
+  accountId: string | null;
+  kind: AccountKind;
+  /** The key's id, or `bootstrap`; rate limits count per key. */
+  keyId: string;
+}

@@ -1,0 +1,23 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/** Drivers are shared by every carrier and terminal: one row per tax number. */
+@Entity('drivers')
+export class Driver {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'tax_id', type: 'text' })
+  taxId: string;
+
+  @Column({ name: 'driver_license_number', type: 'text' })
+  driverLicenseNumber: string;
+
+  @Column({ name: 'license_category', type: 'text' })
+  licenseCategory: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

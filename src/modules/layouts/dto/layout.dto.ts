@@ -1,0 +1,58 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ALERT_COLORS, CARD_ELEMENT_TYPES, LAYOUT_SETS, TICKET_ELEMENT_TYPES, type LayoutElement, type LayoutSet } from '../layout-schema.js';
+
+const cardElement = {
+  type: 'object',
+  required: ['type'],
+  description:
+    'One of: `{type: "section", title}`, `{type: "field", label, path}`, `{type: "alert", color, text, icon?}` ' +
+    `(color: ${ALERT_COLORS.join(', ')}), \`{type: "qrcode", path}\`. \`path\` is a dot path such as driver.tax_id, ` +
+    'custom_data.container.number or appointment.license_plate.',
+  properties: { type: { type: 'string', enum: CARD_ELEMENT_TYPES } },
+  additionalProperties: true,
+  example: { type: 'field', label: 'Driver', path: 'driver.tax_id' },
+};
+
+const ticketElement = {
+  type: 'object',
+  required: ['type'],
+  description:
+    'One of: `{type: "field", label, path}`, `{type: "section", title}`, `{type: "divider"}`, ' +
+    '`{type: "tag_container", tags: [{text, color}]}`, `{type: "attention", text, icon?}`, `{type: "instruction", steps: [string]}`, ' +
+    '`{type: "text", text}`, `{type: "highlight", label, path}`, `{type: "highlight_grid", items: [{label, path}]}`. ' +
+    '`path` is a dot path such as content.gate.',
+  properties: { type: { type: 'string', enum: TICKET_ELEMENT_TYPES } },
+  additionalProperties: true,
+  example: { type: 'highlight', label: 'Gate', path: 'content.gate' },
+};
+
+/** Body of PUT /layouts/{set}/{ref}: card and modal for trip and appointment sets, elements for tickets. */
+export class PutLayoutDto {
+  @ApiPropertyOptional({ maxLength: 255, nullable: true, example: 'Container pickup' })
+  name?: string | null;
+
+  @ApiPropertyOptional({ type: 'array', items: cardElement, description: 'trip and appointment sets: the card in the list' })
+  card_layout?: LayoutElement[];
+
+  @ApiPropertyOptional({ type: 'array', items: cardElement, description: 'trip and appointment sets: the detail modal' })
+  modal_layout?: LayoutElement[];
+
+  @ApiPropertyOptional({ type: 'array', items: ticketElement, description: 'ticket set: the ticket, top to bottom' })
+  elements?: LayoutElement[];
+}
+
+export class LayoutView {
+  @ApiProperty({ example: 'pickup-v1' }) layout_ref: string;
+  @ApiProperty({ enum: LAYOUT_SETS }) set: LayoutSet;
+  @ApiProperty({ nullable: true, type: String }) name: string | null;
+  @ApiPropertyOptional({ type: 'array', items: cardElement }) card_layout?: LayoutElement[];
+  @ApiPropertyOptional({ type: 'array', items: cardElement }) modal_layout?: LayoutElement[];
+  @ApiPropertyOptional({ type: 'array', items: ticketElement }) elements?: LayoutElement[];
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class DeletedLayoutView {
+  @ApiProperty({ type: [String] }) deleted_refs: string[];
+  @ApiProperty({ enum: ['deleted'] }) status: 'deleted';
+}

@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { type Envelope, ok } from '../../common/http/envelope.js';
+import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
+import type { Principal } from '../auth/principal.js';
+import { DeletedLayoutView, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
+import { LAYOUT_SETS } from './layout-schema.js';
+import { LayoutSetGuard } from './layout-set.guard.js';
+import { LayoutsService } from './layouts.service.js';
+
+const SET_PARAM = { name: 'set', enum: LAYOUT_SETS, description: 'trip (carrier keys), appointment or ticket (terminal keys)' };
+const REF_PARAM = { name: 'layout_ref', description: '1 to 100 characters', example: 'pickup-v1' };
+
+@ApiTags('layouts')
+@Auth('carrier', 'terminal')
+@ApiErrors(...COMMON_ERRORS)
+@UseGuards(LayoutSetGuard)
+@Controller('api/v1/layouts')
+export class LayoutsController {
+  constructor(private readonly layouts: LayoutsService) {}
+
+  @Put(':set/:layout_ref')
+  @ApiOperation({ summary: 'Create or replace a layout of the calling account (201 created, 200 replaced)' })
+  @ApiParam(SET_PARAM)
+  @ApiParam(REF_PARAM)
+  @ApiBody({ type: PutLayoutDto })
+  @ApiEnvelope(201, LayoutView, { description: 'Created' })
+  @ApiEnvelope(200, LayoutView, { description: 'Replaced' })
+  @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
+  async put(
+    @CurrentPrincipal() principal: Principal,
+    @Param('set') set: string,
+    @Param('layout_ref') ref: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<Envelope<LayoutView>> {
+    const { layout, created } = await this.layouts.put(principal, set, ref, body);
+    response.status(created ? 201 : 200);
+    return ok(layout);
+  }
+
+  @Get(':set')
+  @ApiOperation({ summary: 'The layouts of one set owned by the calling account' })
+  @ApiParam(SET_PARAM)
+  @ApiEnvelope(200, LayoutView, { isArray: true })
+  @ApiErrors('NOT_FOUND')
+  async list(@CurrentPrincipal() principal: Principal, @Param('set') set: string): Promise<Envelope<LayoutView[]>> {
+    return ok(await this.layouts.list(principal, set));
+  }
+
+  @Get(':set/:layout_ref')
+  @ApiOperation({ summary: 'One layout' })
+  @ApiParam(SET_PARAM)
+  @ApiParam(REF_PARAM)
+  @ApiEnvelope(200, LayoutView)
+  @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR')
+  async get(@CurrentPrincipal() principal: Principal, @Param('set') set: string, @Param('layout_ref') ref: string): Promise<Envelope<LayoutView>> {
+    return ok(await this.layouts.get(principal, set, ref));
+  }
+
+  @Delete(':set/:layout_ref')
+  @ApiOperation({ summary: 'Delete a layout; refused with LAYOUT_IN_USE while a live record uses it' })
+  @ApiParam(SET_PARAM)
+  @ApiParam(REF_PARAM)
+  @ApiEnvelope(200, DeletedLayoutView)
+  @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR', 'LAYOUT_IN_USE')
+  async delete(@CurrentPrincipal() principal: Principal, @Param('set') set: string, @Param('layout_ref') ref: string): Promise<Envelope<DeletedLayoutView>> {
+    return ok(await this.layouts.delete(principal, set, ref));
+  }
+}

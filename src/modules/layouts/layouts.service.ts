@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppError } from '../../common/errors/app-error.js';
+import type { Principal } from '../auth/principal.js';
+import type { DeletedLayoutView, LayoutView } from './dto/layout.dto.js';
+import { LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutSet, parseLayoutBody } from './layout-schema.js';
+import { LayoutUsage } from './layout-usage.js';
+import type { Layout } from './layout.entity.js';
+import { LayoutsRepository } from './layouts.repository.js';
+
+export const MAX_REF_LENGTH = 100;
+
+function toView(layout: Layout): LayoutView {
+  return {
+    layout_ref: layout.ref,
+    set: layout.set,
+    name: layout.name,
+    ...layout.definition,
+    created_at: layout.createdAt.toISOString(),
+    updated_at: layout.updatedAt.toISOString(),
+  };
+}
+
+@Injectable()
+export class LayoutsService {
+  constructor(
+    private readonly layouts: LayoutsRepository,
+    private readonly usage: LayoutUsage,
+    private readonly db: DataSource,
+  ) {}
+
+  async put(principal: Principal, setName: string, ref: string, body: unknown): Promise<{ layout: LayoutView; created: boolean }> {
+    const { ownerId, set } = this.access(principal, setName, ref);
+    const parsed = parseLayoutBody(set, body);
+    if (!parsed.value) throw AppError.validation(parsed.issues);
+    const { layout, created } = await this.layouts.upsert(ownerId, set, ref, parsed.value.name ?? null, parsed.value.definition);
+    return { layout: toView(layout), created };
+  }
+
+  async list(principal: Principal, setName: string): Promise<LayoutView[]> {
+    const { ownerId, set } = this.access(principal, setName);
+    return (await this.layouts.list(ownerId, set)).map(toView);
+  }
+
+  async get(principal: Principal, setName: string, ref: string): Promise<LayoutView> {
+    const { ownerId, set } = this.access(principal, setName, ref);
+    const layout = await this.layouts.findOne(ownerId, set, ref);
+    if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
+    return toView(layout);
+  }
+
+  async delete(principal: Principal, setName: string, ref: string): Promise<DeletedLayoutView> {
+    const { ownerId, set } = this.access(principal, setName, ref);
+    await this.db.transaction(async (manager) => {
+      if (!(await this.layouts.lockForDelete(manager, ownerId, set, ref))) throw AppError.notFound('Layout', { set, layout_ref: ref });
+      const usedBy = await this.usage.usedBy(manager, set, ownerId, ref);
+      if (usedBy.length > 0) {
+        throw new AppError('LAYOUT_IN_USE', `Layout ${ref} is used by live ${usedBy.join(', ')}`, { layout_refs: [ref], used_by: usedBy });
+      }
+      await this.layouts.delete(manager, ownerId, set, ref);
+    });
+    return { deleted_refs: [ref], status: 'deleted' };
+  }
+
+  /** Checks the set exists, belongs to the caller's kind, and the ref is well formed. */
+  private access(principal: Principal, setName: string, ref?: string): { ownerId: string; set: LayoutSet } {
+    const set = checkLayoutSetAccess(principal, setName);
+    if (ref !== undefined && (ref.length < 1 || ref.length > MAX_REF_LENGTH)) {
+      throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${MAX_REF_LENGTH} characters` }]);
+    }
+    return { ownerId: principal.accountId!, set };
+  }
+}
+
+/** The set exists (404) and the caller's kind owns it (403). Also run by LayoutSetGuard, before the body is looked at. */
+export function checkLayoutSetAccess(principal: Principal, setName: string): LayoutSet {
+  if (!LAYOUT_SETS.includes(setName as LayoutSet)) {
+    throw new AppError('NOT_FOUND', `No layout set "${setName}"; the sets are ${LAYOUT_SETS.join(', ')}`);
+  }
+  const set = setName as LayoutSet;
+  if (LAYOUT_SET_OWNER[set] !== principal.kind || !principal.accountId) {
+    throw new AppError('FORBIDDEN', `${set} layouts belong to ${LAYOUT_SET_OWNER[set]} accounts`);
+  }
+  return set;
+}
