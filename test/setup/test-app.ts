@@ -1,0 +1,55 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { createApp, type GateApp } from '../../src/app.factory.js';
+import { loadConfig, type AppConfig } from '../../src/config/config.js';
+import { createTestDatabase } from './databases.js';
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export interface TestApp extends GateApp {
+  config: AppConfig;
+  http: TestAgent;
+  /** JSON log lines the app wrote. */
+  logs: Record<string, unknown>[];
+  /** The app's own database (PostgreSQL) name, or null on the embedded store. */
+  databaseName: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real app on a database of its own (cloned from the migrated template), listening on a
+ * random port. `env` adds or overrides environment variables; `DATABASE_URL: ''` selects the embedded store.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const embedded = env.DATABASE_URL === '';
+  const database = embedded ? null : await createTestDatabase();
+  const config = loadConfig({
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MIN: '0',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const gate = await createApp(config, pino({ level: 'info' }, sink));
+  await gate.app.listen(0, '127.0.0.1');
+  return {
+    ...gate,
+    config,
+    http: request(gate.app.getHttpServer()),
+    logs,
+    databaseName: database?.name ?? null,
+    async close() {
+      await gate.app.close();
+      await database?.drop();
+    },
+  };
+}
