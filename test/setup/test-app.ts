@@ -13,18 +13,18 @@ export interface TestApp extends GateApp {
   http: TestAgent;
   /** JSON log lines the app wrote. */
   logs: Record<string, unknown>[];
-  /** The app's own database (PostgreSQL) name, or null on the embedded store. */
+  /** The database cloned for this app, or null when `env` named one (or the embedded store). */
   databaseName: string | null;
   close(): Promise<void>;
 }
 
 /**
  * Starts the real app on a database of its own (cloned from the migrated template), listening on a
- * random port. `env` adds or overrides environment variables; `DATABASE_URL: ''` selects the embedded store.
+ * random port. `env` adds or overrides environment variables.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const embedded = env.DATABASE_URL === '';
-  const database = embedded ? null : await createTestDatabase();
+  // DATABASE_URL: '' selects the embedded store, a URL an existing database; otherwise a fresh clone.
+  const database = env.DATABASE_URL === undefined ? await createTestDatabase() : null;
   const config = loadConfig({
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: 'info',

@@ -1,0 +1,139 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { DataDirLockedError } from '../src/database/data-dir-lock.js';
+import { openDatabase } from '../src/database/data-source.js';
+import { AppError } from '../src/common/errors/app-error.js';
+import { ACCOUNT_KINDS, type AccountKind } from '../src/modules/accounts/account.entity.js';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository.js';
+import { AccountsService } from '../src/modules/accounts/accounts.service.js';
+import { CreateAccountDto } from '../src/modules/accounts/dto/account.dto.js';
+import { validatePlain } from '../src/common/validation/validate.js';
+
+const USAGE = `Operator commands (same store as the service: DATABASE_URL, or the embedded store in DATA_DIR)
+
+  npm run cli -- account:create --kind carrier|terminal|admin --name "Port A" [--lat -23.96 --lng -46.33 --radius 500]
+  npm run cli -- account:list [--kind terminal]
+  npm run cli -- account:show --account <account id>
+  npm run cli -- key:issue --account <account id>
+  npm run cli -- key:revoke --key <key id>
+
+Add --json for machine-readable output. New keys are printed once: store them.`;
+
+class UsageError extends Error {}
+
+/** `--lat -23.9` reads as two options to parseArgs; join such pairs into `--lat=-23.9`. */
+function joinNegativeNumbers(args: string[]): string[] {
+  const joined: string[] = [];
+  for (const arg of args) {
+    const previous = joined.at(-1);
+    if (/^-\d/.test(arg) && previous?.startsWith('--') && !previous.includes('=')) joined[joined.length - 1] = `${previous}=${arg}`;
+    else joined.push(arg);
+  }
+  return joined;
+}
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      args: joinNegativeNumbers(process.argv.slice(2)),
+      allowPositionals: true,
+      options: {
+        kind: { type: 'string' },
+        name: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+        lat: { type: 'string' },
+        lng: { type: 'string' },
+        radius: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(64);
+  }
+}
+
+const { positionals, values } = parseCommandLine();
+
+function need(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function kind(value: string): AccountKind {
+  if (!ACCOUNT_KINDS.includes(value as AccountKind)) throw new UsageError(`--kind must be one of ${ACCOUNT_KINDS.join(', ')}`);
+  return value as AccountKind;
+}
+
+function location() {
+  if (values.lat === undefined && values.lng === undefined && values.radius === undefined) return undefined;
+  const [lat, lng, radius_m] = [need('lat'), need('lng'), need('radius')].map(Number);
+  if (![lat, lng, radius_m].every(Number.isFinite)) throw new UsageError('--lat, --lng and --radius must be numbers');
+  return { lat, lng, radius_m };
+}
+
+async function run(accounts: AccountsService, command: string | undefined): Promise<{ text: string; data: unknown }> {
+  switch (command) {
+    case 'account:create': {
+      const input = validatePlain(CreateAccountDto, { kind: kind(need('kind')), name: need('name'), location: location() });
+      if (!input.value) throw AppError.validation(input.issues);
+      const created = await accounts.create(input.value);
+      return {
+        data: created,
+        text: `Created ${created.kind} "${created.name}" (id ${created.id}).\nAPI key (shown once, store it now):\n\n  ${created.api_key}\n`,
+      };
+    }
+    case 'account:list': {
+      const list = await accounts.list(values.kind ? kind(values.kind) : undefined);
+      return { data: list, text: list.map((a) => `${a.id}  ${a.kind.padEnd(8)}  ${a.name}`).join('\n') || '(no accounts)' };
+    }
+    case 'account:show': {
+      const account = await accounts.get(need('account'));
+      const keys = account.api_keys.map((k) => `  key ${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'live'}`);
+      return { data: account, text: [`${account.id}  ${account.kind}  ${account.name}`, ...keys].join('\n') };
+    }
+    case 'key:issue': {
+      const issued = await accounts.issueKey(need('account'));
+      return { data: issued, text: `Issued key ${issued.id}. API key (shown once, store it now):\n\n  ${issued.api_key}\n` };
+    }
+    case 'key:revoke': {
+      const revoked = await accounts.revokeKey(need('key'));
+      return { data: revoked, text: `Key ${revoked.id} revoked at ${revoked.revoked_at}.` };
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+async function main(): Promise<number> {
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const database = await openDatabase(loadConfig());
+  try {
+    await database.dataSource.initialize();
+    await database.dataSource.runMigrations({ transaction: 'each' });
+    const result = await run(new AccountsService(new AccountsRepository(database.dataSource)), positionals[0]);
+    console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
+    else if (error instanceof AppError)
+      console.error(`${error.code}: ${error.message}${error.details ? ` ${JSON.stringify(error.details)}` : ''}`);
+    else if (error instanceof ConfigError || error instanceof DataDirLockedError) console.error(error.message);
+    else console.error(error);
+    process.exit(error instanceof UsageError ? 64 : 1);
+  },
+);

@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { acquireDataDirLock, DataDirLockedError } from '../../src/database/data-dir-lock.js';
+import { newTerminal } from '../factories/accounts.js';
+import { putLayout } from '../factories/layouts.js';
+import { startTestApp } from '../setup/test-app.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-embedded-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Service {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+/** The built service (`dist/`, as `npm start` runs it) with no DATABASE_URL: the embedded store. */
+function spawnService(env: Record<string, string>): Service {
+  const { DATABASE_URL: _unset, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['dist/src/main.js'], { env: { ...inherited, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exit };
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the embedded store (no DATABASE_URL)', () => {
+  it('serves the API and keeps its data across restarts', async () => {
+    const dataDir = tempDir();
+    const first = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+    let terminalKey: string;
+    try {
+      expect(first.database.embedded).toBe(true);
+      const terminal = await newTerminal(first.http);
+      terminalKey = terminal.key;
+      await putLayout(first.http, terminal.key, 'ticket', 'gate-pass');
+      expect(() => acquireDataDirLock(dataDir)).toThrow(DataDirLockedError);
+    } finally {
+      await first.close();
+    }
+    expect(existsSync(join(dataDir, 'gate-service.lock'))).toBe(false);
+
+    const second = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+    try {
+      const res = await second.http.get('/api/v1/layouts/ticket/gate-pass').set('X-API-Key', terminalKey);
+      expect(res.status).toBe(200);
+      expect(res.body.data.layout_ref).toBe('gate-pass');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const dataDir = tempDir();
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => dead.on('exit', resolve));
+    writeFileSync(join(dataDir, 'gate-service.lock'), String(dead.pid));
+    const release = acquireDataDirLock(dataDir);
+    expect(readFileSync(join(dataDir, 'gate-service.lock'), 'utf8')).toBe(String(process.pid));
+    release();
+  });
+
+  it('as a process: starts, refuses a second process on the same folder, and stops cleanly on SIGTERM', async () => {
+    const dataDir = tempDir();
+    const port = await freePort();
+    const service = spawnService({ DATA_DIR: dataDir, PORT: String(port) });
+    try {
+      await waitFor(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null);
+        return res?.status === 200;
+      });
+      expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
+
+      const intruder = spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()) });
+      expect(await intruder.exit).toBe(75);
+      expect(intruder.output()).toMatch(/in use by another process \(pid \d+\)/);
+
+      service.child.kill('SIGTERM');
+      expect(await service.exit).toBe(0);
+      expect(service.output()).toContain('"msg":"stopped"');
+      expect(existsSync(join(dataDir, 'gate-service.lock'))).toBe(false);
+    } finally {
+      service.child.kill('SIGKILL');
+    }
+  });
+});

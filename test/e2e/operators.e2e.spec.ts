@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase } from '../setup/databases.js';
+import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+const run = promisify(execFile);
+
+async function script(name: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { DATABASE_URL: _unset, ...inherited } = process.env;
+  try {
+    const { stdout, stderr } = await run(process.execPath, [`dist/scripts/${name}.js`, ...args], { env: { ...inherited, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('operator CLI (npm run cli)', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let t: TestApp;
+  const cli = (...args: string[]) => script('cli', args, { DATABASE_URL: database.url });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    t = await startTestApp({ DATABASE_URL: database.url });
+  });
+  afterAll(async () => {
+    await t.close();
+    await database.drop();
+  });
+
+  it('creates an account and prints a working key; issues and revokes more keys', async () => {
+    const created = await cli('account:create', '--kind', 'terminal', '--name', 'Port A', '--lat', '-23.9', '--lng', '-46.3', '--radius', '500', '--json');
+    expect(created.code).toBe(0);
+    const account = JSON.parse(created.stdout);
+    expect(account).toMatchObject({ kind: 'terminal', name: 'Port A', location: { lat: -23.9, lng: -46.3, radius_m: 500 } });
+    expect((await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', account.api_key)).status).toBe(200);
+
+    const plain = await cli('account:create', '--kind', 'carrier', '--name', 'Carrier B');
+    expect(plain.stdout).toMatch(/API key \(shown once, store it now\):\s+gsk_\S+/);
+
+    const issued = JSON.parse((await cli('key:issue', '--account', account.id, '--json')).stdout);
+    expect((await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', issued.api_key)).status).toBe(200);
+
+    expect((await cli('key:revoke', '--key', issued.id)).code).toBe(0);
+    expect((await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', issued.api_key)).status).toBe(401);
+    expect((await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', account.api_key)).status).toBe(200);
+
+    const listed = await cli('account:list', '--kind', 'terminal');
+    expect(listed.stdout).toContain('Port A');
+    expect(listed.stdout).not.toContain('Carrier B');
+  });
+
+  it('explains bad input with a non-zero exit', async () => {
+    const noKind = await cli('account:create', '--name', 'X');
+    expect(noKind.code).toBe(64);
+    expect(noKind.stderr).toContain('--kind is required');
+    const badLocation = await cli('account:create', '--kind', 'carrier', '--name', 'X', '--lat', '1', '--lng', '2', '--radius', '3');
+    expect(badLocation.code).toBe(1);
+    expect(badLocation.stderr).toContain('VALIDATION_ERROR');
+    const unknownKey = await cli('key:revoke', '--key', '00000000-0000-0000-0000-000000000000');
+    expect(unknownKey.stderr).toContain('NOT_FOUND');
+  });
+});
+
+describe('demo seed (npm run seed:demo) on the embedded store', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gate-seed-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('creates a demo terminal and carrier with layouts and prints keys that work', async () => {
+    const seeded = await script('seed-demo', [], { DATA_DIR: dataDir });
+    expect(seeded.code).toBe(0);
+    const [terminalKey, carrierKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);
+
+    const again = await script('seed-demo', [], { DATA_DIR: dataDir });
+    expect(again.code).toBe(0);
+
+    const t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+    try {
+      const tickets = await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', terminalKey);
+      expect(tickets.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-ticket']);
+      const appointments = await t.http.get('/api/v1/layouts/appointment').set('X-API-Key', terminalKey);
+      expect(appointments.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-appointment']);
+      const trips = await t.http.get('/api/v1/layouts/trip').set('X-API-Key', carrierKey);
+      expect(trips.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-trip']);
+      const accounts = await t.http.get('/api/v1/admin/accounts').set('X-API-Key', 'test-admin-key-0123456789abcdef');
+      expect(accounts.body.data).toHaveLength(2);
+    } finally {
+      await t.close();
+    }
+  });
+});

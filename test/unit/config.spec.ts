@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration (contract §7, §9)', () => {
+  it('has a default for every variable', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: null,
+      redisUrl: null,
+      adminApiKey: null,
+      maxBatchSize: 1000,
+      checkinTimeoutMs: 10_000,
+      rateLimitPerMin: 1200,
+      logLevel: 'info',
+    });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT must be a whole number/],
+    ['PORT', '70000', /PORT must be between 0 and 65535/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL must use postgres:\/\/ or postgresql:\/\//],
+    ['DATABASE_URL', 'not a url', /DATABASE_URL must be a URL/],
+    ['REDIS_URL', 'http://x', /REDIS_URL must use redis:\/\/ or rediss:\/\//],
+    ['MAX_BATCH_SIZE', '0', /MAX_BATCH_SIZE must be between 1/],
+    ['CHECKIN_TIMEOUT_MS', '1.5', /CHECKIN_TIMEOUT_MS must be a whole number/],
+    ['RATE_LIMIT_PER_MIN', '-1', /RATE_LIMIT_PER_MIN must be between 0/],
+    ['ADMIN_API_KEY', 'short', /ADMIN_API_KEY must be at least 16 characters/],
+    ['JWT_SECRET', 'short', /JWT_SECRET must be at least 32 characters/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
+  ])('refuses %s=%s with a message naming it', (name, value, message) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(name);
+    expect((caught as Error).message).toMatch(message);
+  });
+
+  it('reads valid values', () => {
+    const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379', RATE_LIMIT_PER_MIN: '0', DATA_DIR: '/tmp/x' });
+    expect(config).toMatchObject({ port: 8080, databaseUrl: 'postgres://u@h/db', redisUrl: 'redis://h:6379', rateLimitPerMin: 0, dataDir: '/tmp/x' });
+  });
+});
