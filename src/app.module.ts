@@ -2,19 +2,21 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
-import { BodyErrorInterceptor } from './common/http/body-error.interceptor.js';
+import { RequestInputInterceptor } from './common/http/request-input.interceptor.js';
 import { LOGGER } from './common/logging/logger.js';
 import { DtoValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/config.js';
 import type { Database } from './database/data-source.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
+import { AppointmentsModule } from './modules/appointments/appointments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { LayoutsModule } from './modules/layouts/layouts.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { TripsModule } from './modules/trips/trips.module.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -37,13 +39,15 @@ export class AppModule {
         AccountsModule,
         LayoutsModule,
         DriversModule,
+        TripsModule,
+        AppointmentsModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
-        { provide: APP_INTERCEPTOR, useClass: BodyErrorInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: RequestInputInterceptor },
       ],
       exports: [APP_CONFIG, LOGGER],
     };

@@ -1,6 +1,8 @@
 import { Account } from '../modules/accounts/account.entity.js';
 import { ApiKey } from '../modules/accounts/api-key.entity.js';
+import { Appointment, AppointmentLog } from '../modules/appointments/appointment.entity.js';
 import { Driver } from '../modules/drivers/driver.entity.js';
 import { Layout } from '../modules/layouts/layout.entity.js';
+import { Trip, TripLog } from '../modules/trips/trip.entity.js';
 
-export const ENTITIES = [Account, ApiKey, Layout, Driver];
+export const ENTITIES = [Account, ApiKey, Layout, Driver, Trip, TripLog, Appointment, AppointmentLog];

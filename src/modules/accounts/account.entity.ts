@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export const ACCOUNT_KINDS = ['carrier', 'terminal', 'admin'] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
@@ -11,6 +11,7 @@ export interface GeoFence {
 }
 
 @Entity('accounts')
+@Check('accounts_kind_check', `kind IN ('carrier', 'terminal', 'admin')`)
 export class Account {
   @PrimaryGeneratedColumn('uuid')
   id: string;

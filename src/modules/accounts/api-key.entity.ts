@@ -1,13 +1,20 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Account } from './account.entity.js';
 
 /** Only the SHA-256 of a key is stored; the key itself is shown once, when issued. */
 @Entity('api_keys')
+@Unique('api_keys_key_hash_key', ['keyHash'])
+@Index('api_keys_account_id_idx', ['accountId'])
 export class ApiKey {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
   @Column({ name: 'account_id', type: 'uuid' })
   accountId: string;
+
+  @ManyToOne(() => Account, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'api_keys_account_id_fkey' })
+  account?: Account;
 
   @Column({ name: 'key_hash', type: 'text' })
   keyHash: string;

@@ -9,7 +9,7 @@ import { RateLimiter } from './rate-limiter.js';
 
 /**
  * The global HTTP guard, in the order of contract §2: the key (401), its kind (403), its rate limit (429).
- * A body that failed to parse is raised after every guard, by BodyErrorInterceptor.
+ * A body that failed to parse is raised after every guard, by RequestInputInterceptor.
  * HTTP only: socket handlers authenticate at connect.
  */
 @Injectable()

@@ -1,7 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 
 /** Drivers are shared by every carrier and terminal: one row per tax number. */
 @Entity('drivers')
+@Unique('drivers_tax_id_key', ['taxId'])
 export class Driver {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,0 +1,70 @@
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+
+const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2}):(\d{2}))$/;
+
+/** ISO 8601 date-time with a zone (`Z` or `±hh:mm`) naming a real instant, e.g. 2026-11-22T08:00:00-03:00. */
+export function isIsoTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = ISO_WITH_ZONE.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((part) => Number(part ?? 0));
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const zoneOk = m[7] === 'Z' || (Number(m[8]) <= 14 && Number(m[9]) < 60);
+  return year >= 1900 && month >= 1 && month <= 12 && day >= 1 && day <= days && hour < 24 && minute < 60 && second < 60 && zoneOk;
+}
+
+export function IsIsoTimestamp(options?: ValidationOptions) {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'isIsoTimestamp',
+      target: target.constructor,
+      propertyName: property,
+      options: { message: '$property must be an ISO 8601 date-time with a zone, e.g. 2026-11-22T08:00:00Z', ...options },
+      validator: { validate: isIsoTimestamp },
+    });
+}
+
+function depth(value: unknown, limit: number, level = 1): number {
+  if (level > limit || typeof value !== 'object' || value === null) return level - 1;
+  let deepest = level;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depth(child, limit, level + 1));
+  return deepest;
+}
+
+/** A JSON object (not an array) whose serialised form is at most `maxBytes` and nests at most `maxDepth` levels. */
+export function IsJsonObject(maxBytes: number, maxDepth = 32, options?: ValidationOptions) {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'isJsonObject',
+      target: target.constructor,
+      propertyName: property,
+      options: { message: `$property must be a JSON object of at most ${maxBytes / 1024} KB and ${maxDepth} levels`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Buffer.byteLength(JSON.stringify(value)) <= maxBytes &&
+          depth(value, maxDepth + 1) <= maxDepth,
+      },
+    });
+}
+
+/** This timestamp is not earlier than the one in `otherProperty` (when both are set). */
+export function NotBefore(otherProperty: string, options?: ValidationOptions) {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'notBefore',
+      target: target.constructor,
+      propertyName: property,
+      constraints: [otherProperty],
+      options: { message: `$property must not be earlier than ${otherProperty}`, ...options },
+      validator: {
+        validate(value: unknown, args: ValidationArguments) {
+          const other = (args.object as Record<string, unknown>)[otherProperty];
+          if (!isIsoTimestamp(value) || !isIsoTimestamp(other)) return true;
+          return Date.parse(value) >= Date.parse(other);
+        },
+      },
+    });
+}

@@ -1,0 +1,33 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, Unique } from 'typeorm';
+import { Account } from '../accounts/account.entity.js';
+import { Driver } from '../drivers/driver.entity.js';
+import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
+
+@Entity('appointments')
+@Unique('appointments_owner_ref_key', ['terminalId', 'ref'])
+@Index('appointments_owner_layout_idx', ['terminalId', 'layoutRef'], { where: `status <> 'DELETED'` })
+@Index('appointments_driver_idx', ['driverId'])
+@Check('appointments_status_check', `status IN ('SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED')`)
+export class Appointment extends ScheduledRecord {
+  @Column({ name: 'terminal_id', type: 'uuid' })
+  terminalId: string;
+
+  @ManyToOne(() => Account)
+  @JoinColumn({ name: 'terminal_id', foreignKeyConstraintName: 'appointments_terminal_id_fkey' })
+  owner?: Account;
+
+  @ManyToOne(() => Driver)
+  @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'appointments_driver_id_fkey' })
+  driver?: Driver;
+}
+
+@Entity('appointment_logs')
+@Index('appointment_logs_appointment_idx', ['appointmentId', 'createdAt', 'id'])
+export class AppointmentLog extends RecordLog {
+  @Column({ name: 'appointment_id', type: 'uuid' })
+  appointmentId: string;
+
+  @ManyToOne(() => Appointment, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'appointment_id', foreignKeyConstraintName: 'appointment_logs_appointment_id_fkey' })
+  appointment?: Appointment;
+}

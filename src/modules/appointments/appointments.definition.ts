@@ -1,0 +1,41 @@
+import { iso, type RecordDefinition, SCHEDULE_COLUMNS } from '../records/record-definition.js';
+
+export const APPOINTMENT_STATUSES = ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'] as const;
+export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+
+export const APPOINTMENTS: RecordDefinition = {
+  noun: 'appointment',
+  table: 'appointments',
+  logTable: 'appointment_logs',
+  logForeignKey: 'appointment_id',
+  ownerColumn: 'terminal_id',
+  ownerKind: 'terminal',
+  layoutSet: 'appointment',
+  statuses: APPOINTMENT_STATUSES,
+  initialStatus: 'SCHEDULED',
+  columns: SCHEDULE_COLUMNS,
+  zeroDefaults: ['start_tolerance', 'end_tolerance'],
+  putTransitions: {
+    ON_GOING: ['SCHEDULED', 'CHECKED_IN'],
+    COMPLETED: ['CHECKED_IN', 'ON_GOING'],
+  },
+  statusEvents: { CHECKED_IN: 'checked_in', ON_GOING: 'on_going', COMPLETED: 'completed', DELETED: 'deleted' },
+  protectedFields: ['id', 'terminal_id', 'ref', 'user_tax_id'],
+  logView: (row, ownerId) => ({
+    id: row.id,
+    terminal_id: ownerId,
+    ref: row.ref,
+    layout_ref: row.layout_ref,
+    user_tax_id: row.tax_id,
+    status: row.status,
+    summary: row.summary,
+    license_plate: row.license_plate,
+    window_start: iso(row.window_start),
+    window_end: iso(row.window_end),
+    start_tolerance: row.start_tolerance,
+    end_tolerance: row.end_tolerance,
+    custom_data: row.custom_data,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  }),
+};

@@ -1,0 +1,65 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIsoTimestamp, IsJsonObject, NotBefore } from '../../../common/validation/validators.js';
+
+export const REF_MAX = 100;
+export const CUSTOM_DATA_MAX_BYTES = 64 * 1024;
+
+/** Validate when sent, so an explicit null is refused (the field cannot be cleared). */
+export const whenSent = (property: string) => (object: Record<string, unknown>) => object[property] !== undefined;
+
+/** Fields trips and appointments share (contract §4). `null` clears an optional field on update. */
+export class ScheduleFieldsDto {
+  @ApiPropertyOptional({ example: 'ABC1D23', maxLength: 16, nullable: true })
+  @IsOptional()
+  @IsString()
+  @Length(1, 16)
+  license_plate?: string | null;
+
+  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  summary?: string | null;
+
+  @ApiPropertyOptional({ example: '2026-11-22T08:00:00-03:00', description: 'ISO 8601 with a zone', nullable: true })
+  @IsOptional()
+  @IsIsoTimestamp()
+  window_start?: string | null;
+
+  @ApiPropertyOptional({ example: '2026-11-22T10:00:00-03:00', description: 'ISO 8601 with a zone, not before window_start', nullable: true })
+  @IsOptional()
+  @IsIsoTimestamp()
+  @NotBefore('window_start')
+  window_end?: string | null;
+
+  @ApiPropertyOptional({ description: 'Minutes before window_start still accepted', minimum: 0, maximum: 1440, default: 0 })
+  @ValidateIf(whenSent('start_tolerance'))
+  @IsInt()
+  @Min(0)
+  @Max(1440)
+  start_tolerance?: number;
+
+  @ApiPropertyOptional({ description: 'Minutes after window_end still accepted', minimum: 0, maximum: 1440, default: 0 })
+  @ValidateIf(whenSent('end_tolerance'))
+  @IsInt()
+  @Min(0)
+  @Max(1440)
+  end_tolerance?: number;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Free JSON object, up to 64 KB', nullable: true, example: { container: { number: 'MSCU1234567' } } })
+  @IsOptional()
+  @IsJsonObject(CUSTOM_DATA_MAX_BYTES)
+  custom_data?: Record<string, unknown> | null;
+}
+
+/** A ref that an update may leave out but never clear. */
+export const OptionalRef = (property: string) => applyDecorators(ValidateIf(whenSent(property)), IsString(), Length(1, REF_MAX));
+
+export class RefField {
+  @ApiProperty({ example: 'REF-0001', minLength: 1, maxLength: REF_MAX })
+  @IsString()
+  @Length(1, REF_MAX)
+  ref: string;
+}

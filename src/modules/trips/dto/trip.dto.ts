@@ -1,0 +1,98 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDefined, IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { DriverDto } from '../../drivers/dto/driver.dto.js';
+import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
+import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
+
+const TEXT = { maxLength: 255, nullable: true };
+
+const Text = () => applyDecorators(IsOptional(), IsString(), MaxLength(255));
+const State = () => applyDecorators(IsOptional(), IsString(), Matches(/^[A-Za-z]{2}$/, { message: '$property must be exactly 2 letters' }));
+const Zip = () => applyDecorators(IsOptional(), IsString(), Matches(/^\d{1,20}$/, { message: '$property must contain digits only' }));
+const Coordinate = (limit: 90 | 180) => applyDecorators(IsOptional(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-limit), Max(limit));
+
+/** Trip fields that create and update both take (interface: Trip, origin and destination). */
+export class TripFieldsDto extends ScheduleFieldsDto {
+  @ApiPropertyOptional(TEXT) @Text() from_location?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() origin_street?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() origin_number?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() origin_city?: string | null;
+  @ApiPropertyOptional({ example: 'SP', description: '2 letters', nullable: true }) @State() origin_state?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() origin_country?: string | null;
+  @ApiPropertyOptional({ example: '11010000', description: 'digits only', nullable: true }) @Zip() origin_zip?: string | null;
+  @ApiPropertyOptional({ minimum: -90, maximum: 90, nullable: true }) @Coordinate(90) origin_lat?: number | null;
+  @ApiPropertyOptional({ minimum: -180, maximum: 180, nullable: true }) @Coordinate(180) origin_lng?: number | null;
+  @ApiPropertyOptional(TEXT) @Text() to_location?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() destiny_street?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() destiny_number?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() destiny_city?: string | null;
+  @ApiPropertyOptional({ example: 'SP', description: '2 letters', nullable: true }) @State() destiny_state?: string | null;
+  @ApiPropertyOptional(TEXT) @Text() destiny_country?: string | null;
+  @ApiPropertyOptional({ example: '11010000', description: 'digits only', nullable: true }) @Zip() destiny_zip?: string | null;
+  @ApiPropertyOptional({ minimum: -90, maximum: 90, nullable: true }) @Coordinate(90) destiny_lat?: number | null;
+  @ApiPropertyOptional({ minimum: -180, maximum: 180, nullable: true }) @Coordinate(180) destiny_lng?: number | null;
+}
+
+export class CreateTripDto extends TripFieldsDto {
+  @ApiProperty({ example: 'TRIP-0001', minLength: 1, maxLength: REF_MAX })
+  @IsString()
+  @Length(1, REF_MAX)
+  ref: string;
+
+  @ApiProperty({ example: 'demo-trip', description: 'A trip layout of the calling carrier', minLength: 1, maxLength: REF_MAX })
+  @IsString()
+  @Length(1, REF_MAX)
+  layout_ref: string;
+}
+
+export class UpdateTripDto extends TripFieldsDto {
+  @ApiPropertyOptional({ maxLength: REF_MAX })
+  @OptionalRef('layout_ref')
+  layout_ref?: string;
+
+  @ApiPropertyOptional({ enum: TRIP_STATUSES, description: 'IN_TRANSIT, ON_GOING or COMPLETED as contract §5 allows' })
+  @ValidateIf(whenSent('status'))
+  @IsIn(TRIP_STATUSES)
+  status?: TripStatus;
+}
+
+export class CreateTripItemDto {
+  @ApiProperty({ type: DriverDto })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => DriverDto)
+  driver: DriverDto;
+
+  @ApiProperty({ type: CreateTripDto })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CreateTripDto)
+  trip: CreateTripDto;
+}
+
+export class UpdateTripItemDto extends RefField {
+  @ApiProperty({ type: UpdateTripDto, description: 'Only the fields to change' })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => UpdateTripDto)
+  trip: UpdateTripDto;
+}
+
+/** The trip as GET /trips/logs shows it (interface: exactly these fields). */
+export class TripLogView {
+  @ApiProperty() ref: string;
+  @ApiProperty() layout_ref: string;
+  @ApiProperty({ nullable: true, type: String }) license_plate: string | null;
+  @ApiProperty({ enum: TRIP_STATUSES }) status: TripStatus;
+  @ApiProperty({ nullable: true, type: String }) from_location: string | null;
+  @ApiProperty({ nullable: true, type: String }) to_location: string | null;
+  @ApiProperty({ nullable: true, type: String }) origin_city: string | null;
+  @ApiProperty({ nullable: true, type: String }) origin_state: string | null;
+  @ApiProperty({ nullable: true, type: String }) destiny_city: string | null;
+  @ApiProperty({ nullable: true, type: String }) destiny_state: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
