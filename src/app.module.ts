@@ -11,7 +11,9 @@ import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { AppointmentsModule } from './modules/appointments/appointments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
+import { FeedModule } from './modules/feed/feed.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { LayoutsModule } from './modules/layouts/layouts.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
@@ -35,12 +37,14 @@ export class AppModule {
         RedisModule,
         MetricsModule,
         HealthModule,
+        FeedModule,
         AuthModule,
         AccountsModule,
         LayoutsModule,
         DriversModule,
         TripsModule,
         AppointmentsModule,
+        DriverAppModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -3,6 +3,9 @@ import { ApiKey } from '../modules/accounts/api-key.entity.js';
 import { Appointment, AppointmentLog } from '../modules/appointments/appointment.entity.js';
 import { Driver } from '../modules/drivers/driver.entity.js';
 import { Layout } from '../modules/layouts/layout.entity.js';
+import { Checkin } from '../modules/checkin/checkin.entity.js';
+import { DriverEvent } from '../modules/feed/driver-event.entity.js';
+import { Ticket } from '../modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from '../modules/trips/trip.entity.js';
 
-export const ENTITIES = [Account, ApiKey, Layout, Driver, Trip, TripLog, Appointment, AppointmentLog];
+export const ENTITIES = [Account, ApiKey, Layout, Driver, Trip, TripLog, Appointment, AppointmentLog, Ticket, DriverEvent, Checkin];

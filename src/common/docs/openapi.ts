@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { API_KEY_SCHEME } from '../../modules/auth/auth.decorators.js';
+import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../modules/auth/auth.decorators.js';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -13,6 +13,7 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     )
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An account API key' }, API_KEY_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A driver token (POST /api/v1/drivers/{tax_id}/tokens)' }, DRIVER_TOKEN_SCHEME)
     .build();
   return SwaggerModule.createDocument(app, config);
 }

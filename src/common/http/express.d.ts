@@ -1,5 +1,5 @@
 import type { AppError } from '../errors/app-error.js';
-import type { Principal } from '../../modules/auth/principal.js';
+import type { DriverPrincipal, Principal } from '../../modules/auth/principal.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -7,5 +7,6 @@ declare module 'express-serve-static-core' {
     /** A body that could not be read; raised after authentication so auth errors come first. */
     bodyError?: AppError;
     principal?: Principal;
+    driver?: DriverPrincipal;
   }
 }

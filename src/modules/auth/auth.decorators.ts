@@ -1,16 +1,21 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { AccountKind } from '../accounts/account.entity.js';
-import type { Principal } from './principal.js';
+import type { DriverPrincipal, Principal } from './principal.js';
 
 export const AUTH_KINDS = 'auth:kinds';
 export const IS_PUBLIC = 'auth:public';
 export const API_KEY_SCHEME = 'api-key';
+export const DRIVER_AUTH = 'auth:driver';
+export const DRIVER_TOKEN_SCHEME = 'driver-token';
 
 /** The route needs an `X-API-Key` of one of these account kinds; other kinds get 403. */
 export const Auth = (...kinds: AccountKind[]) =>
   applyDecorators(SetMetadata(AUTH_KINDS, kinds), ApiSecurity(API_KEY_SCHEME));
+
+/** The route is the driver app's: it takes a driver token (`Authorization: Bearer`), not an API key. */
+export const DriverAuth = () => applyDecorators(SetMetadata(DRIVER_AUTH, true), ApiBearerAuth(DRIVER_TOKEN_SCHEME));
 
 /** The route answers without a key (health, metrics). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
@@ -19,4 +24,10 @@ export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: Execu
   const principal = ctx.switchToHttp().getRequest<Request>().principal;
   if (!principal) throw new Error('CurrentPrincipal used on a route without @Auth');
   return principal;
+});
+
+export const CurrentDriver = createParamDecorator((_data: unknown, ctx: ExecutionContext): DriverPrincipal => {
+  const driver = ctx.switchToHttp().getRequest<Request>().driver;
+  if (!driver) throw new Error('CurrentDriver used on a route without @DriverAuth');
+  return driver;
 });

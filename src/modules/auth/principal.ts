@@ -8,3 +8,9 @@ export interface Principal {
   /** The key's id, or `bootstrap`; rate limits count per key. */
   keyId: string;
 }
+
+/** A driver app, resolved from its token by the guard or the /driver socket namespace. */
+export interface DriverPrincipal {
+  taxId: string;
+  driverId: string;
+}

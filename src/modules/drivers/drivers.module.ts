@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DriversController } from './drivers.controller.js';
 import { DriversRepository } from './drivers.repository.js';
 
-@Module({ providers: [DriversRepository], exports: [DriversRepository] })
+@Module({ controllers: [DriversController], providers: [DriversRepository], exports: [DriversRepository] })
 export class DriversModule {}

@@ -3,6 +3,7 @@ import { dtoItems, type ItemParser, parseBatch, stringItems } from '../../common
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
 import { isPlainObject, validatePlain } from '../../common/validation/validate.js';
 import { inTransaction } from '../../database/transaction.js';
+import type { DriverFeed, NewFeedEvent } from '../feed/driver-feed.js';
 import type { AppConfig } from '../../config/config.js';
 import type { Principal } from '../auth/principal.js';
 import type { DriverInput, DriversRepository } from '../drivers/drivers.repository.js';
@@ -49,6 +50,7 @@ export class RecordsService {
     private readonly layouts: LayoutsRepository,
     private readonly drivers: DriversRepository,
     private readonly db: DataSource,
+    private readonly feed: DriverFeed,
     private readonly config: AppConfig,
     private readonly createItem: new () => object,
     private readonly updateItem: new () => object,
@@ -99,13 +101,14 @@ export class RecordsService {
     const items = parsed.map((p) => p.item);
     const ownerId = principal.accountId!;
 
-    await inTransaction(this.db, async (manager) => {
+    await this.feed.transaction(async (manager, appendFeed) => {
       const layoutRefs = items.flatMap((item) => (typeof item[noun].layout_ref === 'string' ? [item[noun].layout_ref as string] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, ownerId, layoutRefs);
       const current = await this.lockExisting(manager, ownerId, items.map((item) => item.ref));
 
       const patches: RecordPatch[] = [];
       const logs: LogEntry[] = [];
+      const events: NewFeedEvent[] = [];
       items.forEach((item, index) => {
         const row = current.get(item.ref)!;
         const { status, ...patch } = item[noun] as { status?: string } & Record<string, unknown>;
@@ -114,23 +117,28 @@ export class RecordsService {
         this.checkWindow(row, patch, Array.isArray(body) ? `[${index}].${noun}` : noun);
         const changed = Object.keys(patch);
         if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: `Updated ${changed.join(', ')}` });
-        if (to !== row.status) logs.push(this.statusLog(row, to));
+        if (to !== row.status) {
+          logs.push(this.statusLog(row, to));
+          events.push(this.statusEvent(row, to));
+        }
         if (changed.length || to !== row.status) patches.push({ id: row.id, patch, ...(to !== row.status ? { status: to } : {}) });
       });
       if (patches.length) await this.records.updateMany(manager, patches);
       await this.records.insertLogs(manager, logs);
+      await appendFeed(events);
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
   }
 
   async delete(principal: Principal, body: unknown): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
     const refs = [...new Set(parseBatch(body, this.config.maxBatchSize, stringItems(REF_MAX)))];
-    await inTransaction(this.db, async (manager) => {
+    await this.feed.transaction(async (manager, appendFeed) => {
       const current = await this.lockExisting(manager, principal.accountId!, refs);
       const rows = refs.map((ref) => current.get(ref)!);
       for (const row of rows) this.checkTransition(row, 'DELETED', 'delete');
       await this.records.setStatus(manager, rows.map((row) => row.id), 'DELETED');
       await this.records.insertLogs(manager, rows.map((row) => this.statusLog(row, 'DELETED')));
+      await appendFeed(rows.map((row) => this.statusEvent(row, 'DELETED')));
     });
     return { deleted_refs: refs, status: 'deleted' };
   }
@@ -206,6 +214,15 @@ export class RecordsService {
     if (start && end && Date.parse(start) > Date.parse(end)) {
       throw AppError.validation([{ path: `${path}.window_end`, message: 'window_end must not be earlier than window_start' }]);
     }
+  }
+
+  /** The driver's feed hears of every status change of their records. */
+  private statusEvent(row: RecordRow, to: string): NewFeedEvent {
+    return {
+      driverId: row.driver_id,
+      type: `${this.def.noun}.status`,
+      data: { id: row.id, ref: row.ref, status: to, previous_status: row.status },
+    };
   }
 
   private statusLog(row: RecordRow, to: string): LogEntry {

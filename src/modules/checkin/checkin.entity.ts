@@ -1,0 +1,46 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Appointment } from '../appointments/appointment.entity.js';
+
+export const CHECKIN_STATUSES = ['pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed'] as const;
+export type CheckinStatus = (typeof CHECKIN_STATUSES)[number];
+
+/** One check-in attempt, keyed by its checkin_id: what makes a repeated request or a late ack harmless. */
+@Entity('checkins')
+@Index('checkins_appointment_idx', ['appointmentId'])
+@Check('checkins_source_check', `source IN ('driver', 'terminal')`)
+@Check('checkins_status_check', `status IN ('pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed')`)
+export class Checkin {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ name: 'appointment_id', type: 'uuid' })
+  appointmentId: string;
+
+  @ManyToOne(() => Appointment)
+  @JoinColumn({ name: 'appointment_id', foreignKeyConstraintName: 'checkins_appointment_id_fkey' })
+  appointment?: Appointment;
+
+  @Column({ name: 'driver_id', type: 'uuid' })
+  driverId: string;
+
+  @Column({ name: 'terminal_id', type: 'uuid' })
+  terminalId: string;
+
+  @Column({ type: 'text' })
+  source: 'driver' | 'terminal';
+
+  @Column({ type: 'text' })
+  status: CheckinStatus;
+
+  @Column({ type: 'text', nullable: true })
+  reason: string | null;
+
+  @Column({ name: 'ticket_ids', type: 'uuid', array: true, default: () => "'{}'" })
+  ticketIds: string[];
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
