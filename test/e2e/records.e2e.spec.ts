@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
-import { createItem, createRecords, driver, logsOf, type Noun, path, uniqueRef } from '../factories/records.js';
+import { createItem, createRecords, driver, logsOf, type Noun, path, refOf, uniqueRef } from '../factories/records.js';
 import { captureStatements } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -44,7 +44,7 @@ describe.each([
       const item = createItem(noun, layout);
       const res = await send('post', owner.key, item);
       expect(res.status).toBe(201);
-      const ref = (item as Record<string, { ref: string }>)[noun].ref;
+      const ref = refOf(item, noun);
       expect(res.body).toEqual({ success: true, data: { created_refs: [ref], created_ids: [expect.any(String)], status: 'created' } });
 
       const logs = await logsOf(t.http, owner.key, noun, [ref]);
@@ -55,7 +55,7 @@ describe.each([
 
     it('takes an array, answering ids in input order', async () => {
       const items = [createItem(noun, layout), createItem(noun, layout), createItem(noun, layout)];
-      const refs = items.map((item) => (item as Record<string, { ref: string }>)[noun].ref);
+      const refs = items.map((item) => refOf(item, noun));
       const res = await send('post', owner.key, items);
       expect(res.status).toBe(201);
       expect(res.body.data.created_refs).toEqual(refs);
@@ -366,7 +366,7 @@ describe.each([
       const counts: Record<string, number[]> = { create: [], update: [] };
       for (const size of sizes) {
         const items = Array.from({ length: size }, () => createItem(noun, layout));
-        const refs = items.map((item) => (item as Record<string, { ref: string }>)[noun].ref);
+        const refs = items.map((item) => refOf(item, noun));
         let status = 0;
         counts.create.push((await captureStatements(db, async () => (status = (await send('post', owner.key, items)).status))).length);
         expect(status).toBe(201);

@@ -40,3 +40,5 @@ export async function logsOf(http: TestAgent, key: string, noun: Noun, refs: str
   const query = refs.map((ref) => `refs=${encodeURIComponent(ref)}`).join('&');
   return http.get(`${path(noun)}/logs?${query}`).set('X-API-Key', key);
 }
+
+export const refOf = (item: object, noun: Noun): string => (item as Record<Noun, { ref: string }>)[noun].ref;
