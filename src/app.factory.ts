@@ -10,6 +10,7 @@ import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
 import type { AppConfig } from './config/config.js';
 import { openDatabase, type Database } from './database/data-source.js';
+import { GateIoAdapter } from './modules/checkin/gate-io.adapter.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 
 export interface GateApp {
@@ -33,6 +34,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     app.set('trust proxy', true);
     app.disable('x-powered-by');
     app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)), jsonBodyParser());
+    app.useWebSocketAdapter(new GateIoAdapter(app, config.redisUrl));
     mountOpenApi(app);
     await app.init();
     return { app, database, logger };

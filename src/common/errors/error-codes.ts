@@ -20,6 +20,13 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  // The check-in handshake (contract §7); over the socket they come in the ack's error envelope.
+  CHECKIN_OUTSIDE_WINDOW: 409,
+  CHECKIN_IN_PROGRESS: 409,
+  CHECKIN_REJECTED: 409,
+  CHECKIN_FAILED: 502,
+  TERMINAL_OFFLINE: 503,
+  TERMINAL_TIMEOUT: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
