@@ -11,6 +11,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { AppointmentsModule } from './modules/appointments/appointments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { CheckinModule } from './modules/checkin/checkin.module.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
 import { FeedModule } from './modules/feed/feed.module.js';
@@ -18,6 +19,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { LayoutsModule } from './modules/layouts/layouts.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { TicketsModule } from './modules/tickets/tickets.module.js';
 import { TripsModule } from './modules/trips/trips.module.js';
 
 export interface AppDependencies {
@@ -44,6 +46,8 @@ export class AppModule {
         DriversModule,
         TripsModule,
         AppointmentsModule,
+        TicketsModule,
+        CheckinModule,
         DriverAppModule,
       ],
       providers: [

@@ -1,0 +1,51 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
+import { type Envelope, ok } from '../../common/http/envelope.js';
+import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
+import type { DriverPrincipal } from '../auth/principal.js';
+import { CheckinService, type CheckinResult } from './checkin.service.js';
+
+class CheckinResultView {
+  @ApiProperty({ format: 'uuid' }) checkin_id: string;
+  @ApiProperty({ format: 'uuid' }) appointment_id: string;
+  @ApiProperty() appointment_ref: string;
+  @ApiProperty({ enum: ['CHECKED_IN'] }) status: 'CHECKED_IN';
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The tickets the terminal returned, as stored' })
+  tickets: unknown[];
+  @ApiProperty({ type: [String], description: "Refs of the driver's trips that arrived at this terminal" }) checked_in_trips: string[];
+}
+
+@ApiTags('driver app')
+@DriverAuth()
+@ApiErrors('UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')
+@Controller('api/v1/driver/appointments')
+export class CheckinController {
+  constructor(private readonly checkins: CheckinService) {}
+
+  @Post(':id/check-in')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Check in at the gate: the service asks the terminal server and answers with the tickets it returned',
+    description: 'The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The appointment id' })
+  @ApiBody({ required: false, schema: { type: 'object', properties: { checkin_id: { type: 'string', format: 'uuid' } } } })
+  @ApiEnvelope(200, CheckinResultView)
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'MALFORMED_JSON',
+    'NOT_FOUND',
+    'INVALID_STATUS_TRANSITION',
+    'CHECKIN_OUTSIDE_WINDOW',
+    'CHECKIN_IN_PROGRESS',
+    'CHECKIN_REJECTED',
+    'CHECKIN_FAILED',
+    'TERMINAL_OFFLINE',
+    'TERMINAL_TIMEOUT',
+  )
+  async checkIn(@CurrentDriver() driver: DriverPrincipal, @Param('id') id: string, @Body() body: unknown): Promise<Envelope<CheckinResult>> {
+    const extra = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+    return ok(await this.checkins.requestFromDriver(driver, { ...extra, appointment_id: id }));
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { GeoFence } from '../accounts/account.entity.js';
+import type { CheckinStatus } from './checkin.entity.js';
+
+/** An appointment with its driver, as the handshake needs it. */
+export interface AppointmentForCheckin {
+  id: string;
+  terminal_id: string;
+  ref: string;
+  layout_ref: string;
+  status: string;
+  driver_id: string;
+  license_plate: string | null;
+  summary: string | null;
+  window_start: Date | null;
+  window_end: Date | null;
+  start_tolerance: number;
+  end_tolerance: number;
+  custom_data: Record<string, unknown> | null;
+  tax_id: string;
+  driver_license_number: string;
+  license_category: string;
+}
+
+export interface CheckinRow {
+  id: string;
+  appointment_id: string;
+  driver_id: string;
+  terminal_id: string;
+  source: 'driver' | 'terminal';
+  status: CheckinStatus;
+  reason: string | null;
+  ticket_ids: string[];
+  created_at: Date;
+}
+
+const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category
+                       FROM appointments a JOIN drivers d ON d.id = a.driver_id`;
+
+@Injectable()
+export class CheckinRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async findAppointment(id: string): Promise<AppointmentForCheckin | null> {
+    const rows: AppointmentForCheckin[] = await this.db.query(`${WITH_DRIVER} WHERE a.id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async findAppointmentByRef(terminalId: string, ref: string): Promise<AppointmentForCheckin | null> {
+    const rows: AppointmentForCheckin[] = await this.db.query(`${WITH_DRIVER} WHERE a.terminal_id = $1 AND a.ref = $2`, [terminalId, ref]);
+    return rows[0] ?? null;
+  }
+
+  async lockAppointment(manager: EntityManager, id: string): Promise<{ status: string } | null> {
+    const rows: { status: string }[] = await manager.query(`SELECT status FROM appointments WHERE id = $1 FOR UPDATE`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async findCheckin(id: string, manager: EntityManager | DataSource = this.db): Promise<CheckinRow | null> {
+    const rows: CheckinRow[] = await manager.query(`SELECT * FROM checkins WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** False when a check-in with this id exists already (a repeated or racing request). */
+  async insertCheckin(manager: EntityManager, row: Omit<CheckinRow, 'reason' | 'ticket_ids' | 'created_at'>): Promise<boolean> {
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [row.id, row.appointment_id, row.driver_id, row.terminal_id, row.source, row.status],
+    );
+    return inserted.length > 0;
+  }
+
+  async finishCheckin(manager: EntityManager, id: string, status: CheckinStatus, reason: string | null, ticketIds: string[] = []): Promise<void> {
+    await manager.query(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, [
+      id,
+      status,
+      reason,
+      ticketIds,
+    ]);
+  }
+
+  async terminalLocation(terminalId: string): Promise<GeoFence | null> {
+    const rows: { location: GeoFence | null }[] = await this.db.query(`SELECT location FROM accounts WHERE id = $1`, [terminalId]);
+    return rows[0]?.location ?? null;
+  }
+
+  /**
+   * The driver's PLANNED or IN_TRANSIT trips whose destination lies inside the geofence become CHECKED_IN
+   * (great-circle distance); answers each with its previous status. (Wrapped in a SELECT: TypeORM
+   * answers a bare UPDATE with [rows, count].)
+   */
+  checkInTripsInside(manager: EntityManager, driverId: string, fence: GeoFence): Promise<{ id: string; ref: string; driver_id: string; previous: string }[]> {
+    return manager.query(
+      `WITH inside AS (
+         SELECT id, status FROM trips
+          WHERE driver_id = $1 AND status IN ('PLANNED', 'IN_TRANSIT')
+            AND destiny_lat IS NOT NULL AND destiny_lng IS NOT NULL
+            AND 2 * 6371000 * asin(LEAST(1, sqrt(
+                  power(sin(radians(destiny_lat - $2) / 2), 2) +
+                  cos(radians($2)) * cos(radians(destiny_lat)) * power(sin(radians(destiny_lng - $3) / 2), 2)))) <= $4
+          ORDER BY id FOR UPDATE
+       ), updated AS (
+         UPDATE trips t SET status = 'CHECKED_IN', updated_at = now() FROM inside
+          WHERE t.id = inside.id
+         RETURNING t.id, t.ref, t.driver_id, inside.status AS previous
+       )
+       SELECT * FROM updated`,
+      [driverId, fence.lat, fence.lng, fence.radius_m],
+    );
+  }
+}

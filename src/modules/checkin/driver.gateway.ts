@@ -1,0 +1,72 @@
+import { Inject, type OnModuleDestroy } from '@nestjs/common';
+import { ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import type { Logger } from 'pino';
+import type { Subscription } from 'rxjs';
+import type { Namespace, Socket } from 'socket.io';
+import { LOGGER } from '../../common/logging/logger.js';
+import { isPlainObject } from '../../common/validation/validate.js';
+import { AuthService } from '../auth/auth.service.js';
+import type { DriverPrincipal } from '../auth/principal.js';
+import { DriverFeed } from '../feed/driver-feed.js';
+import { FEED_PAGE, feedPage, parseAfter } from '../feed/feed-page.js';
+import { CheckinService } from './checkin.service.js';
+import { handshakeAuth, refuse } from './socket-auth.js';
+import { type AckEnvelope, answer } from './socket-envelope.js';
+import { driverRoom } from './terminal-channel.js';
+
+/**
+ * `/driver`: driver apps connect with `auth: {token}` (a driver token) and join their own room. They
+ * receive `event` (the feed, by seq), and send `checkin:request` and `sync`.
+ */
+@WebSocketGateway({ namespace: '/driver' })
+export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
+  private subscription: Subscription | null = null;
+
+  constructor(
+    private readonly auth: AuthService,
+    private readonly checkins: CheckinService,
+    private readonly feed: DriverFeed,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  afterInit(namespace: Namespace): void {
+    namespace.use((socket, next) => {
+      this.auth.authenticateDriver(String(handshakeAuth(socket).token ?? '')).then(
+        (driver) => {
+          if (!driver) return refuse(next, 'UNAUTHORIZED', 'Send a valid driver token as auth.token');
+          socket.data.driver = driver;
+          next();
+        },
+        () => refuse(next, 'SERVICE_UNAVAILABLE', 'Authentication is unavailable; retry shortly'),
+      );
+    });
+    // Only events committed by this instance are emitted here; the Redis adapter carries them to the
+    // driver's sockets on every instance.
+    this.subscription = this.feed.committed$.subscribe((events) => {
+      for (const { driver_id, ...event } of events) namespace.to(driverRoom(driver_id)).emit('event', event);
+    });
+  }
+
+  handleConnection(socket: Socket): void {
+    void socket.join(driverRoom((socket.data.driver as DriverPrincipal).driverId));
+  }
+
+  @SubscribeMessage('checkin:request')
+  checkin(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
+    const driver = socket.data.driver as DriverPrincipal;
+    return answer(this.logger, { event: 'checkin:request', driver: driver.driverId }, () => this.checkins.requestFromDriver(driver, body));
+  }
+
+  @SubscribeMessage('sync')
+  sync(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
+    const driver = socket.data.driver as DriverPrincipal;
+    return answer(this.logger, { event: 'sync', driver: driver.driverId }, async () => {
+      const after = parseAfter(isPlainObject(body) ? body.after_seq : undefined, 'after_seq');
+      return feedPage(await this.feed.since(driver.driverId, after, FEED_PAGE + 1), after);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+}

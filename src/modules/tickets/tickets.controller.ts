@@ -1,0 +1,63 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { type Envelope, ok } from '../../common/http/envelope.js';
+import { parseQueryList } from '../../common/validation/query-list.js';
+import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
+import type { Principal } from '../auth/principal.js';
+import { REF_MAX } from '../records/dto/record-fields.dto.js';
+import { MAX_QUERY_REFS } from '../records/records.service.js';
+import { CreatedTicketsView, CreateTicketDto, DeletedTicketsView, TicketsOfAppointmentView, UpdatedTicketsView, UpdateTicketDto } from './dto/ticket.dto.js';
+import { TicketsService } from './tickets.service.js';
+
+const oneOrMany = (model: object, description: string) => ({
+  description,
+  schema: { oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }] },
+});
+
+@ApiTags('tickets')
+@Auth('terminal')
+@ApiErrors(...COMMON_ERRORS)
+@ApiExtraModels(CreateTicketDto, UpdateTicketDto)
+@Controller('api/v1/tickets')
+export class TicketsController {
+  constructor(private readonly tickets: TicketsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create tickets for appointments of the calling terminal; each is pushed to the driver' })
+  @ApiBody(oneOrMany(CreateTicketDto, '`{appointment_ref, layout_ref, content}`, or an array of them'))
+  @ApiEnvelope(201, CreatedTicketsView)
+  @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'APPOINTMENT_NOT_FOUND')
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<CreatedTicketsView>> {
+    return ok(await this.tickets.create(principal, body));
+  }
+
+  @Put()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Replace the content (and optionally the layout) of tickets' })
+  @ApiBody(oneOrMany(UpdateTicketDto, '`{ticket_id, content, layout_ref?}`, or an array of them'))
+  @ApiEnvelope(200, UpdatedTicketsView)
+  @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'TICKETS_NOT_FOUND')
+  async update(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<UpdatedTicketsView>> {
+    return ok(await this.tickets.update(principal, body));
+  }
+
+  @Delete()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Remove tickets' })
+  @ApiBody({ description: 'One ticket id, or an array of them', schema: { oneOf: [{ type: 'string', format: 'uuid' }, { type: 'array', minItems: 1, items: { type: 'string', format: 'uuid' } }] } })
+  @ApiEnvelope(200, DeletedTicketsView)
+  @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
+  async remove(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<DeletedTicketsView>> {
+    return ok(await this.tickets.delete(principal, body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Tickets of appointments: each ref once, in request order; unknown refs found: false' })
+  @ApiQuery({ name: 'appointment_refs', type: [String], isArray: true, required: true, description: `Repeat per ref (1 to ${MAX_QUERY_REFS})` })
+  @ApiEnvelope(200, TicketsOfAppointmentView, { isArray: true })
+  @ApiErrors('VALIDATION_ERROR')
+  async list(@CurrentPrincipal() principal: Principal, @Query('appointment_refs') refs: unknown): Promise<Envelope<TicketsOfAppointmentView[]>> {
+    return ok(await this.tickets.findByAppointmentRefs(principal, parseQueryList(refs, 'appointment_refs', MAX_QUERY_REFS, REF_MAX)));
+  }
+}

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** A ticket row joined with its appointment's ref and driver. */
+export interface TicketRow {
+  id: string;
+  appointment_id: string;
+  appointment_ref: string;
+  terminal_id: string;
+  layout_ref: string;
+  content: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  driver_id: string;
+}
+
+export interface AppointmentRef {
+  id: string;
+  ref: string;
+  driver_id: string;
+  status: string;
+}
+
+const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id`;
+
+/** Every query of tickets; batches cost one statement each. */
+@Injectable()
+export class TicketsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The terminal's appointments with these refs, share-locked so they cannot be deleted meanwhile. */
+  lockAppointments(manager: EntityManager, terminalId: string, refs: string[]): Promise<AppointmentRef[]> {
+    return manager.query(
+      `SELECT id, ref, driver_id, status FROM appointments WHERE terminal_id = $1 AND ref = ANY($2::text[]) ORDER BY id FOR SHARE`,
+      [terminalId, [...new Set(refs)]],
+    );
+  }
+
+  /** Inserts all tickets in one statement (ids chosen by the caller, so it knows their order). */
+  insertMany(
+    manager: EntityManager,
+    terminalId: string,
+    rows: { id: string; appointment_id: string; layout_ref: string; content: Record<string, unknown>; checkin_id: string | null }[],
+  ): Promise<TicketRow[]> {
+    return manager.query(
+      `WITH inserted AS (
+         INSERT INTO tickets (id, terminal_id, appointment_id, layout_ref, content, checkin_id)
+         SELECT x.id, $1, x.appointment_id, x.layout_ref, x.content, x.checkin_id
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, appointment_id uuid, layout_ref text, content jsonb, checkin_id uuid)
+         RETURNING *
+       )
+       SELECT ${RETURNING} FROM inserted t JOIN appointments a ON a.id = t.appointment_id`,
+      [terminalId, JSON.stringify(rows)],
+    );
+  }
+
+  /** The terminal's tickets with these ids, locked for update. */
+  lockTickets(manager: EntityManager, terminalId: string, ids: string[]): Promise<TicketRow[]> {
+    return manager.query(
+      `SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id
+        WHERE t.terminal_id = $1 AND t.id = ANY($2::uuid[]) ORDER BY t.id FOR UPDATE OF t`,
+      [terminalId, ids],
+    );
+  }
+
+  /** Replaces content (and layout when given) of each ticket, in one statement. */
+  updateMany(manager: EntityManager, rows: { id: string; content: Record<string, unknown>; layout_ref?: string }[]): Promise<TicketRow[]> {
+    return manager.query(
+      `WITH updated AS (
+         UPDATE tickets t SET content = x.content, layout_ref = COALESCE(x.layout_ref, t.layout_ref), updated_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, content jsonb, layout_ref text)
+          WHERE t.id = x.id
+         RETURNING t.*
+       )
+       SELECT ${RETURNING} FROM updated t JOIN appointments a ON a.id = t.appointment_id`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  async deleteMany(manager: EntityManager, ids: string[]): Promise<void> {
+    await manager.query(`DELETE FROM tickets WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  findByIds(ids: string[]): Promise<TicketRow[]> {
+    return this.db.query(`SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id WHERE t.id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`, [ids]);
+  }
+
+  /** The terminal's appointments with these refs (deleted ones too) and all their tickets, oldest first. */
+  async findByAppointmentRefs(terminalId: string, refs: string[]): Promise<{ appointments: { id: string; ref: string }[]; tickets: TicketRow[] }> {
+    const appointments: { id: string; ref: string }[] = await this.db.query(
+      `SELECT id, ref FROM appointments WHERE terminal_id = $1 AND ref = ANY($2::text[])`,
+      [terminalId, refs],
+    );
+    if (appointments.length === 0) return { appointments, tickets: [] };
+    const tickets: TicketRow[] = await this.db.query(
+      `SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id
+        WHERE t.appointment_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
+      [appointments.map((a) => a.id)],
+    );
+    return { appointments, tickets };
+  }
+
+  /** Whether a ticket of a live appointment uses this layout. */
+  async usesLayout(manager: EntityManager, terminalId: string, layoutRef: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM tickets t JOIN appointments a ON a.id = t.appointment_id
+        WHERE t.terminal_id = $1 AND t.layout_ref = $2 AND a.status <> 'DELETED' LIMIT 1`,
+      [terminalId, layoutRef],
+    );
+    return rows.length > 0;
+  }
+}

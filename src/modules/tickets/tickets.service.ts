@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { dtoItems, parseBatch } from '../../common/batch/batch-input.js';
+import { AppError } from '../../common/errors/app-error.js';
+import { validatePlain } from '../../common/validation/validate.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import type { Principal } from '../auth/principal.js';
+import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-feed.js';
+import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { RecordsRepository, type LogEntry } from '../records/records.repository.js';
+import { DataSource } from 'typeorm';
+import { CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
+import { type AppointmentRef, type TicketRow, TicketsRepository } from './tickets.repository.js';
+
+export type { TicketView };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function toTicketView(row: TicketRow): TicketView {
+  return {
+    id: row.id,
+    appointment_id: row.appointment_id,
+    appointment_ref: row.appointment_ref,
+    terminal_id: row.terminal_id,
+    layout_ref: row.layout_ref,
+    content: row.content,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const uuidItems = (raw: unknown, path: string) =>
+  typeof raw === 'string' && UUID.test(raw) ? { value: raw.toLowerCase(), issues: [] } : { issues: [{ path, message: 'must be a ticket id (UUID)' }] };
+
+/** Ids repeated in a batch, as validation issues. */
+function repeatedIds(ids: string[], base: (i: number) => string) {
+  const seen = new Set<string>();
+  return ids.flatMap((id, i) => (seen.has(id) ? [{ path: base(i), message: 'appears more than once in this batch' }] : (seen.add(id), [])));
+}
+
+/**
+ * Tickets (interface: Tickets; contract §6): set-based batches in one transaction each; every change is
+ * logged on its appointment and fed to the appointment's driver.
+ */
+@Injectable()
+export class TicketsService {
+  private readonly appointmentLogs: RecordsRepository;
+
+  constructor(
+    private readonly tickets: TicketsRepository,
+    private readonly layouts: LayoutsRepository,
+    private readonly feed: DriverFeed,
+    db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.appointmentLogs = new RecordsRepository(APPOINTMENTS, db);
+  }
+
+  async create(principal: Principal, body: unknown): Promise<{ created_ids: string[]; status: 'created' }> {
+    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(CreateTicketDto));
+    const terminalId = principal.accountId!;
+    const created = await this.feed.transaction(async (manager, appendFeed) => {
+      await this.checkLayouts(manager, terminalId, items.map((item) => item.layout_ref));
+      const appointments = await this.tickets.lockAppointments(manager, terminalId, items.map((item) => item.appointment_ref));
+      const live = new Map(appointments.filter((a) => a.status !== 'DELETED').map((a) => [a.ref, a]));
+      const missing = [...new Set(items.map((item) => item.appointment_ref).filter((ref) => !live.has(ref)))];
+      if (missing.length) throw new AppError('APPOINTMENT_NOT_FOUND', `Appointments not found: ${missing.join(', ')}`, { refs: missing });
+      return this.insert(manager, appendFeed, terminalId, items.map((item) => ({ appointment: live.get(item.appointment_ref)!, layout_ref: item.layout_ref, content: item.content })), null);
+    });
+    return { created_ids: created.map((ticket) => ticket.id), status: 'created' };
+  }
+
+  /**
+   * Stores tickets the terminal returned at check-in, inside the check-in's transaction: layouts and
+   * contents are validated here, since they did not come through the REST body validation.
+   */
+  async createForAppointment(
+    manager: EntityManager,
+    appendFeed: FeedWriter,
+    terminalId: string,
+    appointment: Pick<AppointmentRef, 'id' | 'ref' | 'driver_id'>,
+    tickets: { layout_ref: string; content: Record<string, unknown> }[],
+    checkinId: string | null,
+  ): Promise<TicketView[]> {
+    if (tickets.length === 0) return [];
+    const issues = tickets.flatMap((ticket, i) =>
+      validatePlain(CreateTicketDto, { appointment_ref: appointment.ref, ...ticket }, `tickets[${i}]`).issues,
+    );
+    if (issues.length) throw AppError.validation(issues);
+    await this.checkLayouts(manager, terminalId, tickets.map((ticket) => ticket.layout_ref));
+    return this.insert(manager, appendFeed, terminalId, tickets.map((ticket) => ({ appointment, ...ticket })), checkinId);
+  }
+
+  async update(principal: Principal, body: unknown): Promise<{ updated_ids: string[]; status: 'updated' }> {
+    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(UpdateTicketDto)).map((item) => ({ ...item, ticket_id: item.ticket_id.toLowerCase() }));
+    const repeated = repeatedIds(items.map((item) => item.ticket_id), (i) => (Array.isArray(body) ? `[${i}].ticket_id` : 'ticket_id'));
+    if (repeated.length) throw AppError.validation(repeated);
+    const terminalId = principal.accountId!;
+    await this.feed.transaction(async (manager, appendFeed) => {
+      const layoutRefs = items.flatMap((item) => (item.layout_ref ? [item.layout_ref] : []));
+      if (layoutRefs.length) await this.checkLayouts(manager, terminalId, layoutRefs);
+      await this.lockExisting(manager, terminalId, items.map((item) => item.ticket_id));
+      const updated = await this.tickets.updateMany(
+        manager,
+        items.map((item) => ({ id: item.ticket_id, content: item.content, ...(item.layout_ref ? { layout_ref: item.layout_ref } : {}) })),
+      );
+      await this.record(manager, appendFeed, updated, 'ticket_updated', 'updated', 'ticket.updated');
+    });
+    return { updated_ids: items.map((item) => item.ticket_id), status: 'updated' };
+  }
+
+  async delete(principal: Principal, body: unknown): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
+    const ids = [...new Set(parseBatch(body, this.config.maxBatchSize, uuidItems))];
+    const terminalId = principal.accountId!;
+    await this.feed.transaction(async (manager, appendFeed) => {
+      const rows = await this.lockExisting(manager, terminalId, ids);
+      await this.tickets.deleteMany(manager, ids);
+      await this.record(manager, appendFeed, rows, 'ticket_deleted', 'deleted', 'ticket.deleted');
+    });
+    return { deleted_ids: ids, status: 'deleted' };
+  }
+
+  /** GET /tickets: each distinct appointment ref once, in request order. */
+  async findByAppointmentRefs(principal: Principal, refs: string[]): Promise<{ ref: string; found: boolean; data: TicketView[] | null }[]> {
+    const unique = [...new Set(refs)];
+    const { appointments, tickets } = await this.tickets.findByAppointmentRefs(principal.accountId!, unique);
+    const byRef = new Map(appointments.map((a) => [a.ref, [] as TicketView[]]));
+    for (const ticket of tickets) byRef.get(ticket.appointment_ref)?.push(toTicketView(ticket));
+    return unique.map((ref) => ({ ref, found: byRef.has(ref), data: byRef.get(ref) ?? null }));
+  }
+
+  async findByIds(ids: string[]): Promise<TicketView[]> {
+    return ids.length ? (await this.tickets.findByIds(ids)).map(toTicketView) : [];
+  }
+
+  usesLayout = (manager: EntityManager, terminalId: string, ref: string) => this.tickets.usesLayout(manager, terminalId, ref);
+
+  private async insert(
+    manager: EntityManager,
+    appendFeed: FeedWriter,
+    terminalId: string,
+    items: { appointment: Pick<AppointmentRef, 'id'>; layout_ref: string; content: Record<string, unknown> }[],
+    checkinId: string | null,
+  ): Promise<TicketView[]> {
+    const rows = items.map((item) => ({ id: randomUUID(), appointment_id: item.appointment.id, layout_ref: item.layout_ref, content: item.content, checkin_id: checkinId }));
+    const inserted = new Map((await this.tickets.insertMany(manager, terminalId, rows)).map((row) => [row.id, row]));
+    const ordered = rows.map((row) => inserted.get(row.id)!);
+    await this.record(manager, appendFeed, ordered, 'ticket_created', 'created', 'ticket.created');
+    return ordered.map(toTicketView);
+  }
+
+  /** One appointment log entry and one driver feed event per changed ticket. */
+  private async record(
+    manager: EntityManager,
+    appendFeed: FeedWriter,
+    rows: TicketRow[],
+    event: 'ticket_created' | 'ticket_updated' | 'ticket_deleted',
+    verb: string,
+    type: 'ticket.created' | 'ticket.updated' | 'ticket.deleted',
+  ): Promise<void> {
+    const logs: LogEntry[] = rows.map((row) => ({ recordId: row.appointment_id, event, message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})` }));
+    await this.appointmentLogs.insertLogs(manager, logs);
+    const events: NewFeedEvent[] = rows.map((row) => ({
+      driverId: row.driver_id,
+      type,
+      data: type === 'ticket.deleted' ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref } : { ...toTicketView(row) },
+    }));
+    await appendFeed(events);
+  }
+
+  private async checkLayouts(manager: EntityManager, terminalId: string, refs: string[]): Promise<void> {
+    const missing = await this.layouts.findMissingRefs(manager, terminalId, 'ticket', refs);
+    if (missing.length) throw new AppError('INVALID_LAYOUT_REF', `No ticket layout with these refs: ${missing.join(', ')}`, { layout_refs: missing });
+  }
+
+  private async lockExisting(manager: EntityManager, terminalId: string, ids: string[]): Promise<TicketRow[]> {
+    const rows = await this.tickets.lockTickets(manager, terminalId, ids);
+    const found = new Set(rows.map((row) => row.id));
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length) throw new AppError('TICKETS_NOT_FOUND', `Tickets not found: ${missing.join(', ')}`, { ids: missing });
+    return rows;
+  }
+}
+

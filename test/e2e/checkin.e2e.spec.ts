@@ -1,0 +1,307 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Socket } from 'socket.io-client';
+import { DataSource } from 'typeorm';
+import { newAccount } from '../factories/accounts.js';
+import { gateScene, minutes, TERMINAL_FENCE, type GateScene } from '../factories/checkin.js';
+import { putLayout } from '../factories/layouts.js';
+import { createItem, createRecords, driver } from '../factories/records.js';
+import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
+import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+const TIMEOUT_MS = 700;
+const ACCEPT = { accepted: true, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } }] };
+
+let t: TestApp;
+let url: string;
+let db: DataSource;
+const sockets: Socket[] = [];
+const track = <T extends Socket>(socket: T): T => (sockets.push(socket), socket);
+
+beforeAll(async () => {
+  t = await startTestApp({ CHECKIN_TIMEOUT_MS: String(TIMEOUT_MS), JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
+  const { port } = t.app.getHttpServer().address() as { port: number };
+  url = `http://127.0.0.1:${port}`;
+  db = t.app.get(DataSource);
+});
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.close();
+});
+afterAll(() => t.close());
+
+const emit = <T = Record<string, unknown>>(socket: Socket, event: string, payload: unknown) =>
+  socket.timeout(5000).emitWithAck(event, payload) as Promise<{ success: boolean; data: T; error: { code: string; message: string; details?: Record<string, unknown> } }>;
+
+async function appointmentState(id: string) {
+  const [row] = await db.query(`SELECT status FROM appointments WHERE id = $1`, [id]);
+  const logs: { event: string }[] = await db.query(`SELECT event FROM appointment_logs WHERE appointment_id = $1 ORDER BY id`, [id]);
+  const tickets: { id: string }[] = await db.query(`SELECT id FROM tickets WHERE appointment_id = $1`, [id]);
+  return { status: row.status as string, events: logs.map((l) => l.event), tickets: tickets.length };
+}
+
+describe('connecting', () => {
+  it('refuses bad credentials at connect, on both namespaces and on the default one', async () => {
+    const scene = await gateScene(t.http);
+    const carrier = await newAccount(t.http, 'carrier');
+    await expect(connect(url, '/terminal', { apiKey: 'nope' })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED' } });
+    await expect(connect(url, '/terminal', { apiKey: carrier.key })).rejects.toMatchObject({ data: { code: 'FORBIDDEN' } });
+    await expect(connect(url, '/driver', { token: 'nope' })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED' } });
+    await expect(connect(url, '/driver', { token: scene.terminal.key })).rejects.toMatchObject({ data: { code: 'UNAUTHORIZED' } });
+    await expect(connect(url, '/', { token: scene.token })).rejects.toBeTruthy();
+    track(await connect(url, '/terminal', { apiKey: scene.terminal.key }));
+    track(await connect(url, '/driver', { token: scene.token }));
+  });
+
+  it('issues driver tokens only to partners with a live record of the driver', async () => {
+    const scene = await gateScene(t.http);
+    const stranger = await newAccount(t.http, 'terminal');
+    const refused = await t.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', stranger.key);
+    expect(refused.status).toBe(404);
+    const carrier = await newAccount(t.http, 'carrier');
+    await putLayout(t.http, carrier.key, 'trip', 'trip-l');
+    await createRecords(t.http, carrier.key, 'trip', [createItem('trip', 'trip-l', {}, driver(scene.taxId))]);
+    const issued = await t.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', carrier.key);
+    expect(issued.status).toBe(201);
+    expect(issued.body.data).toEqual({ token: expect.any(String), expires_at: expect.any(String) });
+    expect((await t.http.get('/api/v1/driver/events').set('Authorization', `Bearer ${issued.body.data.token}`)).status).toBe(200);
+    expect((await t.http.get('/api/v1/driver/events')).status).toBe(401);
+    expect((await t.http.get('/api/v1/driver/events').set('Authorization', 'Bearer x.y.z')).body.error.code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('check-in requested by the driver', () => {
+  let scene: GateScene;
+  beforeAll(async () => {
+    scene = await gateScene(t.http);
+  });
+
+  it('accepted with tickets: stored in one transaction, then pushed to the driver', async () => {
+    const { id, ref } = await scene.appointment();
+    const requests: Record<string, unknown>[] = [];
+    track(await connectTerminal(url, scene.terminal.key, (request) => (requests.push(request), ACCEPT)));
+    const { socket, events } = await connectDriver(url, scene.token);
+    track(socket);
+
+    const ack = await emit<{ tickets: { id: string; content: unknown; layout_ref: string }[]; status: string; appointment_ref: string }>(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.error).toBeUndefined();
+    expect(ack.data).toMatchObject({ status: 'CHECKED_IN', appointment_ref: ref, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } }] });
+    expect(requests).toEqual([
+      {
+        checkin_id: expect.any(String),
+        appointment: expect.objectContaining({ id, ref, layout_ref: 'appt', status: 'SCHEDULED' }),
+        driver: { tax_id: scene.taxId, driver_license_number: expect.any(String), driver_license_category: 'E' },
+      },
+    ]);
+    expect(await appointmentState(id)).toEqual({ status: 'CHECKED_IN', events: ['created', 'checkin_requested', 'checked_in', 'ticket_created'], tickets: 1 });
+
+    await waitFor(() => events.length >= 2);
+    const mine = events.filter((e) => (e.data as { id?: string; appointment_id?: string }).id === id || (e.data as { appointment_id?: string }).appointment_id === id);
+    expect(mine.map((e) => e.type)).toEqual(['appointment.status', 'ticket.created']);
+    expect(mine[1].data).toMatchObject({ id: ack.data.tickets[0].id, content: { gate: 'A3', bay: 12 } });
+    expect(mine[1].seq).toBe(mine[0].seq + 1);
+  });
+
+  it('rejected: CHECKIN_REJECTED with the reason, status unchanged, logged', async () => {
+    const { id } = await scene.appointment();
+    track(await connectTerminal(url, scene.terminal.key, () => ({ accepted: false, reason: 'No booking at this gate' })));
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.error).toMatchObject({ code: 'CHECKIN_REJECTED', details: { reason: 'No booking at this gate' } });
+    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_rejected'], tickets: 0 });
+  });
+
+  it('timeout: TERMINAL_TIMEOUT, and the late ack stores nothing', async () => {
+    const { id } = await scene.appointment();
+    track(await connectTerminal(url, scene.terminal.key, () => new Promise((resolve) => setTimeout(() => resolve(ACCEPT), TIMEOUT_MS + 400))));
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.error.code).toBe('TERMINAL_TIMEOUT');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_failed'], tickets: 0 });
+  });
+
+  it('terminal offline: TERMINAL_OFFLINE at once, logged', async () => {
+    const { id } = await scene.appointment();
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.error.code).toBe('TERMINAL_OFFLINE');
+    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_failed'], tickets: 0 });
+  });
+
+  it('outside the window: CHECKIN_OUTSIDE_WINDOW naming the admissible window; tolerances widen it', async () => {
+    track(await connectTerminal(url, scene.terminal.key, () => ACCEPT));
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const early = await scene.appointment({ window_start: minutes(60), window_end: minutes(120) });
+    const ack = await emit(socket, 'checkin:request', { appointment_id: early.id });
+    expect(ack.error).toMatchObject({ code: 'CHECKIN_OUTSIDE_WINDOW', details: { admissible_from: expect.any(String), admissible_until: expect.any(String) } });
+    expect((await appointmentState(early.id)).status).toBe('SCHEDULED');
+
+    const tolerated = await scene.appointment({ window_start: minutes(60), window_end: minutes(120), start_tolerance: 90 });
+    expect((await emit(socket, 'checkin:request', { appointment_id: tolerated.id })).success).toBe(true);
+    const late = await scene.appointment({ window_start: minutes(-120), window_end: minutes(-60) });
+    expect((await emit(socket, 'checkin:request', { appointment_id: late.id })).error.code).toBe('CHECKIN_OUTSIDE_WINDOW');
+  });
+
+  it("refuses another driver's appointment (NOT_FOUND) and one that is not SCHEDULED", async () => {
+    const other = await gateScene(t.http);
+    const theirs = await other.appointment();
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    expect((await emit(socket, 'checkin:request', { appointment_id: theirs.id })).error.code).toBe('NOT_FOUND');
+    expect((await emit(socket, 'checkin:request', {})).error.code).toBe('VALIDATION_ERROR');
+
+    const mine = await scene.appointment();
+    await t.http.put('/api/v1/appointments').set('X-API-Key', scene.terminal.key).send({ ref: mine.ref, appointment: { status: 'ON_GOING' } });
+    expect((await emit(socket, 'checkin:request', { appointment_id: mine.id })).error).toMatchObject({
+      code: 'INVALID_STATUS_TRANSITION',
+      details: { from: 'ON_GOING', to: 'CHECKED_IN' },
+    });
+  });
+
+  it('a repeated checkin_id answers the same outcome and never stores tickets twice', async () => {
+    const { id } = await scene.appointment();
+    let asked = 0;
+    track(await connectTerminal(url, scene.terminal.key, () => (asked++, ACCEPT)));
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const checkinId = '6f1c1c52-8f1e-4a64-9b0e-2b0b3cf0a001';
+    const first = await emit<{ tickets: { id: string }[] }>(socket, 'checkin:request', { appointment_id: id, checkin_id: checkinId });
+    const second = await emit<{ tickets: { id: string }[] }>(socket, 'checkin:request', { appointment_id: id, checkin_id: checkinId });
+    expect(first.success && second.success).toBe(true);
+    expect(second.data.tickets.map((ticket) => ticket.id)).toEqual(first.data.tickets.map((ticket) => ticket.id));
+    expect(asked).toBe(1);
+    expect((await appointmentState(id)).tickets).toBe(1);
+  });
+
+  it('unusable tickets in the ack: CHECKIN_FAILED, nothing stored', async () => {
+    const { id } = await scene.appointment();
+    track(await connectTerminal(url, scene.terminal.key, () => ({ accepted: true, tickets: [{ layout_ref: 'no-such-layout', content: {} }] })));
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.error.code).toBe('CHECKIN_FAILED');
+    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_failed'], tickets: 0 });
+  });
+
+  it('checks in the driver’s trips whose destination lies in the terminal’s geofence', async () => {
+    const { id } = await scene.appointment();
+    const carrier = await newAccount(t.http, 'carrier');
+    await putLayout(t.http, carrier.key, 'trip', 'trip-l');
+    const [inside, outside, done] = await createRecords(t.http, carrier.key, 'trip', [
+      createItem('trip', 'trip-l', { destiny_lat: TERMINAL_FENCE.lat + 0.001, destiny_lng: TERMINAL_FENCE.lng }, driver(scene.taxId)),
+      createItem('trip', 'trip-l', { destiny_lat: TERMINAL_FENCE.lat + 1, destiny_lng: TERMINAL_FENCE.lng }, driver(scene.taxId)),
+      createItem('trip', 'trip-l', { destiny_lat: TERMINAL_FENCE.lat, destiny_lng: TERMINAL_FENCE.lng }, driver(scene.taxId)),
+    ]);
+    await t.http.put('/api/v1/trips').set('X-API-Key', carrier.key).send({ ref: done, trip: { status: 'ON_GOING' } });
+    track(await connectTerminal(url, scene.terminal.key, () => ACCEPT));
+    const { socket, events } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit<{ checked_in_trips: string[] }>(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.data.checked_in_trips).toEqual([inside]);
+    const logs = await t.http.get(`/api/v1/trips/logs?refs=${inside}&refs=${outside}&refs=${done}`).set('X-API-Key', carrier.key);
+    expect(logs.body.data.map((e: { data: { trip: { status: string } } }) => e.data.trip.status)).toEqual(['CHECKED_IN', 'PLANNED', 'ON_GOING']);
+    expect(logs.body.data[0].data.logs[0].event).toBe('checked_in');
+    await waitFor(() => events.some((e) => e.type === 'trip.status' && e.data.ref === inside));
+  });
+});
+
+describe('check-in over REST and confirmed by the terminal', () => {
+  it('POST /driver/appointments/{id}/check-in runs the same handshake with HTTP statuses', async () => {
+    const scene = await gateScene(t.http);
+    const bearer = `Bearer ${scene.token}`;
+    const offline = await scene.appointment();
+    const res503 = await t.http.post(`/api/v1/driver/appointments/${offline.id}/check-in`).set('Authorization', bearer);
+    expect(res503.status).toBe(503);
+    expect(res503.body.error.code).toBe('TERMINAL_OFFLINE');
+
+    const terminal = track(await connectTerminal(url, scene.terminal.key, (request) => ((request.appointment as { ref: string }).ref === offline.ref ? { accepted: false, reason: 'closed' } : ACCEPT)));
+    const rejected = await t.http.post(`/api/v1/driver/appointments/${offline.id}/check-in`).set('Authorization', bearer);
+    expect(rejected.status).toBe(409);
+    expect(rejected.body.error.code).toBe('CHECKIN_REJECTED');
+
+    const ok = await scene.appointment();
+    const accepted = await t.http.post(`/api/v1/driver/appointments/${ok.id}/check-in`).set('Authorization', bearer);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.data).toMatchObject({ status: 'CHECKED_IN', tickets: [{ content: { gate: 'A3', bay: 12 } }] });
+    terminal.close();
+
+    const silent = track(await connectTerminal(url, scene.terminal.key, () => new Promise(() => undefined)));
+    const slow = await scene.appointment();
+    const timedOut = await t.http.post(`/api/v1/driver/appointments/${slow.id}/check-in`).set('Authorization', bearer);
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.error.code).toBe('TERMINAL_TIMEOUT');
+    silent.close();
+    expect((await t.http.post(`/api/v1/driver/appointments/${ok.id}/check-in`)).status).toBe(401);
+  });
+
+  it('checkin:confirm from the terminal checks in with its tickets and pushes them', async () => {
+    const scene = await gateScene(t.http);
+    const { ref, id } = await scene.appointment();
+    const terminal = track(await connect(url, '/terminal', { apiKey: scene.terminal.key }));
+    const { socket, events } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit<{ tickets: unknown[] }>(terminal, 'checkin:confirm', { appointment_ref: ref, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'B1' } }] });
+    expect(ack.success).toBe(true);
+    expect(ack.data.tickets).toHaveLength(1);
+    expect(await appointmentState(id)).toMatchObject({ status: 'CHECKED_IN', tickets: 1 });
+    await waitFor(() => events.some((e) => e.type === 'ticket.created'));
+
+    expect((await emit(terminal, 'checkin:confirm', { appointment_ref: 'nope' })).error.code).toBe('APPOINTMENT_NOT_FOUND');
+    expect((await emit(terminal, 'checkin:confirm', { appointment_ref: ref })).error.code).toBe('INVALID_STATUS_TRANSITION');
+    const other = await scene.appointment();
+    const bad = await emit(terminal, 'checkin:confirm', { appointment_ref: other.ref, tickets: [{ layout_ref: 'nope', content: {} }] });
+    expect(bad.error.code).toBe('INVALID_LAYOUT_REF');
+    expect(await appointmentState(other.id)).toMatchObject({ status: 'SCHEDULED', tickets: 0 });
+  });
+});
+
+describe('the driver feed', () => {
+  it('replays everything missed while offline, in order, once — by sync and by REST', async () => {
+    const scene = await gateScene(t.http);
+    const { socket, events } = await connectDriver(url, scene.token);
+    const baseline = (await emit<{ last_seq: number }>(socket, 'sync', { after_seq: 0 })).data.last_seq;
+    socket.close();
+
+    const { ref } = await scene.appointment();
+    const terminal = track(await connect(url, '/terminal', { apiKey: scene.terminal.key }));
+    await emit(terminal, 'checkin:confirm', { appointment_ref: ref, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'C' } }] });
+    const created = await t.http.post('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { extra: true } });
+    const ticketId = created.body.data.created_ids[0];
+    await t.http.put('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ ticket_id: ticketId, content: { extra: false } });
+    await t.http.delete('/api/v1/tickets').set('X-API-Key', scene.terminal.key).set('Content-Type', 'application/json').send(JSON.stringify(ticketId));
+    await t.http.put('/api/v1/appointments').set('X-API-Key', scene.terminal.key).send({ ref, appointment: { status: 'ON_GOING' } });
+    expect(events).toHaveLength(0);
+
+    const back = await connectDriver(url, scene.token);
+    track(back.socket);
+    const replay = await emit<{ events: PushedEvent[]; last_seq: number; has_more: boolean }>(back.socket, 'sync', { after_seq: baseline });
+    const types = replay.data.events.map((e) => e.type);
+    expect(types).toEqual(['appointment.status', 'ticket.created', 'ticket.created', 'ticket.updated', 'ticket.deleted', 'appointment.status']);
+    const seqs = replay.data.events.map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => baseline + 1 + i));
+    expect(replay.data).toMatchObject({ last_seq: baseline + 6, has_more: false });
+
+    const rest = await t.http.get(`/api/v1/driver/events?after=${baseline}`).set('Authorization', `Bearer ${scene.token}`);
+    expect(rest.body.data.events).toEqual(replay.data.events);
+    const nothing = await emit<{ events: unknown[] }>(back.socket, 'sync', { after_seq: replay.data.last_seq });
+    expect(nothing.data.events).toEqual([]);
+    expect((await t.http.get('/api/v1/driver/events?after=-1').set('Authorization', `Bearer ${scene.token}`)).body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('pushes REST ticket changes live and never delivers one driver’s events to another', async () => {
+    const a = await gateScene(t.http);
+    const b = await gateScene(t.http);
+    const { ref } = await a.appointment();
+    const driverA = await connectDriver(url, a.token);
+    const driverB = await connectDriver(url, b.token);
+    track(driverA.socket);
+    track(driverB.socket);
+    await t.http.post('/api/v1/tickets').set('X-API-Key', a.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { n: 1 } });
+    await waitFor(() => driverA.events.some((e) => e.type === 'ticket.created'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(driverB.events).toEqual([]);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Socket } from 'socket.io-client';
+import { gateScene, type GateScene } from '../factories/checkin.js';
+import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
+import { createTestDatabase, REDIS_URL } from '../setup/databases.js';
+import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+const JWT_SECRET = 'scale-out-test-secret-0123456789abcdef';
+
+const urlOf = (app: TestApp) => `http://127.0.0.1:${(app.app.getHttpServer().address() as { port: number }).port}`;
+const emit = <T>(socket: Socket, event: string, payload: unknown) =>
+  socket.timeout(5000).emitWithAck(event, payload) as Promise<{ success: boolean; data: T; error?: { code: string } }>;
+
+describe('two instances on one PostgreSQL and Redis', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let a: TestApp;
+  let b: TestApp;
+  let scene: GateScene;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = { DATABASE_URL: database.url, REDIS_URL, JWT_SECRET };
+    a = await startTestApp(env);
+    b = await startTestApp(env);
+    scene = await gateScene(a.http);
+  });
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    await a.close();
+    await b.close();
+    await database.drop();
+  });
+
+  it('terminal on A, driver on B: the check-in and a REST-created ticket both reach the driver', async () => {
+    const { id, ref } = await scene.appointment();
+    sockets.push(await connectTerminal(urlOf(a), scene.terminal.key, () => ({ accepted: true, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'X' } }] })));
+    const driver = await connectDriver(urlOf(b), scene.token);
+    sockets.push(driver.socket);
+
+    const ack = await emit<{ tickets: unknown[] }>(driver.socket, 'checkin:request', { appointment_id: id });
+    expect(ack.success).toBe(true);
+    await waitFor(() => driver.events.some((e) => e.type === 'ticket.created'));
+
+    await a.http.post('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { via: 'rest on A' } });
+    await waitFor(() => driver.events.some((e) => e.type === 'ticket.created' && (e.data.content as { via?: string }).via === 'rest on A'));
+    const seqs = driver.events.map((e: PushedEvent) => e.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it('terminal-initiated confirm on B reaches a driver on A', async () => {
+    const { ref } = await scene.appointment();
+    const terminal = await connect(urlOf(b), '/terminal', { apiKey: scene.terminal.key });
+    sockets.push(terminal);
+    const driver = await connectDriver(urlOf(a), scene.token);
+    sockets.push(driver.socket);
+    expect((await emit(terminal, 'checkin:confirm', { appointment_ref: ref })).success).toBe(true);
+    await waitFor(() => driver.events.some((e) => e.type === 'appointment.status' && e.data.ref === ref));
+  });
+
+  it('replays after a service restart: the feed is in the database, not in memory', async () => {
+    const { ref } = await scene.appointment();
+    const before = await connectDriver(urlOf(a), scene.token);
+    const baseline = (await emit<{ last_seq: number }>(before.socket, 'sync', { after_seq: 0 })).data.last_seq;
+    before.socket.close();
+    await b.http.post('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { n: 1 } });
+
+    await a.close();
+    await b.close();
+    a = await startTestApp({ DATABASE_URL: database.url, REDIS_URL, JWT_SECRET });
+    b = await startTestApp({ DATABASE_URL: database.url, REDIS_URL, JWT_SECRET });
+
+    const after = await connectDriver(urlOf(a), scene.token);
+    sockets.push(after.socket);
+    const replay = await emit<{ events: PushedEvent[] }>(after.socket, 'sync', { after_seq: baseline });
+    expect(replay.data.events.map((e) => [e.seq, e.type])).toEqual([[baseline + 1, 'ticket.created']]);
+  });
+});
