@@ -7,5 +7,6 @@ import { Checkin } from '../modules/checkin/checkin.entity.js';
 import { DriverEvent } from '../modules/feed/driver-event.entity.js';
 import { Ticket } from '../modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from '../modules/trips/trip.entity.js';
+import { Setting } from './setting.entity.js';
 
-export const ENTITIES = [Account, ApiKey, Layout, Driver, Trip, TripLog, Appointment, AppointmentLog, Ticket, DriverEvent, Checkin];
+export const ENTITIES = [Account, ApiKey, Layout, Driver, Trip, TripLog, Appointment, AppointmentLog, Ticket, DriverEvent, Checkin, Setting];

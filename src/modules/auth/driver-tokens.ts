@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { Logger } from 'pino';
-import { LOGGER } from '../../common/logging/logger.js';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { settingOrCreate } from '../../database/settings.js';
 
 export interface DriverClaims {
   /** The driver's tax_id. */
@@ -12,26 +12,32 @@ export interface DriverClaims {
 }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+const SECRET_SETTING = 'driver_token_secret';
 
-/** Driver tokens (contract §8): HS256 JWTs with `sub` = tax_id and a short expiry, signed with JWT_SECRET. */
+/**
+ * The signing secret: JWT_SECRET, or else one generated once and kept in the database, so tokens survive
+ * restarts and every instance (and the demo seed) signs alike without configuration.
+ */
+export async function driverTokenSecret(config: Pick<AppConfig, 'jwtSecret'>, db: DataSource): Promise<string> {
+  return config.jwtSecret ?? settingOrCreate(db, SECRET_SETTING, () => randomBytes(32).toString('base64url'));
+}
+
+/** Driver tokens (contract §8): HS256 JWTs with `sub` = tax_id and a short expiry. */
 @Injectable()
-export class DriverTokens {
-  private readonly secret: Buffer;
+export class DriverTokens implements OnModuleInit {
+  private secret: Buffer | null = null;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(LOGGER) logger: Logger) {
-    if (config.jwtSecret) {
-      this.secret = Buffer.from(config.jwtSecret, 'utf8');
-    } else {
-      this.secret = randomBytes(32);
-      logger.warn('JWT_SECRET is not set: driver tokens are signed with a random secret and die with this process');
-    }
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly db: DataSource,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.secret = Buffer.from(await driverTokenSecret(this.config, this.db), 'utf8');
   }
 
   issue(taxId: string, now = Date.now()): { token: string; expires_at: string } {
-    const iat = Math.floor(now / 1000);
-    const exp = iat + this.config.driverTokenTtlMinutes * 60;
-    const payload = Buffer.from(JSON.stringify({ sub: taxId, iat, exp } satisfies DriverClaims)).toString('base64url');
-    return { token: `${HEADER}.${payload}.${this.sign(`${HEADER}.${payload}`)}`, expires_at: new Date(exp * 1000).toISOString() };
+    return signDriverToken(this.key, taxId, this.config.driverTokenTtlMinutes, now);
   }
 
   /** The claims of a valid, unexpired token; null for anything else. */
@@ -39,7 +45,7 @@ export class DriverTokens {
     if (!token || token.length > 2048) return null;
     const [header, payload, signature, ...rest] = token.split('.');
     if (rest.length || !header || !payload || !signature || header !== HEADER) return null;
-    const expected = Buffer.from(this.sign(`${header}.${payload}`));
+    const expected = Buffer.from(hmac(this.key, `${header}.${payload}`));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
     try {
@@ -51,7 +57,20 @@ export class DriverTokens {
     }
   }
 
-  private sign(input: string): string {
-    return createHmac('sha256', this.secret).update(input).digest('base64url');
+  private get key(): Buffer {
+    if (!this.secret) throw new Error('DriverTokens used before the module initialised');
+    return this.secret;
   }
+}
+
+function hmac(secret: Buffer, input: string): string {
+  return createHmac('sha256', secret).update(input).digest('base64url');
+}
+
+/** Signs a driver token; also used by the demo seed, outside the Nest app. */
+export function signDriverToken(secret: Buffer, taxId: string, ttlMinutes: number, now = Date.now()): { token: string; expires_at: string } {
+  const iat = Math.floor(now / 1000);
+  const exp = iat + ttlMinutes * 60;
+  const payload = Buffer.from(JSON.stringify({ sub: taxId, iat, exp } satisfies DriverClaims)).toString('base64url');
+  return { token: `${HEADER}.${payload}.${hmac(secret, `${HEADER}.${payload}`)}`, expires_at: new Date(exp * 1000).toISOString() };
 }

@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { DriverPrincipal, Principal } from '../auth/principal.js';
 import { DriverFeed } from '../feed/driver-feed.js';
-import { iso } from '../records/record-definition.js';
+import { admissibleWindow, iso } from '../records/record-definition.js';
 import { RecordsRepository } from '../records/records.repository.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { TRIPS } from '../trips/trips.definition.js';
@@ -32,14 +32,6 @@ export interface CheckinResult {
   tickets: TicketView[];
   /** Refs of the driver's trips that arrived at this terminal's geofence. */
   checked_in_trips: string[];
-}
-
-/** The admissible window: [window_start - start_tolerance, window_end + end_tolerance]; open ends when unset. */
-export function admissibleWindow(a: Pick<AppointmentForCheckin, 'window_start' | 'window_end' | 'start_tolerance' | 'end_tolerance'>) {
-  return {
-    from: a.window_start ? new Date(a.window_start.getTime() - a.start_tolerance * 60_000) : null,
-    until: a.window_end ? new Date(a.window_end.getTime() + a.end_tolerance * 60_000) : null,
-  };
 }
 
 function optionalUuid(value: unknown, path: string): string | undefined {

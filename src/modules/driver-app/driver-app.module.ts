@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { DriverAppController } from './driver-app.controller.js';
+import { DriverAppRepository } from './driver-app.repository.js';
+import { DriverAppService } from './driver-app.service.js';
 import { DriverEventsController } from './driver-events.controller.js';
 
 /** The driver app's REST surface (contract §8), authenticated by driver tokens. */
-@Module({ controllers: [DriverEventsController] })
+@Module({ controllers: [DriverAppController, DriverEventsController], providers: [DriverAppRepository, DriverAppService] })
 export class DriverAppModule {}

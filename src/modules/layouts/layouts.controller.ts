@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
@@ -9,6 +9,8 @@ import { DeletedLayoutView, LayoutView, PutLayoutDto } from './dto/layout.dto.js
 import { LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
+import { RenderedLayoutView } from '../rendering/rendered-layout.dto.js';
+import type { RenderedLayout } from '../rendering/render.js';
 
 const SET_PARAM = { name: 'set', enum: LAYOUT_SETS, description: 'trip (carrier keys), appointment or ticket (terminal keys)' };
 const REF_PARAM = { name: 'layout_ref', description: '1 to 100 characters', example: 'pickup-v1' };
@@ -58,6 +60,35 @@ export class LayoutsController {
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR')
   async get(@CurrentPrincipal() principal: Principal, @Param('set') set: string, @Param('layout_ref') ref: string): Promise<Envelope<LayoutView>> {
     return ok(await this.layouts.get(principal, set, ref));
+  }
+
+  @Post(':set/:layout_ref/preview')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Render a layout against sample data, exactly as the driver app will receive it',
+    description:
+      'Body `{data}`: a sample record — for trip and appointment layouts its fields plus `driver` and `custom_data`; for ticket layouts ' +
+      '`content`, and optionally `appointment` and `driver`. Each element comes back with `value` resolved from its path (null when absent).',
+  })
+  @ApiParam(SET_PARAM)
+  @ApiParam(REF_PARAM)
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['data'],
+      properties: { data: { type: 'object', additionalProperties: true } },
+      example: { data: { license_plate: 'ABC1D23', driver: { tax_id: '12345678901' }, custom_data: { container: { number: 'MSCU1234567' } } } },
+    },
+  })
+  @ApiEnvelope(200, RenderedLayoutView)
+  @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
+  async preview(
+    @CurrentPrincipal() principal: Principal,
+    @Param('set') set: string,
+    @Param('layout_ref') ref: string,
+    @Body() body: unknown,
+  ): Promise<Envelope<RenderedLayout>> {
+    return ok(await this.layouts.preview(principal, set, ref, body));
   }
 
   @Delete(':set/:layout_ref')

@@ -7,8 +7,11 @@ import { LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutSet, parseLayoutBody } from '
 import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
 import { LayoutsRepository } from './layouts.repository.js';
+import { isPlainObject } from '../../common/validation/validate.js';
+import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../rendering/render.js';
 
 export const MAX_REF_LENGTH = 100;
+const PREVIEW_MAX_BYTES = 64 * 1024;
 
 function toView(layout: Layout): LayoutView {
   return {
@@ -47,6 +50,26 @@ export class LayoutsService {
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
     return toView(layout);
+  }
+
+  /**
+   * Renders a saved layout against sample data (`{data: {...}}`: a record as the driver app would see it,
+   * with `driver`, `custom_data`, and for tickets `content` and `appointment`), so the panel shows what
+   * drivers will see.
+   */
+  async preview(principal: Principal, setName: string, ref: string, body: unknown): Promise<RenderedLayout> {
+    const { ownerId, set } = this.access(principal, setName, ref);
+    const data = isPlainObject(body) ? body.data : undefined;
+    const extra = isPlainObject(body) ? Object.keys(body).find((key) => key !== 'data') : undefined;
+    if (extra) throw AppError.validation([{ path: extra, message: 'is not a known property' }]);
+    if (!isPlainObject(data) || Buffer.byteLength(JSON.stringify(data)) > PREVIEW_MAX_BYTES) {
+      throw AppError.validation([{ path: 'data', message: 'must be a JSON object of at most 64 KB with the sample record' }]);
+    }
+    const layout = await this.layouts.findOne(ownerId, set, ref);
+    if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
+    const nested = (key: string) => (isPlainObject(data[key]) ? (data[key] as Record<string, unknown>) : null);
+    const context = set === 'ticket' ? ticketContext(data, nested('appointment'), nested('driver')) : recordContext(set, data, nested('driver') ?? {});
+    return renderLayout(layout, context);
   }
 
   async delete(principal: Principal, setName: string, ref: string): Promise<DeletedLayoutView> {

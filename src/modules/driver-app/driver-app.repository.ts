@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { LayoutDefinition, LayoutSet } from '../layouts/layout-schema.js';
+import type { TicketRow } from '../tickets/tickets.repository.js';
+
+export const LIVE_STATUSES = { appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'], trip: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'] };
+
+export type DriverRecordRow = Record<string, unknown> & {
+  id: string;
+  layout_ref: string;
+  owner_id: string;
+  owner_name: string;
+  window_start: Date | null;
+  window_end: Date | null;
+  start_tolerance: number;
+  end_tolerance: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export interface LayoutRow {
+  owner_id: string;
+  ref: string;
+  name: string | null;
+  definition: LayoutDefinition;
+}
+
+/** The driver app's reads: a driver's live records, their layouts and tickets, a few queries per request. */
+@Injectable()
+export class DriverAppRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async driver(driverId: string): Promise<{ tax_id: string; driver_license_number: string; driver_license_category: string }> {
+    const [row] = await this.db.query(
+      `SELECT tax_id, driver_license_number, license_category AS driver_license_category FROM drivers WHERE id = $1`,
+      [driverId],
+    );
+    return row;
+  }
+
+  /** Live appointments or trips of the driver, soonest window first, with their owner's name. */
+  liveRecords(noun: 'appointment' | 'trip', driverId: string): Promise<DriverRecordRow[]> {
+    const [table, owner] = noun === 'appointment' ? ['appointments', 'terminal_id'] : ['trips', 'trucking_company_id'];
+    return this.db.query(
+      `SELECT r.*, r.${owner} AS owner_id, a.name AS owner_name FROM ${table} r JOIN accounts a ON a.id = r.${owner}
+        WHERE r.driver_id = $1 AND r.status = ANY($2::text[])
+        ORDER BY r.window_start NULLS LAST, r.created_at, r.id`,
+      [driverId, LIVE_STATUSES[noun]],
+    );
+  }
+
+  /** The layouts of one set that these (owner, ref) pairs name, in one query. */
+  layouts(set: LayoutSet, keys: { owner_id: string; layout_ref: string }[]): Promise<LayoutRow[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.db.query(
+      `SELECT l.owner_id, l.ref, l.name, l.definition FROM layouts l
+         JOIN unnest($2::uuid[], $3::text[]) AS k(owner_id, ref) ON k.owner_id = l.owner_id AND k.ref = l.ref
+        WHERE l.layout_set = $1`,
+      [set, keys.map((k) => k.owner_id), keys.map((k) => k.layout_ref)],
+    );
+  }
+
+  ticketsOf(appointmentIds: string[]): Promise<TicketRow[]> {
+    if (appointmentIds.length === 0) return Promise.resolve([]);
+    return this.db.query(
+      `SELECT t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id
+         FROM tickets t JOIN appointments a ON a.id = t.appointment_id
+        WHERE t.appointment_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
+      [appointmentIds],
+    );
+  }
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import type { DriverPrincipal } from '../auth/principal.js';
+import { admissibleWindow, iso } from '../records/record-definition.js';
+import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../rendering/render.js';
+import { toTicketView } from '../tickets/tickets.service.js';
+import { type DriverRecordRow, DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
+
+const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
+const INTERNAL = new Set(['owner_id', 'owner_name', 'driver_id', 'terminal_id', 'trucking_company_id']);
+
+/** A record as the driver app shows it: its fields (timestamps ISO UTC), owner, admissible window. */
+function recordView(noun: 'appointment' | 'trip', row: DriverRecordRow): Record<string, unknown> {
+  const fields = Object.fromEntries(
+    Object.entries(row)
+      .filter(([key]) => !INTERNAL.has(key))
+      .map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]),
+  );
+  const { from, until } = admissibleWindow(row);
+  return {
+    ...fields,
+    [noun === 'appointment' ? 'terminal' : 'carrier']: { id: row.owner_id, name: row.owner_name },
+    admissible_from: iso(from),
+    admissible_until: iso(until),
+  };
+}
+
+/**
+ * The driver app's data (contract §8): the driver's live records, each with its layout rendered, so one
+ * app draws every terminal's and carrier's screens without knowing the data model.
+ */
+@Injectable()
+export class DriverAppService {
+  constructor(private readonly repository: DriverAppRepository) {}
+
+  async records(noun: 'appointment' | 'trip', driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
+    const [rows, driverView] = await Promise.all([this.repository.liveRecords(noun, driver.driverId), this.repository.driver(driver.driverId)]);
+    const layouts = await this.layoutsFor(noun, rows.map((row) => ({ owner_id: row.owner_id, layout_ref: row.layout_ref })));
+    return rows.map((row) => {
+      const view = recordView(noun, row);
+      const layout = layouts.get(layoutKey(row.owner_id, row.layout_ref));
+      return { ...view, layout: layout ? renderLayout(layout, recordContext(noun, view, driverView)) : null };
+    });
+  }
+
+  async tickets(driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
+    const [appointments, driverView] = await Promise.all([this.repository.liveRecords('appointment', driver.driverId), this.repository.driver(driver.driverId)]);
+    const appointmentViews = new Map(appointments.map((row) => [row.id, recordView('appointment', row)]));
+    const tickets = await this.repository.ticketsOf(appointments.map((row) => row.id));
+    const layouts = await this.layoutsFor('ticket', tickets.map((ticket) => ({ owner_id: ticket.terminal_id, layout_ref: ticket.layout_ref })));
+    return tickets.map((row) => {
+      const ticket = toTicketView(row);
+      const layout = layouts.get(layoutKey(row.terminal_id, row.layout_ref));
+      const context = ticketContext(ticket as unknown as Record<string, unknown>, appointmentViews.get(row.appointment_id) ?? null, driverView);
+      return { ...ticket, layout: layout ? renderLayout(layout, context) : null };
+    });
+  }
+
+  private async layoutsFor(set: 'appointment' | 'trip' | 'ticket', keys: { owner_id: string; layout_ref: string }[]) {
+    const rows: LayoutRow[] = await this.repository.layouts(set, keys);
+    return new Map(rows.map((row) => [layoutKey(row.owner_id, row.ref), row]));
+  }
+}

@@ -1,0 +1,17 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+const RENDERED_ELEMENT = {
+  type: 'object',
+  required: ['type'],
+  additionalProperties: true,
+  description: 'The layout element as configured, plus `value` resolved from its `path` (null when the data has none); highlight_grid items each get a `value`; a qrcode `value` is the text to encode',
+  example: { type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' },
+};
+
+export class RenderedLayoutView {
+  @ApiProperty() layout_ref: string;
+  @ApiProperty({ nullable: true, type: String }) name: string | null;
+  @ApiPropertyOptional({ type: 'array', items: RENDERED_ELEMENT }) card_layout?: unknown[];
+  @ApiPropertyOptional({ type: 'array', items: RENDERED_ELEMENT }) modal_layout?: unknown[];
+  @ApiPropertyOptional({ type: 'array', items: RENDERED_ELEMENT, description: 'Ticket layouts' }) elements?: unknown[];
+}
