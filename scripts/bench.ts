@@ -63,7 +63,10 @@ async function admin(sql: string): Promise<void> {
 }
 
 class Api {
-  constructor(private readonly base: string, private readonly key: string) {}
+  constructor(
+    private readonly base: string,
+    private readonly key: string,
+  ) {}
   async call(method: string, path: string, body?: unknown, expected = [200, 201]): Promise<{ data: Record<string, unknown> }> {
     const res = await fetch(`${this.base}${path}`, {
       method,
@@ -132,9 +135,10 @@ async function plainCreate(client: pg.Client, terminalId: string, items: ReturnT
       a.map((x) => JSON.stringify(x.custom_data)),
     ],
   );
-  await client.query(`INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'created', 'Appointment created' FROM unnest($1::uuid[]) AS id`, [
-    inserted.rows.map((row) => row.id),
-  ]);
+  await client.query(
+    `INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'created', 'Appointment created' FROM unnest($1::uuid[]) AS id`,
+    [inserted.rows.map((row) => row.id)],
+  );
   await client.query('COMMIT');
 }
 
@@ -146,9 +150,10 @@ async function plainUpdate(client: pg.Client, terminalId: string, refs: string[]
       WHERE a.terminal_id = $1 AND a.ref = u.ref RETURNING a.id`,
     [terminalId, refs, refs.map(() => `changed ${round}`), refs.map(() => 'XYZ9876')],
   );
-  await client.query(`INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'updated', 'Updated summary, license_plate' FROM unnest($1::uuid[]) AS id`, [
-    updated.rows.map((row) => row.id),
-  ]);
+  await client.query(
+    `INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'updated', 'Updated summary, license_plate' FROM unnest($1::uuid[]) AS id`,
+    [updated.rows.map((row) => row.id)],
+  );
   await client.query('COMMIT');
 }
 
@@ -174,7 +179,9 @@ function connectSocket(base: string, namespace: string, auth: Record<string, str
 }
 
 function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.replace(/\D+/g, '')) * 1024;
 }
 
@@ -189,11 +196,22 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${port}`;
     const { DATABASE_URL: _ignored, ...env } = process.env;
     server = spawn(process.execPath, ['dist/src/main.js'], {
-      env: { ...env, DATABASE_URL: dbUrl(name), PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MIN: '0', JWT_SECRET: randomBytes(24).toString('hex') },
+      env: {
+        ...env,
+        DATABASE_URL: dbUrl(name),
+        PORT: String(port),
+        ADMIN_API_KEY: ADMIN_KEY,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MIN: '0',
+        JWT_SECRET: randomBytes(24).toString('hex'),
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     for (let i = 0; ; i++) {
-      const ok = await fetch(`${base}/health/ready`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (i > 300) throw new Error('the service did not start');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -204,7 +222,13 @@ async function main(): Promise<void> {
     say(`machine: ${machine}\n`);
 
     const adminApi = new Api(base, ADMIN_KEY);
-    const terminal = (await adminApi.call('POST', '/api/v1/admin/accounts', { kind: 'terminal', name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } })).data;
+    const terminal = (
+      await adminApi.call('POST', '/api/v1/admin/accounts', {
+        kind: 'terminal',
+        name: 'Bench terminal',
+        location: { lat: 0, lng: 0, radius_m: 100 },
+      })
+    ).data;
     const api = new Api(base, terminal.api_key as string);
     const terminalId = terminal.id as string;
     await api.call('PUT', '/api/v1/layouts/appointment/bench', { card_layout: [{ type: 'section', title: 'Bench' }], modal_layout: [] });
@@ -222,13 +246,38 @@ async function main(): Promise<void> {
     }
     for (let r = 0; r < ROUNDS; r++) {
       const refs = Array.from({ length: BATCH }, (_, i) => `svc-${r}-${i}`);
-      update.service.push(await timed(() => api.call('PUT', '/api/v1/appointments', refs.map((ref) => ({ ref, appointment: { summary: `changed ${r}`, license_plate: 'XYZ9876' } })))));
-      update.floor.push(await timed(() => plainUpdate(floor, terminalId, Array.from({ length: BATCH }, (_, i) => `sql-${r}-${i}`), r)));
+      update.service.push(
+        await timed(() =>
+          api.call(
+            'PUT',
+            '/api/v1/appointments',
+            refs.map((ref) => ({ ref, appointment: { summary: `changed ${r}`, license_plate: 'XYZ9876' } })),
+          ),
+        ),
+      );
+      update.floor.push(
+        await timed(() =>
+          plainUpdate(
+            floor,
+            terminalId,
+            Array.from({ length: BATCH }, (_, i) => `sql-${r}-${i}`),
+            r,
+          ),
+        ),
+      );
     }
     for (let q = 0; q < LOG_QUERIES; q++) {
       const refs = Array.from({ length: 100 }, (_, i) => `svc-${q % ROUNDS}-${(q * 7 + i) % BATCH}`);
       logs.service.push(await timed(() => api.call('GET', `/api/v1/appointments/logs?${refs.map((ref) => `refs=${ref}`).join('&')}`)));
-      logs.floor.push(await timed(() => plainLogs(floor, terminalId, refs.map((ref) => ref.replace('svc', 'sql')))));
+      logs.floor.push(
+        await timed(() =>
+          plainLogs(
+            floor,
+            terminalId,
+            refs.map((ref) => ref.replace('svc', 'sql')),
+          ),
+        ),
+      );
     }
     const tenInARow = create.service.reduce((a, b) => a + b, 0);
     const rows = [
@@ -251,7 +300,8 @@ async function main(): Promise<void> {
       ack({ accepted: true, tickets: [{ layout_ref: 'bench-ticket', content: { gate: 'A1', checkin: request.checkin_id } }] }),
     );
     const sequentialTax = nextTaxId();
-    const sequentialIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('seq', SEQUENTIAL_CHECKINS, [sequentialTax]))).data.created_ids as string[];
+    const sequentialIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('seq', SEQUENTIAL_CHECKINS, [sequentialTax])))
+      .data.created_ids as string[];
     const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
     const sequentialDriver = await connectSocket(base, '/driver', { token: await token(sequentialTax) });
     sockets.push(sequentialDriver);
@@ -276,8 +326,11 @@ async function main(): Promise<void> {
     for (const id of sequentialIds) sequential.push(await roundTrip(sequentialDriver, id));
 
     const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
-    const concurrentIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('conc', CONCURRENT_CHECKINS, concurrentTax))).data.created_ids as string[];
-    const concurrentDrivers = await Promise.all(concurrentTax.map(async (taxId) => connectSocket(base, '/driver', { token: await token(taxId) })));
+    const concurrentIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('conc', CONCURRENT_CHECKINS, concurrentTax)))
+      .data.created_ids as string[];
+    const concurrentDrivers = await Promise.all(
+      concurrentTax.map(async (taxId) => connectSocket(base, '/driver', { token: await token(taxId) })),
+    );
     sockets.push(...concurrentDrivers);
     const concurrentStarted = now();
     const concurrent = await Promise.all(concurrentIds.map((id, i) => roundTrip(concurrentDrivers[i], id)));
@@ -286,7 +339,9 @@ async function main(): Promise<void> {
       sequential: figures(sequential, true),
       concurrent: { ...figures(concurrent, true), wall_ms: round(concurrentWall) },
     };
-    say(`check-in round trip, ${SEQUENTIAL_CHECKINS} sequential: p50 ${checkins.sequential.p50} ms, p95 ${checkins.sequential.p95} ms, p99 ${checkins.sequential.p99} ms`);
+    say(
+      `check-in round trip, ${SEQUENTIAL_CHECKINS} sequential: p50 ${checkins.sequential.p50} ms, p95 ${checkins.sequential.p95} ms, p99 ${checkins.sequential.p99} ms`,
+    );
     say(
       `check-in round trip, ${CONCURRENT_CHECKINS} concurrent: p50 ${checkins.concurrent.p50} ms, p95 ${checkins.concurrent.p95} ms, p99 ${checkins.concurrent.p99} ms (all done in ${checkins.concurrent.wall_ms} ms)`,
     );

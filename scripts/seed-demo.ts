@@ -5,12 +5,20 @@ import { AccountsRepository } from '../src/modules/accounts/accounts.repository.
 import { AccountsService } from '../src/modules/accounts/accounts.service.js';
 import { type LayoutSet, parseLayoutBody } from '../src/modules/layouts/layout-schema.js';
 import { LayoutsRepository } from '../src/modules/layouts/layouts.repository.js';
+import { APPOINTMENTS } from '../src/modules/appointments/appointments.definition.js';
+import { CreateAppointmentItemDto, UpdateAppointmentItemDto } from '../src/modules/appointments/dto/appointment.dto.js';
+import { driverTokenSecret, signDriverToken } from '../src/modules/auth/driver-tokens.js';
+import { DriversRepository } from '../src/modules/drivers/drivers.repository.js';
+import { DriverFeed } from '../src/modules/feed/driver-feed.js';
+import { RecordsRepository } from '../src/modules/records/records.repository.js';
+import { RecordsService } from '../src/modules/records/records.service.js';
 
 /**
  * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, and a fresh key for each,
  * printed for Swagger UI's Authorize button. Safe to run again: it reuses the demo accounts and issues new keys.
  */
 const DEMO_TERMINAL = 'Demo Terminal';
+const DEMO_DRIVER = { tax_id: '12345678901', driver_license_number: 'SP-998877', license_category: 'E' };
 const DEMO_CARRIER = 'Demo Carrier';
 
 const CARD = {
@@ -65,7 +73,8 @@ const LAYOUTS: [LayoutSet, string, object][] = [
   ],
 ];
 
-const database = await openDatabase(loadConfig());
+const config = loadConfig();
+const database = await openDatabase(config);
 try {
   await database.dataSource.initialize();
   await database.dataSource.runMigrations({ transaction: 'each' });
@@ -93,6 +102,42 @@ try {
     const owner = set === 'trip' ? keys.carrier.id : keys.terminal.id;
     await layouts.upsert(owner, set, ref, parsed.value.name ?? null, parsed.value.definition);
   }
+  // A demo appointment for the demo driver, its window open from an hour ago to eight hours from now.
+  const appointments = new RecordsService(
+    APPOINTMENTS,
+    new RecordsRepository(APPOINTMENTS, database.dataSource),
+    layouts,
+    new DriversRepository(database.dataSource),
+    database.dataSource,
+    new DriverFeed(database.dataSource),
+    config,
+    CreateAppointmentItemDto,
+    UpdateAppointmentItemDto,
+  );
+  const ref = `DEMO-${new Date().toISOString().slice(0, 16).replace(/\D/g, '')}`;
+  const hour = 3_600_000;
+  await appointments
+    .create(
+      { accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' },
+      {
+        driver: DEMO_DRIVER,
+        appointment: {
+          ref,
+          layout_ref: 'demo-appointment',
+          license_plate: 'ABC1D23',
+          summary: 'Import container pickup, berth 3',
+          window_start: new Date(Date.now() - hour).toISOString(),
+          window_end: new Date(Date.now() + 8 * hour).toISOString(),
+          custom_data: { container: { number: 'MSCU1234567' } },
+        },
+      },
+    )
+    .catch((error: { code?: string }) => {
+      if (error.code !== 'DUPLICATE_KEY') throw error;
+    });
+  const secret = Buffer.from(await driverTokenSecret(config, database.dataSource), 'utf8');
+  const driverToken = signDriverToken(secret, DEMO_DRIVER.tax_id, config.driverTokenTtlMinutes);
+
   console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}).
 
   ${DEMO_TERMINAL}  id ${keys.terminal.id}
@@ -103,8 +148,16 @@ try {
     X-API-Key: ${keys.carrier.key}
     layouts:   trip/demo-trip
 
-Open http://localhost:3000/docs, press Authorize, paste a key, and try GET /api/v1/layouts/{set}.
-Keys are shown once; run this again for new ones.`);
+  Demo driver    tax id ${DEMO_DRIVER.tax_id}, appointment ${ref} (window open for the next 8 hours)
+    driver token (valid until ${driverToken.expires_at}):
+    ${driverToken.token}
+
+Next, each in a terminal of its own:
+  npm start
+  npm run sim:terminal -- --key ${keys.terminal.key}
+  npm run sim:driver -- --token ${driverToken.token} --checkin-next
+
+Swagger UI: http://localhost:3000/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
 } finally {
   await database.close();
 }

@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { io } from 'socket.io-client';
+
+/**
+ * A reference terminal server: connects to /terminal, accepts check-ins with a sample ticket, or rejects
+ * them by rule. `npm run sim:terminal -- --key <terminal API key>`.
+ */
+const USAGE = `npm run sim:terminal -- --key <terminal API key> [--url http://localhost:3000] [--layout demo-ticket]
+                         [--reject-plate ABC1D23 …] [--reject-all] [--delay-ms 0]`;
+
+const { values } = parseArgs({
+  options: {
+    key: { type: 'string' },
+    url: { type: 'string', default: 'http://localhost:3000' },
+    layout: { type: 'string', default: 'demo-ticket' },
+    'reject-plate': { type: 'string', multiple: true, default: [] },
+    'reject-all': { type: 'boolean', default: false },
+    'delay-ms': { type: 'string', default: '0' },
+  },
+});
+if (!values.key) {
+  console.error(`--key is required\n\n${USAGE}`);
+  process.exit(64);
+}
+
+interface CheckinRequest {
+  checkin_id: string;
+  appointment: { ref: string; license_plate: string | null };
+  driver: { tax_id: string };
+}
+
+let lane = 0;
+const socket = io(`${values.url}/terminal`, { auth: { apiKey: values.key }, transports: ['websocket'] });
+socket.on('connect', () => console.log(`terminal connected to ${values.url}/terminal; waiting for check-ins`));
+socket.on('connect_error', (error: Error & { data?: { code?: string } }) => {
+  console.error(`connection refused: ${error.data?.code ?? ''} ${error.message}`);
+  if (error.data?.code === 'UNAUTHORIZED' || error.data?.code === 'FORBIDDEN') process.exit(1);
+});
+socket.on('disconnect', (reason) => reason !== 'io client disconnect' && console.log(`disconnected (${reason}); reconnecting`));
+socket.on('checkin:request', async (request: CheckinRequest, ack: (answer: unknown) => void) => {
+  const plate = request.appointment.license_plate ?? '';
+  console.log(
+    `check-in ${request.checkin_id}: appointment ${request.appointment.ref}, plate ${plate || '-'}, driver ${request.driver.tax_id}`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, Number(values['delay-ms'])));
+  if (values['reject-all'] || values['reject-plate'].includes(plate)) {
+    console.log('  → rejected');
+    return ack({ accepted: false, reason: values['reject-all'] ? 'The gate is closed' : `Plate ${plate} is not allowed at this gate` });
+  }
+  lane = (lane % 6) + 1;
+  const content = { gate: 'A3', lane, bay: 10 + lane, plate, issued_at: new Date().toISOString() };
+  console.log(`  → accepted with a ${values.layout} ticket: gate ${content.gate}, lane ${lane}`);
+  ack({ accepted: true, tickets: [{ layout_ref: values.layout, content }] });
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (socket.close(), process.exit(0)));
