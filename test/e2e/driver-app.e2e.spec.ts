@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newAccount, type TestAccount } from '../factories/accounts.js';
+import { gateScene, minutes } from '../factories/checkin.js';
+import { putLayout } from '../factories/layouts.js';
+import { createItem, createRecords, driver } from '../factories/records.js';
+import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+/** Every card and modal element kind, with paths that exist, are nested deep, or are missing. */
+const CARD = {
+  name: 'Everything',
+  card_layout: [
+    { type: 'section', title: 'Pickup' },
+    { type: 'field', label: 'Plate', path: 'license_plate' },
+    { type: 'field', label: 'Plate again', path: 'appointment.license_plate' },
+    { type: 'field', label: 'Driver', path: 'driver.tax_id' },
+    { type: 'field', label: 'Category', path: 'driver.driver_license_category' },
+    { type: 'field', label: 'Seal', path: 'custom_data.container.seal.number' },
+    { type: 'field', label: 'Missing', path: 'custom_data.nothing.here' },
+    { type: 'alert', color: 'red', text: 'Hazardous cargo', icon: 'warning' },
+    { type: 'qrcode', path: 'ref' },
+  ],
+  modal_layout: [
+    { type: 'qrcode', path: 'custom_data.container' },
+    { type: 'field', label: 'Status', path: 'status' },
+    { type: 'field', label: 'No such field', path: 'gate_number' },
+  ],
+};
+
+const TICKET = {
+  name: 'Gate pass',
+  elements: [
+    { type: 'section', title: 'Gate pass' },
+    { type: 'field', label: 'Gate', path: 'content.gate' },
+    { type: 'divider' },
+    { type: 'tag_container', tags: [{ text: 'Reefer', color: 'blue' }] },
+    { type: 'attention', text: 'Stop at the scale', icon: 'alert' },
+    { type: 'instruction', steps: ['Lane 3', 'Wait'] },
+    { type: 'text', text: 'Good trip' },
+    { type: 'highlight', label: 'Bay', path: 'content.slot.bay' },
+    { type: 'highlight_grid', items: [{ label: 'Row', path: 'content.slot.row' }, { label: 'Tier', path: 'content.slot.tier' }] },
+    { type: 'field', label: 'Plate', path: 'appointment.license_plate' },
+    { type: 'field', label: 'Driver', path: 'driver.tax_id' },
+  ],
+};
+
+describe('the driver app API (contract §8)', () => {
+  let t: TestApp;
+  let terminal: TestAccount;
+  let taxId: string;
+  let token: string;
+  const asDriver = (path: string, bearer = token) => t.http.get(`/api/v1/driver/${path}`).set('Authorization', `Bearer ${bearer}`);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const scene = await gateScene(t.http);
+    ({ terminal, taxId, token } = scene);
+    await putLayout(t.http, terminal.key, 'appointment', 'everything', CARD);
+    await putLayout(t.http, terminal.key, 'ticket', 'pass-all', TICKET);
+  });
+  afterAll(() => t.close());
+
+  it('renders every card and modal element kind, missing paths as null, with the admissible window', async () => {
+    const [ref] = await createRecords(t.http, terminal.key, 'appointment', [
+      createItem(
+        'appointment',
+        'everything',
+        { window_start: '2026-12-01T10:00:00Z', window_end: '2026-12-01T12:00:00Z', start_tolerance: 30, end_tolerance: 15, custom_data: { container: { number: 'MSCU1', seal: { number: 'S-77' } } } },
+        driver(taxId),
+      ),
+    ]);
+    const res = await asDriver('appointments');
+    expect(res.status).toBe(200);
+    const appointment = res.body.data.find((a: { ref: string }) => a.ref === ref);
+    expect(appointment).toMatchObject({
+      ref,
+      status: 'SCHEDULED',
+      terminal: { id: terminal.id, name: terminal.name },
+      admissible_from: '2026-12-01T09:30:00.000Z',
+      admissible_until: '2026-12-01T12:15:00.000Z',
+      window_start: '2026-12-01T10:00:00.000Z',
+    });
+    expect(appointment.layout.layout_ref).toBe('everything');
+    expect(appointment.layout.card_layout.map((e: { value?: unknown }) => e.value)).toEqual([
+      undefined,
+      'ABC1D23',
+      'ABC1D23',
+      taxId,
+      'E',
+      'S-77',
+      null,
+      undefined,
+      ref,
+    ]);
+    expect(appointment.layout.card_layout[7]).toEqual({ type: 'alert', color: 'red', text: 'Hazardous cargo', icon: 'warning' });
+    expect(JSON.parse(appointment.layout.modal_layout[0].value)).toEqual({ number: 'MSCU1', seal: { number: 'S-77' } });
+    expect(appointment.layout.modal_layout).toEqual([
+      { type: 'qrcode', path: 'custom_data.container', value: expect.any(String) },
+      { type: 'field', label: 'Status', path: 'status', value: 'SCHEDULED' },
+      { type: 'field', label: 'No such field', path: 'gate_number', value: null },
+    ]);
+  });
+
+  it('renders every ticket element kind from content, the appointment and the driver', async () => {
+    const [ref] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'everything', {}, driver(taxId))]);
+    await t.http.post('/api/v1/tickets').set('X-API-Key', terminal.key).send({ appointment_ref: ref, layout_ref: 'pass-all', content: { gate: 'B2', slot: { bay: 7, row: 'R1' } } });
+    const tickets = (await asDriver('tickets')).body.data;
+    const ticket = tickets.find((x: { appointment_ref: string }) => x.appointment_ref === ref);
+    const elements = ticket.layout.elements;
+    expect(elements.map((e: { type: string }) => e.type)).toEqual(TICKET.elements.map((e) => e.type));
+    expect(elements[1].value).toBe('B2');
+    expect(elements[2]).toEqual({ type: 'divider' });
+    expect(elements[3]).toEqual(TICKET.elements[3]);
+    expect(elements[7].value).toBe(7);
+    expect(elements[8].items).toEqual([
+      { label: 'Row', path: 'content.slot.row', value: 'R1' },
+      { label: 'Tier', path: 'content.slot.tier', value: null },
+    ]);
+    expect(elements[9].value).toBe('ABC1D23');
+    expect(elements[10].value).toBe(taxId);
+  });
+
+  it('shows only live records: deleted and completed ones drop out, with their tickets', async () => {
+    const [gone, done] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'everything', {}, driver(taxId)), createItem('appointment', 'everything', {}, driver(taxId))]);
+    await t.http.post('/api/v1/tickets').set('X-API-Key', terminal.key).send({ appointment_ref: gone, layout_ref: 'pass-all', content: {} });
+    await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([gone]);
+    await t.http.put('/api/v1/appointments').set('X-API-Key', terminal.key).send({ ref: done, appointment: { status: 'ON_GOING' } });
+    await t.http.put('/api/v1/appointments').set('X-API-Key', terminal.key).send({ ref: done, appointment: { status: 'COMPLETED' } });
+    const refs = (await asDriver('appointments')).body.data.map((a: { ref: string }) => a.ref);
+    expect(refs).not.toContain(gone);
+    expect(refs).not.toContain(done);
+    expect((await asDriver('tickets')).body.data.map((x: { appointment_ref: string }) => x.appointment_ref)).not.toContain(gone);
+  });
+
+  it('renders trips with their carrier layout', async () => {
+    const carrier = await newAccount(t.http, 'carrier');
+    await putLayout(t.http, carrier.key, 'trip', 'trip-card', {
+      card_layout: [{ type: 'field', label: 'To', path: 'trip.to_location' }, { type: 'field', label: 'State', path: 'destiny_state' }],
+      modal_layout: [{ type: 'qrcode', path: 'driver.tax_id' }],
+    });
+    const [ref] = await createRecords(t.http, carrier.key, 'trip', [createItem('trip', 'trip-card', { window_start: minutes(-10), window_end: minutes(10) }, driver(taxId))]);
+    const trip = (await asDriver('trips')).body.data.find((x: { ref: string }) => x.ref === ref);
+    expect(trip).toMatchObject({ ref, status: 'PLANNED', carrier: { id: carrier.id, name: carrier.name }, to_location: 'Rio' });
+    expect(trip.layout.card_layout.map((e: { value: unknown }) => e.value)).toEqual(['Rio', 'RJ']);
+    expect(trip.layout.modal_layout[0].value).toBe(taxId);
+  });
+
+  it('isolates drivers: each token sees only its own driver’s records and tickets', async () => {
+    const other = await gateScene(t.http);
+    await other.appointment();
+    const mine = (await asDriver('appointments')).body.data.map((a: { id: string }) => a.id);
+    const theirs = (await asDriver('appointments', other.token)).body.data.map((a: { id: string }) => a.id);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(theirs.length).toBe(2);
+    expect(mine.filter((id: string) => theirs.includes(id))).toEqual([]);
+    expect((await asDriver('tickets', other.token)).body.data).toEqual([]);
+    expect((await asDriver('appointments', 'not-a-token')).status).toBe(401);
+    expect((await t.http.get('/api/v1/driver/appointments').set('X-API-Key', terminal.key)).status).toBe(401);
+  });
+});
+
+describe('layout preview (POST /api/v1/layouts/{set}/{ref}/preview)', () => {
+  let t: TestApp;
+  let terminal: TestAccount;
+  beforeAll(async () => {
+    t = await startTestApp();
+    terminal = await newAccount(t.http, 'terminal');
+    await putLayout(t.http, terminal.key, 'appointment', 'everything', CARD);
+    await putLayout(t.http, terminal.key, 'ticket', 'pass-all', TICKET);
+  });
+  afterAll(() => t.close());
+
+  const preview = (set: string, ref: string, body: unknown, key = terminal.key) => t.http.post(`/api/v1/layouts/${set}/${ref}/preview`).set('X-API-Key', key).send(body as object);
+
+  it('renders a card layout against sample data exactly as drivers get it', async () => {
+    const res = await preview('appointment', 'everything', {
+      data: { license_plate: 'XYZ', ref: 'R-1', driver: { tax_id: '99' }, custom_data: { container: { seal: { number: 'S-1' } } } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.layout_ref).toBe('everything');
+    expect(res.body.data.card_layout.map((e: { value?: unknown }) => e.value)).toEqual([undefined, 'XYZ', 'XYZ', '99', null, 'S-1', null, undefined, 'R-1']);
+  });
+
+  it('renders a ticket layout from sample content', async () => {
+    const res = await preview('ticket', 'pass-all', { data: { content: { gate: 'G', slot: { bay: 1 } } } });
+    expect(res.body.data.elements[1].value).toBe('G');
+    expect(res.body.data.elements[7].value).toBe(1);
+    expect(res.body.data.elements[9].value).toBeNull();
+  });
+
+  it('refuses bad input and unknown layouts', async () => {
+    expect((await preview('appointment', 'everything', { data: 'x' })).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await preview('appointment', 'everything', { data: {}, extra: 1 })).body.error.details.errors[0].path).toBe('extra');
+    expect((await preview('appointment', 'nope', { data: {} })).status).toBe(404);
+    const carrier = await newAccount(t.http, 'carrier');
+    expect((await preview('appointment', 'everything', { data: {} }, carrier.key)).status).toBe(403);
+  });
+});
