@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+
+/**
+ * The README's walkthrough, step by step, with the same npm commands on the embedded store. The only
+ * additions: a DATA_DIR and a PORT of the test's own, and `--url` pointing the simulators at that port.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), 'gate-walkthrough-'));
+const processes: ChildProcess[] = [];
+
+function npm(args: string[], env: Record<string, string>) {
+  const { DATABASE_URL: _unset, ...inherited } = process.env;
+  const child = spawn('npm', ['run', '--silent', ...args], { env: { ...inherited, DATA_DIR: dataDir, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  processes.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exit, output: () => output };
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+afterAll(() => {
+  for (const child of processes) {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the README walkthrough', () => {
+  it('seed, start, terminal simulator, driver simulator: a ticket arrives on the driver', async () => {
+    const seed = npm(['seed:demo'], {});
+    expect(await seed.exit).toBe(0);
+    const terminalKey = /npm run sim:terminal -- --key (\S+)/.exec(seed.output())?.[1];
+    const driverToken = /npm run sim:driver -- --token (\S+)/.exec(seed.output())?.[1];
+    expect(terminalKey).toMatch(/^gsk_/);
+    expect(driverToken).toBeDefined();
+
+    const port = String(await freePort());
+    const url = `http://127.0.0.1:${port}`;
+    const service = npm(['start'], { PORT: port, LOG_LEVEL: 'warn' });
+    await until(async () => (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200, 'the service');
+    expect((await fetch(`${url}/docs`)).status).toBe(200);
+
+    const terminal = npm(['sim:terminal', '--', '--key', terminalKey!, '--url', url], {});
+    await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator');
+
+    const driver = npm(['sim:driver', '--', '--token', driverToken!, '--url', url, '--checkin-next', '--exit-on-ticket'], {});
+    expect(await driver.exit).toBe(0);
+    expect(driver.output()).toContain('appointment.status');
+    expect(driver.output()).toContain('SCHEDULED → CHECKED_IN');
+    expect(driver.output()).toMatch(/ticket\.created ticket [0-9a-f-]{36}/);
+    expect(driver.output()).toContain('Gate: A3');
+    expect(terminal.output()).toMatch(/accepted with a demo-ticket ticket/);
+
+    // Swagger step: the terminal adds a ticket through the API; a driver app that reconnects replays it.
+    const appointmentRef = /appointment (DEMO-\d+)/.exec(seed.output())![1];
+    const created = await fetch(`${url}/api/v1/tickets`, {
+      method: 'POST',
+      headers: { 'X-API-Key': terminalKey!, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ appointment_ref: appointmentRef, layout_ref: 'demo-ticket', content: { gate: 'B7' } }),
+    });
+    expect(created.status).toBe(201);
+    const replay = npm(['sim:driver', '--', '--token', driverToken!, '--url', url, '--after', '2', '--exit-on-ticket'], {});
+    expect(await replay.exit).toBe(0);
+    expect(replay.output()).toContain('#3 ticket.created');
+    expect(replay.output()).toContain('Gate: B7');
+
+    process.kill(-service.child.pid!, 'SIGTERM');
+    await service.exit;
+  });
+});
