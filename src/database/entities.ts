@@ -9,4 +9,17 @@ import { Ticket } from '../modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from '../modules/trips/trip.entity.js';
 import { Setting } from './setting.entity.js';
 
-export const ENTITIES = [Account, ApiKey, Layout, Driver, Trip, TripLog, Appointment, AppointmentLog, Ticket, DriverEvent, Checkin, Setting];
+export const ENTITIES = [
+  Account,
+  ApiKey,
+  Layout,
+  Driver,
+  Trip,
+  TripLog,
+  Appointment,
+  AppointmentLog,
+  Ticket,
+  DriverEvent,
+  Checkin,
+  Setting,
+];

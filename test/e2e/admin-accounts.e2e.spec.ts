@@ -16,7 +16,9 @@ describe('admin endpoints (contract §1)', () => {
     patch: (path: string, body: object) => t.http.patch(`/api/v1/admin${path}`).set('X-API-Key', TEST_ADMIN_KEY).send(body),
     delete: (path: string) => t.http.delete(`/api/v1/admin${path}`).set('X-API-Key', TEST_ADMIN_KEY),
   };
-  const paths = (res: { body: { error: { details: { errors: { path: string }[] } } } }) => [...new Set(res.body.error.details.errors.map((e) => e.path))];
+  const paths = (res: { body: { error: { details: { errors: { path: string }[] } } } }) => [
+    ...new Set(res.body.error.details.errors.map((e) => e.path)),
+  ];
 
   it('creates each kind of account with its first key', async () => {
     for (const kind of ['carrier', 'terminal', 'admin']) {
@@ -42,7 +44,9 @@ describe('admin endpoints (contract §1)', () => {
     expect(paths(await admin.post('/accounts', { kind: 'shipper', name: 'X' }))).toEqual(['kind']);
     expect(paths(await admin.post('/accounts', { kind: 'carrier' }))).toEqual(['name']);
     expect(paths(await admin.post('/accounts', { kind: 'carrier', name: 'X', colour: 'red' }))).toEqual(['colour']);
-    expect(paths(await admin.post('/accounts', { kind: 'terminal', name: 'X', location: { ...FENCE, lat: 91 } }))).toEqual(['location.lat']);
+    expect(paths(await admin.post('/accounts', { kind: 'terminal', name: 'X', location: { ...FENCE, lat: 91 } }))).toEqual([
+      'location.lat',
+    ]);
     expect(paths(await admin.post('/accounts', { kind: 'carrier', name: 'X', location: FENCE }))).toEqual(['location']);
     expect(paths(await admin.post('/accounts', { kind: 'carrier', name: '' }))).toEqual(['name']);
     const res = await admin.post('/accounts', { kind: 'carrier', name: 'X', location: { ...FENCE, radius_m: 'far' } });
@@ -93,7 +97,12 @@ describe('admin endpoints (contract §1)', () => {
     expect(issued.status).toBe(201);
     const revoked = await admin.delete(`/api-keys/${issued.body.data.id}`);
     expect(revoked.status).toBe(200);
-    expect(revoked.body.data).toEqual({ id: issued.body.data.id, prefix: issued.body.data.api_key.slice(0, 10), created_at: expect.any(String), revoked_at: expect.any(String) });
+    expect(revoked.body.data).toEqual({
+      id: issued.body.data.id,
+      prefix: issued.body.data.api_key.slice(0, 10),
+      created_at: expect.any(String),
+      revoked_at: expect.any(String),
+    });
     expect((await t.http.get('/api/v1/layouts/trip').set('X-API-Key', issued.body.data.api_key)).status).toBe(401);
   });
 });

@@ -17,15 +17,29 @@ describe('AsyncAPI document of the real-time channel', () => {
     expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
     expect(document).toBeDefined();
 
-    const channels = Object.fromEntries(document!.channels().all().map((channel) => [channel.address(), channel.messages().all().map((m) => m.name())]));
-    expect(channels['/terminal']).toEqual(expect.arrayContaining(['checkin:request', 'checkin:request ack', 'checkin:confirm', 'checkin:confirm ack']));
+    const channels = Object.fromEntries(
+      document!
+        .channels()
+        .all()
+        .map((channel) => [
+          channel.address(),
+          channel
+            .messages()
+            .all()
+            .map((m) => m.name()),
+        ]),
+    );
+    expect(channels['/terminal']).toEqual(
+      expect.arrayContaining(['checkin:request', 'checkin:request ack', 'checkin:confirm', 'checkin:confirm ack']),
+    );
     expect(channels['/driver']).toEqual(expect.arrayContaining(['event', 'checkin:request', 'checkin:request ack', 'sync', 'sync ack']));
     const operations = document!.operations().all();
     expect(operations.filter((operation) => operation.reply()).length).toBe(4);
 
     const codes = res.body.components.schemas.AckError.properties.error.properties.code.enum;
     expect(codes).toEqual(ERROR_CODES);
-    for (const code of ['CHECKIN_REJECTED', 'TERMINAL_TIMEOUT', 'TERMINAL_OFFLINE', 'CHECKIN_OUTSIDE_WINDOW', 'CHECKIN_FAILED']) expect(codes).toContain(code);
+    for (const code of ['CHECKIN_REJECTED', 'TERMINAL_TIMEOUT', 'TERMINAL_OFFLINE', 'CHECKIN_OUTSIDE_WINDOW', 'CHECKIN_FAILED'])
+      expect(codes).toContain(code);
   });
 
   it('is linked from the OpenAPI description', async () => {

@@ -12,7 +12,11 @@ describe('API keys and access (contract §1)', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    [carrier, terminal, admin] = await Promise.all([newAccount(t.http, 'carrier'), newAccount(t.http, 'terminal'), newAccount(t.http, 'admin')]);
+    [carrier, terminal, admin] = await Promise.all([
+      newAccount(t.http, 'carrier'),
+      newAccount(t.http, 'terminal'),
+      newAccount(t.http, 'admin'),
+    ]);
   });
   afterAll(() => t.close());
 
@@ -54,7 +58,9 @@ describe('API keys and access (contract §1)', () => {
   });
 
   it('stores keys only as SHA-256 hashes and shows them once', async () => {
-    const rows: { key_hash: string; prefix: string }[] = await t.app.get(DataSource).query('SELECT key_hash, prefix FROM api_keys WHERE id = $1', [terminal.keyId]);
+    const rows: { key_hash: string; prefix: string }[] = await t.app
+      .get(DataSource)
+      .query('SELECT key_hash, prefix FROM api_keys WHERE id = $1', [terminal.keyId]);
     expect(rows[0].key_hash).toBe(createHash('sha256').update(terminal.key).digest('hex'));
     expect(rows[0].key_hash).not.toContain(terminal.key);
     expect(terminal.key.startsWith(rows[0].prefix)).toBe(true);
@@ -62,7 +68,9 @@ describe('API keys and access (contract §1)', () => {
 
     const detail = await t.http.get(`/api/v1/admin/accounts/${terminal.id}`).set('X-API-Key', TEST_ADMIN_KEY);
     expect(JSON.stringify(detail.body)).not.toContain(terminal.key);
-    expect(detail.body.data.api_keys).toEqual([{ id: terminal.keyId, prefix: rows[0].prefix, created_at: expect.any(String), revoked_at: null }]);
+    expect(detail.body.data.api_keys).toEqual([
+      { id: terminal.keyId, prefix: rows[0].prefix, created_at: expect.any(String), revoked_at: null },
+    ]);
   });
 
   it('gives an account several keys, each revocable on its own', async () => {
@@ -96,7 +104,11 @@ describe('API keys and access (contract §1)', () => {
   });
 
   it('checks the kind before the body: a carrier sending a malformed ticket layout is 403', async () => {
-    const res = await t.http.put('/api/v1/layouts/ticket/x').set('X-API-Key', carrier.key).set('Content-Type', 'application/json').send('{oops');
+    const res = await t.http
+      .put('/api/v1/layouts/ticket/x')
+      .set('X-API-Key', carrier.key)
+      .set('Content-Type', 'application/json')
+      .send('{oops');
     expect(res.status).toBe(403);
   });
 });

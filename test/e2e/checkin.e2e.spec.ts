@@ -29,7 +29,11 @@ afterEach(() => {
 afterAll(() => t.close());
 
 const emit = <T = Record<string, unknown>>(socket: Socket, event: string, payload: unknown) =>
-  socket.timeout(5000).emitWithAck(event, payload) as Promise<{ success: boolean; data: T; error: { code: string; message: string; details?: Record<string, unknown> } }>;
+  socket.timeout(5000).emitWithAck(event, payload) as Promise<{
+    success: boolean;
+    data: T;
+    error: { code: string; message: string; details?: Record<string, unknown> };
+  }>;
 
 async function appointmentState(id: string) {
   const [row] = await db.query(`SELECT status FROM appointments WHERE id = $1`, [id]);
@@ -81,9 +85,17 @@ describe('check-in requested by the driver', () => {
     const { socket, events } = await connectDriver(url, scene.token);
     track(socket);
 
-    const ack = await emit<{ tickets: { id: string; content: unknown; layout_ref: string }[]; status: string; appointment_ref: string }>(socket, 'checkin:request', { appointment_id: id });
+    const ack = await emit<{ tickets: { id: string; content: unknown; layout_ref: string }[]; status: string; appointment_ref: string }>(
+      socket,
+      'checkin:request',
+      { appointment_id: id },
+    );
     expect(ack.error).toBeUndefined();
-    expect(ack.data).toMatchObject({ status: 'CHECKED_IN', appointment_ref: ref, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } }] });
+    expect(ack.data).toMatchObject({
+      status: 'CHECKED_IN',
+      appointment_ref: ref,
+      tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } }],
+    });
     expect(requests).toEqual([
       {
         checkin_id: expect.any(String),
@@ -91,10 +103,17 @@ describe('check-in requested by the driver', () => {
         driver: { tax_id: scene.taxId, driver_license_number: expect.any(String), driver_license_category: 'E' },
       },
     ]);
-    expect(await appointmentState(id)).toEqual({ status: 'CHECKED_IN', events: ['created', 'checkin_requested', 'checked_in', 'ticket_created'], tickets: 1 });
+    expect(await appointmentState(id)).toEqual({
+      status: 'CHECKED_IN',
+      events: ['created', 'checkin_requested', 'checked_in', 'ticket_created'],
+      tickets: 1,
+    });
 
     await waitFor(() => events.length >= 2);
-    const mine = events.filter((e) => (e.data as { id?: string; appointment_id?: string }).id === id || (e.data as { appointment_id?: string }).appointment_id === id);
+    const mine = events.filter(
+      (e) =>
+        (e.data as { id?: string; appointment_id?: string }).id === id || (e.data as { appointment_id?: string }).appointment_id === id,
+    );
     expect(mine.map((e) => e.type)).toEqual(['appointment.status', 'ticket.created']);
     expect(mine[1].data).toMatchObject({ id: ack.data.tickets[0].id, content: { gate: 'A3', bay: 12 } });
     expect(mine[1].seq).toBe(mine[0].seq + 1);
@@ -107,18 +126,28 @@ describe('check-in requested by the driver', () => {
     track(socket);
     const ack = await emit(socket, 'checkin:request', { appointment_id: id });
     expect(ack.error).toMatchObject({ code: 'CHECKIN_REJECTED', details: { reason: 'No booking at this gate' } });
-    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_rejected'], tickets: 0 });
+    expect(await appointmentState(id)).toEqual({
+      status: 'SCHEDULED',
+      events: ['created', 'checkin_requested', 'checkin_rejected'],
+      tickets: 0,
+    });
   });
 
   it('timeout: TERMINAL_TIMEOUT, and the late ack stores nothing', async () => {
     const { id } = await scene.appointment();
-    track(await connectTerminal(url, scene.terminal.key, () => new Promise((resolve) => setTimeout(() => resolve(ACCEPT), TIMEOUT_MS + 400))));
+    track(
+      await connectTerminal(url, scene.terminal.key, () => new Promise((resolve) => setTimeout(() => resolve(ACCEPT), TIMEOUT_MS + 400))),
+    );
     const { socket } = await connectDriver(url, scene.token);
     track(socket);
     const ack = await emit(socket, 'checkin:request', { appointment_id: id });
     expect(ack.error.code).toBe('TERMINAL_TIMEOUT');
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_failed'], tickets: 0 });
+    expect(await appointmentState(id)).toEqual({
+      status: 'SCHEDULED',
+      events: ['created', 'checkin_requested', 'checkin_failed'],
+      tickets: 0,
+    });
   });
 
   it('terminal offline: TERMINAL_OFFLINE at once, logged', async () => {
@@ -127,7 +156,11 @@ describe('check-in requested by the driver', () => {
     track(socket);
     const ack = await emit(socket, 'checkin:request', { appointment_id: id });
     expect(ack.error.code).toBe('TERMINAL_OFFLINE');
-    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_failed'], tickets: 0 });
+    expect(await appointmentState(id)).toEqual({
+      status: 'SCHEDULED',
+      events: ['created', 'checkin_requested', 'checkin_failed'],
+      tickets: 0,
+    });
   });
 
   it('outside the window: CHECKIN_OUTSIDE_WINDOW naming the admissible window; tolerances widen it', async () => {
@@ -136,7 +169,10 @@ describe('check-in requested by the driver', () => {
     track(socket);
     const early = await scene.appointment({ window_start: minutes(60), window_end: minutes(120) });
     const ack = await emit(socket, 'checkin:request', { appointment_id: early.id });
-    expect(ack.error).toMatchObject({ code: 'CHECKIN_OUTSIDE_WINDOW', details: { admissible_from: expect.any(String), admissible_until: expect.any(String) } });
+    expect(ack.error).toMatchObject({
+      code: 'CHECKIN_OUTSIDE_WINDOW',
+      details: { admissible_from: expect.any(String), admissible_until: expect.any(String) },
+    });
     expect((await appointmentState(early.id)).status).toBe('SCHEDULED');
 
     const tolerated = await scene.appointment({ window_start: minutes(60), window_end: minutes(120), start_tolerance: 90 });
@@ -154,7 +190,10 @@ describe('check-in requested by the driver', () => {
     expect((await emit(socket, 'checkin:request', {})).error.code).toBe('VALIDATION_ERROR');
 
     const mine = await scene.appointment();
-    await t.http.put('/api/v1/appointments').set('X-API-Key', scene.terminal.key).send({ ref: mine.ref, appointment: { status: 'ON_GOING' } });
+    await t.http
+      .put('/api/v1/appointments')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ ref: mine.ref, appointment: { status: 'ON_GOING' } });
     expect((await emit(socket, 'checkin:request', { appointment_id: mine.id })).error).toMatchObject({
       code: 'INVALID_STATUS_TRANSITION',
       details: { from: 'ON_GOING', to: 'CHECKED_IN' },
@@ -178,12 +217,18 @@ describe('check-in requested by the driver', () => {
 
   it('unusable tickets in the ack: CHECKIN_FAILED, nothing stored', async () => {
     const { id } = await scene.appointment();
-    track(await connectTerminal(url, scene.terminal.key, () => ({ accepted: true, tickets: [{ layout_ref: 'no-such-layout', content: {} }] })));
+    track(
+      await connectTerminal(url, scene.terminal.key, () => ({ accepted: true, tickets: [{ layout_ref: 'no-such-layout', content: {} }] })),
+    );
     const { socket } = await connectDriver(url, scene.token);
     track(socket);
     const ack = await emit(socket, 'checkin:request', { appointment_id: id });
     expect(ack.error.code).toBe('CHECKIN_FAILED');
-    expect(await appointmentState(id)).toEqual({ status: 'SCHEDULED', events: ['created', 'checkin_requested', 'checkin_failed'], tickets: 0 });
+    expect(await appointmentState(id)).toEqual({
+      status: 'SCHEDULED',
+      events: ['created', 'checkin_requested', 'checkin_failed'],
+      tickets: 0,
+    });
   });
 
   it('checks in the driver’s trips whose destination lies in the terminal’s geofence', async () => {
@@ -195,14 +240,21 @@ describe('check-in requested by the driver', () => {
       createItem('trip', 'trip-l', { destiny_lat: TERMINAL_FENCE.lat + 1, destiny_lng: TERMINAL_FENCE.lng }, driver(scene.taxId)),
       createItem('trip', 'trip-l', { destiny_lat: TERMINAL_FENCE.lat, destiny_lng: TERMINAL_FENCE.lng }, driver(scene.taxId)),
     ]);
-    await t.http.put('/api/v1/trips').set('X-API-Key', carrier.key).send({ ref: done, trip: { status: 'ON_GOING' } });
+    await t.http
+      .put('/api/v1/trips')
+      .set('X-API-Key', carrier.key)
+      .send({ ref: done, trip: { status: 'ON_GOING' } });
     track(await connectTerminal(url, scene.terminal.key, () => ACCEPT));
     const { socket, events } = await connectDriver(url, scene.token);
     track(socket);
     const ack = await emit<{ checked_in_trips: string[] }>(socket, 'checkin:request', { appointment_id: id });
     expect(ack.data.checked_in_trips).toEqual([inside]);
     const logs = await t.http.get(`/api/v1/trips/logs?refs=${inside}&refs=${outside}&refs=${done}`).set('X-API-Key', carrier.key);
-    expect(logs.body.data.map((e: { data: { trip: { status: string } } }) => e.data.trip.status)).toEqual(['CHECKED_IN', 'PLANNED', 'ON_GOING']);
+    expect(logs.body.data.map((e: { data: { trip: { status: string } } }) => e.data.trip.status)).toEqual([
+      'CHECKED_IN',
+      'PLANNED',
+      'ON_GOING',
+    ]);
     expect(logs.body.data[0].data.logs[0].event).toBe('checked_in');
     await waitFor(() => events.some((e) => e.type === 'trip.status' && e.data.ref === inside));
   });
@@ -217,7 +269,11 @@ describe('check-in over REST and confirmed by the terminal', () => {
     expect(res503.status).toBe(503);
     expect(res503.body.error.code).toBe('TERMINAL_OFFLINE');
 
-    const terminal = track(await connectTerminal(url, scene.terminal.key, (request) => ((request.appointment as { ref: string }).ref === offline.ref ? { accepted: false, reason: 'closed' } : ACCEPT)));
+    const terminal = track(
+      await connectTerminal(url, scene.terminal.key, (request) =>
+        (request.appointment as { ref: string }).ref === offline.ref ? { accepted: false, reason: 'closed' } : ACCEPT,
+      ),
+    );
     const rejected = await t.http.post(`/api/v1/driver/appointments/${offline.id}/check-in`).set('Authorization', bearer);
     expect(rejected.status).toBe(409);
     expect(rejected.body.error.code).toBe('CHECKIN_REJECTED');
@@ -243,7 +299,10 @@ describe('check-in over REST and confirmed by the terminal', () => {
     const terminal = track(await connect(url, '/terminal', { apiKey: scene.terminal.key }));
     const { socket, events } = await connectDriver(url, scene.token);
     track(socket);
-    const ack = await emit<{ tickets: unknown[] }>(terminal, 'checkin:confirm', { appointment_ref: ref, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'B1' } }] });
+    const ack = await emit<{ tickets: unknown[] }>(terminal, 'checkin:confirm', {
+      appointment_ref: ref,
+      tickets: [{ layout_ref: 'gate-pass', content: { gate: 'B1' } }],
+    });
     expect(ack.success).toBe(true);
     expect(ack.data.tickets).toHaveLength(1);
     expect(await appointmentState(id)).toMatchObject({ status: 'CHECKED_IN', tickets: 1 });
@@ -268,18 +327,38 @@ describe('the driver feed', () => {
     const { ref } = await scene.appointment();
     const terminal = track(await connect(url, '/terminal', { apiKey: scene.terminal.key }));
     await emit(terminal, 'checkin:confirm', { appointment_ref: ref, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'C' } }] });
-    const created = await t.http.post('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { extra: true } });
+    const created = await t.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { extra: true } });
     const ticketId = created.body.data.created_ids[0];
-    await t.http.put('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ ticket_id: ticketId, content: { extra: false } });
-    await t.http.delete('/api/v1/tickets').set('X-API-Key', scene.terminal.key).set('Content-Type', 'application/json').send(JSON.stringify(ticketId));
-    await t.http.put('/api/v1/appointments').set('X-API-Key', scene.terminal.key).send({ ref, appointment: { status: 'ON_GOING' } });
+    await t.http
+      .put('/api/v1/tickets')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ ticket_id: ticketId, content: { extra: false } });
+    await t.http
+      .delete('/api/v1/tickets')
+      .set('X-API-Key', scene.terminal.key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(ticketId));
+    await t.http
+      .put('/api/v1/appointments')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ ref, appointment: { status: 'ON_GOING' } });
     expect(events).toHaveLength(0);
 
     const back = await connectDriver(url, scene.token);
     track(back.socket);
     const replay = await emit<{ events: PushedEvent[]; last_seq: number; has_more: boolean }>(back.socket, 'sync', { after_seq: baseline });
     const types = replay.data.events.map((e) => e.type);
-    expect(types).toEqual(['appointment.status', 'ticket.created', 'ticket.created', 'ticket.updated', 'ticket.deleted', 'appointment.status']);
+    expect(types).toEqual([
+      'appointment.status',
+      'ticket.created',
+      'ticket.created',
+      'ticket.updated',
+      'ticket.deleted',
+      'appointment.status',
+    ]);
     const seqs = replay.data.events.map((e) => e.seq);
     expect(seqs).toEqual(seqs.map((_, i) => baseline + 1 + i));
     expect(replay.data).toMatchObject({ last_seq: baseline + 6, has_more: false });
@@ -288,7 +367,9 @@ describe('the driver feed', () => {
     expect(rest.body.data.events).toEqual(replay.data.events);
     const nothing = await emit<{ events: unknown[] }>(back.socket, 'sync', { after_seq: replay.data.last_seq });
     expect(nothing.data.events).toEqual([]);
-    expect((await t.http.get('/api/v1/driver/events?after=-1').set('Authorization', `Bearer ${scene.token}`)).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await t.http.get('/api/v1/driver/events?after=-1').set('Authorization', `Bearer ${scene.token}`)).body.error.code).toBe(
+      'VALIDATION_ERROR',
+    );
   });
 
   it('pushes REST ticket changes live and never delivers one driver’s events to another', async () => {
@@ -299,7 +380,10 @@ describe('the driver feed', () => {
     const driverB = await connectDriver(url, b.token);
     track(driverA.socket);
     track(driverB.socket);
-    await t.http.post('/api/v1/tickets').set('X-API-Key', a.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { n: 1 } });
+    await t.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', a.terminal.key)
+      .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { n: 1 } });
     await waitFor(() => driverA.events.some((e) => e.type === 'ticket.created'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(driverB.events).toEqual([]);

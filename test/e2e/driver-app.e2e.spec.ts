@@ -37,7 +37,13 @@ const TICKET = {
     { type: 'instruction', steps: ['Lane 3', 'Wait'] },
     { type: 'text', text: 'Good trip' },
     { type: 'highlight', label: 'Bay', path: 'content.slot.bay' },
-    { type: 'highlight_grid', items: [{ label: 'Row', path: 'content.slot.row' }, { label: 'Tier', path: 'content.slot.tier' }] },
+    {
+      type: 'highlight_grid',
+      items: [
+        { label: 'Row', path: 'content.slot.row' },
+        { label: 'Tier', path: 'content.slot.tier' },
+      ],
+    },
     { type: 'field', label: 'Plate', path: 'appointment.license_plate' },
     { type: 'field', label: 'Driver', path: 'driver.tax_id' },
   ],
@@ -64,7 +70,13 @@ describe('the driver app API (contract §8)', () => {
       createItem(
         'appointment',
         'everything',
-        { window_start: '2026-12-01T10:00:00Z', window_end: '2026-12-01T12:00:00Z', start_tolerance: 30, end_tolerance: 15, custom_data: { container: { number: 'MSCU1', seal: { number: 'S-77' } } } },
+        {
+          window_start: '2026-12-01T10:00:00Z',
+          window_end: '2026-12-01T12:00:00Z',
+          start_tolerance: 30,
+          end_tolerance: 15,
+          custom_data: { container: { number: 'MSCU1', seal: { number: 'S-77' } } },
+        },
         driver(taxId),
       ),
     ]);
@@ -102,7 +114,10 @@ describe('the driver app API (contract §8)', () => {
 
   it('renders every ticket element kind from content, the appointment and the driver', async () => {
     const [ref] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'everything', {}, driver(taxId))]);
-    await t.http.post('/api/v1/tickets').set('X-API-Key', terminal.key).send({ appointment_ref: ref, layout_ref: 'pass-all', content: { gate: 'B2', slot: { bay: 7, row: 'R1' } } });
+    await t.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', terminal.key)
+      .send({ appointment_ref: ref, layout_ref: 'pass-all', content: { gate: 'B2', slot: { bay: 7, row: 'R1' } } });
     const tickets = (await asDriver('tickets')).body.data;
     const ticket = tickets.find((x: { appointment_ref: string }) => x.appointment_ref === ref);
     const elements = ticket.layout.elements;
@@ -120,11 +135,23 @@ describe('the driver app API (contract §8)', () => {
   });
 
   it('shows only live records: deleted and completed ones drop out, with their tickets', async () => {
-    const [gone, done] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'everything', {}, driver(taxId)), createItem('appointment', 'everything', {}, driver(taxId))]);
-    await t.http.post('/api/v1/tickets').set('X-API-Key', terminal.key).send({ appointment_ref: gone, layout_ref: 'pass-all', content: {} });
+    const [gone, done] = await createRecords(t.http, terminal.key, 'appointment', [
+      createItem('appointment', 'everything', {}, driver(taxId)),
+      createItem('appointment', 'everything', {}, driver(taxId)),
+    ]);
+    await t.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', terminal.key)
+      .send({ appointment_ref: gone, layout_ref: 'pass-all', content: {} });
     await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([gone]);
-    await t.http.put('/api/v1/appointments').set('X-API-Key', terminal.key).send({ ref: done, appointment: { status: 'ON_GOING' } });
-    await t.http.put('/api/v1/appointments').set('X-API-Key', terminal.key).send({ ref: done, appointment: { status: 'COMPLETED' } });
+    await t.http
+      .put('/api/v1/appointments')
+      .set('X-API-Key', terminal.key)
+      .send({ ref: done, appointment: { status: 'ON_GOING' } });
+    await t.http
+      .put('/api/v1/appointments')
+      .set('X-API-Key', terminal.key)
+      .send({ ref: done, appointment: { status: 'COMPLETED' } });
     const refs = (await asDriver('appointments')).body.data.map((a: { ref: string }) => a.ref);
     expect(refs).not.toContain(gone);
     expect(refs).not.toContain(done);
@@ -134,10 +161,15 @@ describe('the driver app API (contract §8)', () => {
   it('renders trips with their carrier layout', async () => {
     const carrier = await newAccount(t.http, 'carrier');
     await putLayout(t.http, carrier.key, 'trip', 'trip-card', {
-      card_layout: [{ type: 'field', label: 'To', path: 'trip.to_location' }, { type: 'field', label: 'State', path: 'destiny_state' }],
+      card_layout: [
+        { type: 'field', label: 'To', path: 'trip.to_location' },
+        { type: 'field', label: 'State', path: 'destiny_state' },
+      ],
       modal_layout: [{ type: 'qrcode', path: 'driver.tax_id' }],
     });
-    const [ref] = await createRecords(t.http, carrier.key, 'trip', [createItem('trip', 'trip-card', { window_start: minutes(-10), window_end: minutes(10) }, driver(taxId))]);
+    const [ref] = await createRecords(t.http, carrier.key, 'trip', [
+      createItem('trip', 'trip-card', { window_start: minutes(-10), window_end: minutes(10) }, driver(taxId)),
+    ]);
     const trip = (await asDriver('trips')).body.data.find((x: { ref: string }) => x.ref === ref);
     expect(trip).toMatchObject({ ref, status: 'PLANNED', carrier: { id: carrier.id, name: carrier.name }, to_location: 'Rio' });
     expect(trip.layout.card_layout.map((e: { value: unknown }) => e.value)).toEqual(['Rio', 'RJ']);
@@ -169,7 +201,11 @@ describe('layout preview (POST /api/v1/layouts/{set}/{ref}/preview)', () => {
   });
   afterAll(() => t.close());
 
-  const preview = (set: string, ref: string, body: unknown, key = terminal.key) => t.http.post(`/api/v1/layouts/${set}/${ref}/preview`).set('X-API-Key', key).send(body as object);
+  const preview = (set: string, ref: string, body: unknown, key = terminal.key) =>
+    t.http
+      .post(`/api/v1/layouts/${set}/${ref}/preview`)
+      .set('X-API-Key', key)
+      .send(body as object);
 
   it('renders a card layout against sample data exactly as drivers get it', async () => {
     const res = await preview('appointment', 'everything', {
@@ -177,7 +213,17 @@ describe('layout preview (POST /api/v1/layouts/{set}/{ref}/preview)', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.data.layout_ref).toBe('everything');
-    expect(res.body.data.card_layout.map((e: { value?: unknown }) => e.value)).toEqual([undefined, 'XYZ', 'XYZ', '99', null, 'S-1', null, undefined, 'R-1']);
+    expect(res.body.data.card_layout.map((e: { value?: unknown }) => e.value)).toEqual([
+      undefined,
+      'XYZ',
+      'XYZ',
+      '99',
+      null,
+      'S-1',
+      null,
+      undefined,
+      'R-1',
+    ]);
   });
 
   it('renders a ticket layout from sample content', async () => {

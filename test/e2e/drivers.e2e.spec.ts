@@ -17,8 +17,14 @@ describe('drivers: many created or updated in one statement', () => {
   afterAll(() => t.close());
 
   it('creates new drivers and updates the licence of known ones, in one statement for the whole batch', async () => {
-    const first = await db.transaction((m) => drivers.upsertMany(m, [{ tax_id: '111', driver_license_number: 'L1', license_category: 'C' }]));
-    const batch = Array.from({ length: 300 }, (_, i) => ({ tax_id: String(1000 + i), driver_license_number: `N${i}`, license_category: 'E' }));
+    const first = await db.transaction((m) =>
+      drivers.upsertMany(m, [{ tax_id: '111', driver_license_number: 'L1', license_category: 'C' }]),
+    );
+    const batch = Array.from({ length: 300 }, (_, i) => ({
+      tax_id: String(1000 + i),
+      driver_license_number: `N${i}`,
+      license_category: 'E',
+    }));
     batch.push({ tax_id: '111', driver_license_number: 'L1-renewed', license_category: 'D' });
 
     let ids = new Map<string, string>();

@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/database/data-dir-lock.js';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
+import { freePort, spawnWithOutput, until } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
 
 const dirs: string[] = [];
@@ -17,38 +17,9 @@ function tempDir(): string {
 }
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
 /** The built service (`dist/`, as `npm start` runs it) with no DATABASE_URL: the embedded store. */
-function spawnService(env: Record<string, string>): Service {
-  const { DATABASE_URL: _unset, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['dist/src/main.js'], { env: { ...inherited, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exit };
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const spawnService = (env: Record<string, string>) =>
+  spawnWithOutput(process.execPath, ['dist/src/main.js'], { LOG_LEVEL: 'info', ...env });
 
 describe('the embedded store (no DATABASE_URL)', () => {
   it('serves the API and keeps its data across restarts', async () => {
@@ -91,10 +62,7 @@ describe('the embedded store (no DATABASE_URL)', () => {
     const port = await freePort();
     const service = spawnService({ DATA_DIR: dataDir, PORT: String(port) });
     try {
-      await waitFor(async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null);
-        return res?.status === 200;
-      });
+      await until(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200, 'the service');
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
 
       const intruder = spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()) });

@@ -25,7 +25,9 @@ describe('the error envelope and the transport-level codes (contract §2)', () =
   });
 
   it('PAYLOAD_TOO_LARGE over 10 MB, UNSUPPORTED_MEDIA_TYPE for a non-JSON body', async () => {
-    const big = await putLayout().set('Content-Type', 'application/json').send(`{"elements": "${'x'.repeat(10 * 1024 * 1024 + 10)}"}`);
+    const big = await putLayout()
+      .set('Content-Type', 'application/json')
+      .send(`{"elements": "${'x'.repeat(10 * 1024 * 1024 + 10)}"}`);
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     const text = await putLayout().set('Content-Type', 'text/plain').send('elements');
@@ -34,7 +36,10 @@ describe('the error envelope and the transport-level codes (contract §2)', () =
   });
 
   it('NOT_FOUND for an unknown route, with or without a key', async () => {
-    for (const res of [await t.http.get('/api/v1/nothing-here'), await t.http.post('/api/v2/trips').set('X-API-Key', terminal.key).send({})]) {
+    for (const res of [
+      await t.http.get('/api/v1/nothing-here'),
+      await t.http.post('/api/v2/trips').set('X-API-Key', terminal.key).send({}),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'No such route' } });
     }
@@ -44,7 +49,11 @@ describe('the error envelope and the transport-level codes (contract §2)', () =
     const res = await putLayout().send({ elements: [{ type: 'field', label: 'Gate' }, { type: 'nope' }], colour: 'red' });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
-    expect(res.body.error.details.errors.map((e: { path: string }) => e.path).sort()).toEqual(['colour', 'elements[0].path', 'elements[1].type']);
+    expect(res.body.error.details.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'colour',
+      'elements[0].path',
+      'elements[1].type',
+    ]);
   });
 
   it('echoes a sane X-Request-Id and makes one otherwise; access logs carry it', async () => {
@@ -60,7 +69,10 @@ describe('the error envelope and the transport-level codes (contract §2)', () =
 
   it('serves health and metrics without a key', async () => {
     expect((await t.http.get('/health/live')).body).toEqual({ success: true, data: { status: 'ok' } });
-    expect((await t.http.get('/health/ready')).body).toEqual({ success: true, data: { status: 'ok', checks: { database: 'up', redis: 'disabled' } } });
+    expect((await t.http.get('/health/ready')).body).toEqual({
+      success: true,
+      data: { status: 'ok', checks: { database: 'up', redis: 'disabled' } },
+    });
     const metrics = await t.http.get('/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('gate_http_requests_total{method="GET",route="/health/live",status="200"}');
@@ -71,15 +83,42 @@ describe('the error envelope and the transport-level codes (contract §2)', () =
     const doc = (await t.http.get('/docs-json')).body;
     expect(doc.components.securitySchemes['api-key']).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }));
     const paths = Object.keys(doc.paths);
-    for (const path of ['/api/v1/trips', '/api/v1/trips/logs', '/api/v1/appointments', '/api/v1/appointments/logs', '/api/v1/tickets', '/api/v1/layouts/{set}/{layout_ref}', '/api/v1/admin/accounts', '/api/v1/drivers/{tax_id}/tokens', '/api/v1/driver/events', '/api/v1/driver/appointments/{id}/check-in', '/health/ready', '/metrics']) {
+    for (const path of [
+      '/api/v1/trips',
+      '/api/v1/trips/logs',
+      '/api/v1/appointments',
+      '/api/v1/appointments/logs',
+      '/api/v1/tickets',
+      '/api/v1/layouts/{set}/{layout_ref}',
+      '/api/v1/admin/accounts',
+      '/api/v1/drivers/{tax_id}/tokens',
+      '/api/v1/driver/events',
+      '/api/v1/driver/appointments/{id}/check-in',
+      '/health/ready',
+      '/metrics',
+    ]) {
       expect(paths).toContain(path);
     }
     const documented = new Set<string>();
-    for (const [path, operations] of Object.entries<Record<string, { responses: Record<string, { schema?: unknown; content?: { 'application/json'?: { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } } } }> }>>(doc.paths)) {
+    for (const [path, operations] of Object.entries<
+      Record<
+        string,
+        {
+          responses: Record<
+            string,
+            {
+              schema?: unknown;
+              content?: { 'application/json'?: { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } } };
+            }
+          >;
+        }
+      >
+    >(doc.paths)) {
       for (const operation of Object.values(operations)) {
         if (path.startsWith('/api/')) expect(Object.keys(operation.responses)).toContain('401');
         for (const response of Object.values(operation.responses)) {
-          for (const code of response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? []) documented.add(code);
+          for (const code of response.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? [])
+            documented.add(code);
         }
       }
     }
@@ -121,7 +160,9 @@ describe('SERVICE_UNAVAILABLE', () => {
     const carrier = await newAccount(t.http, 'carrier');
     await onServer(async (client) => {
       await client.query(`ALTER DATABASE ${t.databaseName} ALLOW_CONNECTIONS false`);
-      await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [t.databaseName]);
+      await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+        t.databaseName,
+      ]);
     });
     const res = await t.http.get('/api/v1/layouts/trip').set('X-API-Key', carrier.key);
     expect(res.status).toBe(503);
@@ -167,7 +208,14 @@ describe('RATE_LIMITED', () => {
     const t = await startTestApp({ RATE_LIMIT_PER_MIN: '0' });
     try {
       const carrier = await newAccount(t.http, 'carrier');
-      const statuses = await Promise.all(Array.from({ length: 30 }, () => t.http.get('/api/v1/layouts/trip').set('X-API-Key', carrier.key).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          t.http
+            .get('/api/v1/layouts/trip')
+            .set('X-API-Key', carrier.key)
+            .then((r) => r.status),
+        ),
+      );
       expect(new Set(statuses)).toEqual(new Set([200]));
     } finally {
       await t.close();

@@ -15,7 +15,8 @@ describe('layouts (contract §1)', () => {
   });
   afterAll(() => t.close());
 
-  const put = (key: string, set: string, ref: string, body: object) => t.http.put(`/api/v1/layouts/${set}/${ref}`).set('X-API-Key', key).send(body);
+  const put = (key: string, set: string, ref: string, body: object) =>
+    t.http.put(`/api/v1/layouts/${set}/${ref}`).set('X-API-Key', key).send(body);
   const get = (key: string, path: string) => t.http.get(`/api/v1/layouts/${path}`).set('X-API-Key', key);
   const errorPaths = (res: { body: { error: { code: string; details: { errors: { path: string }[] } } } }) => {
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
@@ -52,7 +53,10 @@ describe('layouts (contract §1)', () => {
     expect((await put(terminal.key, 'ticket', 'all-kinds', TICKET_LAYOUT)).status).toBe(201);
     expect((await put(carrier.key, 'trip', 'all-kinds', CARD_LAYOUT)).status).toBe(201);
     for (const color of ['purple', 'blue', 'green', 'yellow', 'red', 'gray']) {
-      expect((await put(terminal.key, 'appointment', `alert-${color}`, { card_layout: [{ type: 'alert', color, text: 'x' }], modal_layout: [] })).status).toBe(201);
+      expect(
+        (await put(terminal.key, 'appointment', `alert-${color}`, { card_layout: [{ type: 'alert', color, text: 'x' }], modal_layout: [] }))
+          .status,
+      ).toBe(201);
     }
   });
 
@@ -60,16 +64,33 @@ describe('layouts (contract §1)', () => {
     const card = (element: object) => ({ card_layout: [{ type: 'section', title: 'ok' }, element], modal_layout: [] });
     expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'banner' })))).toEqual(['card_layout[1].type']);
     expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'divider' })))).toEqual(['card_layout[1].type']);
-    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'alert', color: 'pink', text: 'x' })))).toEqual(['card_layout[1].color']);
+    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'alert', color: 'pink', text: 'x' })))).toEqual([
+      'card_layout[1].color',
+    ]);
     expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'field', label: 'x' })))).toEqual(['card_layout[1].path']);
-    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'qrcode', path: 'not a path!' })))).toEqual(['card_layout[1].path']);
-    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'section', title: 'x', size: 3 })))).toEqual(['card_layout[1].size']);
+    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'qrcode', path: 'not a path!' })))).toEqual([
+      'card_layout[1].path',
+    ]);
+    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', card({ type: 'section', title: 'x', size: 3 })))).toEqual([
+      'card_layout[1].size',
+    ]);
     expect(errorPaths(await put(terminal.key, 'appointment', 'bad', { card_layout: [] }))).toEqual(['modal_layout']);
-    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', { card_layout: {}, modal_layout: [], elements: [] }))).toEqual(['elements', 'card_layout']);
-    expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'qrcode', path: 'x' }] }))).toEqual(['elements[0].type']);
-    expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'tag_container', tags: [{ text: 'x', color: 'pink' }] }] }))).toEqual(['elements[0].tags[0].color']);
-    expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'instruction', steps: [] }] }))).toEqual(['elements[0].steps']);
-    expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'highlight_grid', items: [{ label: 'x' }] }] }))).toEqual(['elements[0].items[0].path']);
+    expect(errorPaths(await put(terminal.key, 'appointment', 'bad', { card_layout: {}, modal_layout: [], elements: [] }))).toEqual([
+      'elements',
+      'card_layout',
+    ]);
+    expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'qrcode', path: 'x' }] }))).toEqual([
+      'elements[0].type',
+    ]);
+    expect(
+      errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'tag_container', tags: [{ text: 'x', color: 'pink' }] }] })),
+    ).toEqual(['elements[0].tags[0].color']);
+    expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'instruction', steps: [] }] }))).toEqual([
+      'elements[0].steps',
+    ]);
+    expect(
+      errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: [{ type: 'highlight_grid', items: [{ label: 'x' }] }] })),
+    ).toEqual(['elements[0].items[0].path']);
     expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: ['text'] }))).toEqual(['elements[0]']);
     expect(errorPaths(await put(terminal.key, 'ticket', 'x'.repeat(101), TICKET_LAYOUT))).toEqual(['layout_ref']);
     expect((await get(terminal.key, 'ticket/bad')).status).toBe(404);
@@ -94,9 +115,14 @@ describe('layouts (contract §1)', () => {
   it('refuses LAYOUT_IN_USE through the usage registry, and deletes once free', async () => {
     const db = t.app.get(DataSource);
     await db.query(`CREATE TABLE layout_users (owner_id uuid, layout_ref text)`);
-    t.app.get(LayoutUsage).register('appointment', 'layout_users', async (manager, ownerId, ref) =>
-      (await manager.query(`SELECT 1 FROM layout_users WHERE owner_id = $1 AND layout_ref = $2`, [ownerId, ref])).length > 0,
-    );
+    t.app
+      .get(LayoutUsage)
+      .register(
+        'appointment',
+        'layout_users',
+        async (manager, ownerId, ref) =>
+          (await manager.query(`SELECT 1 FROM layout_users WHERE owner_id = $1 AND layout_ref = $2`, [ownerId, ref])).length > 0,
+      );
     await put(terminal.key, 'appointment', 'busy', CARD_LAYOUT);
     await db.query(`INSERT INTO layout_users VALUES ($1, 'busy')`, [terminal.id]);
     const refused = await t.http.delete('/api/v1/layouts/appointment/busy').set('X-API-Key', terminal.key);

@@ -9,7 +9,11 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const run = promisify(execFile);
 
-async function script(name: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function script(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const { DATABASE_URL: _unset, ...inherited } = process.env;
   try {
     const { stdout, stderr } = await run(process.execPath, [`dist/scripts/${name}.js`, ...args], { env: { ...inherited, ...env } });
@@ -35,7 +39,20 @@ describe('operator CLI (npm run cli)', () => {
   });
 
   it('creates an account and prints a working key; issues and revokes more keys', async () => {
-    const created = await cli('account:create', '--kind', 'terminal', '--name', 'Port A', '--lat', '-23.9', '--lng', '-46.3', '--radius', '500', '--json');
+    const created = await cli(
+      'account:create',
+      '--kind',
+      'terminal',
+      '--name',
+      'Port A',
+      '--lat',
+      '-23.9',
+      '--lng',
+      '-46.3',
+      '--radius',
+      '500',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const account = JSON.parse(created.stdout);
     expect(account).toMatchObject({ kind: 'terminal', name: 'Port A', location: { lat: -23.9, lng: -46.3, radius_m: 500 } });

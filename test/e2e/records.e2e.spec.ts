@@ -66,8 +66,12 @@ describe.each([
 
     it('creates an unknown driver and updates the licence of a known one', async () => {
       const taxId = `9${Date.now()}`;
-      const [first] = await createRecords(t.http, owner.key, noun, [createItem(noun, layout, {}, driver(taxId, { driver_license_number: 'OLD', license_category: 'C' }))]);
-      const [second] = await createRecords(t.http, owner.key, noun, [createItem(noun, layout, {}, driver(taxId, { driver_license_number: 'NEW', license_category: 'E' }))]);
+      const [first] = await createRecords(t.http, owner.key, noun, [
+        createItem(noun, layout, {}, driver(taxId, { driver_license_number: 'OLD', license_category: 'C' })),
+      ]);
+      const [second] = await createRecords(t.http, owner.key, noun, [
+        createItem(noun, layout, {}, driver(taxId, { driver_license_number: 'NEW', license_category: 'E' })),
+      ]);
       expect(await count(`SELECT count(*)::int AS n FROM drivers WHERE tax_id = $1`, [taxId])).toBe(1);
       const logs = await logsOf(t.http, owner.key, noun, [first, second]);
       for (const element of logs.body.data) {
@@ -85,7 +89,12 @@ describe.each([
       expect(data.created_at).toMatch(ISO_UTC);
       expect(data.updated_at).toMatch(ISO_UTC);
       if (noun === 'appointment') {
-        expect(data).toMatchObject({ window_start: '2026-11-22T11:00:00.000Z', window_end: '2026-11-22T13:30:00.500Z', start_tolerance: 0, end_tolerance: 0 });
+        expect(data).toMatchObject({
+          window_start: '2026-11-22T11:00:00.000Z',
+          window_end: '2026-11-22T13:30:00.500Z',
+          start_tolerance: 0,
+          end_tolerance: 0,
+        });
       }
     });
 
@@ -110,10 +119,16 @@ describe.each([
       const [existing] = await createRecords(t.http, owner.key, noun, [createItem(noun, layout)]);
       const newDriver = driver();
       const items = [createItem(noun, layout, {}, newDriver), createItem(noun, layout), createItem(noun, layout, { ref: existing })];
-      const before = await Promise.all([count(`SELECT count(*)::int AS n FROM ${table}`), count(`SELECT count(*)::int AS n FROM ${noun}_logs`)]);
+      const before = await Promise.all([
+        count(`SELECT count(*)::int AS n FROM ${table}`),
+        count(`SELECT count(*)::int AS n FROM ${noun}_logs`),
+      ]);
       const res = await send('post', owner.key, items);
       expect(res.status).toBe(409);
-      const after = await Promise.all([count(`SELECT count(*)::int AS n FROM ${table}`), count(`SELECT count(*)::int AS n FROM ${noun}_logs`)]);
+      const after = await Promise.all([
+        count(`SELECT count(*)::int AS n FROM ${table}`),
+        count(`SELECT count(*)::int AS n FROM ${noun}_logs`),
+      ]);
       expect(after).toEqual(before);
       expect(await count(`SELECT count(*)::int AS n FROM drivers WHERE tax_id = $1`, [newDriver.tax_id])).toBe(0);
     });
@@ -131,9 +146,16 @@ describe.each([
       const empty = await send('post', owner.key, []);
       expect(empty.status).toBe(400);
       expect(empty.body.error.code).toBe('EMPTY_PAYLOAD');
-      const large = await send('post', owner.key, Array.from({ length: t.config.maxBatchSize + 1 }, () => ({})));
+      const large = await send(
+        'post',
+        owner.key,
+        Array.from({ length: t.config.maxBatchSize + 1 }, () => ({})),
+      );
       expect(large.status).toBe(400);
-      expect(large.body.error).toMatchObject({ code: 'BATCH_TOO_LARGE', details: { max_batch_size: t.config.maxBatchSize, received: t.config.maxBatchSize + 1 } });
+      expect(large.body.error).toMatchObject({
+        code: 'BATCH_TOO_LARGE',
+        details: { max_batch_size: t.config.maxBatchSize, received: t.config.maxBatchSize + 1 },
+      });
     });
 
     it('answers 400 VALIDATION_ERROR locating each item and field', async () => {
@@ -200,7 +222,10 @@ describe.each([
 
     it('answers 404 REFS_NOT_FOUND naming the missing refs, and changes nothing', async () => {
       const [ref] = await createRecords(t.http, owner.key, noun, [createItem(noun, layout)]);
-      const res = await send('put', owner.key, [{ ref, [noun]: { summary: 'changed' } }, { ref: 'missing-1', [noun]: { summary: 'x' } }]);
+      const res = await send('put', owner.key, [
+        { ref, [noun]: { summary: 'changed' } },
+        { ref: 'missing-1', [noun]: { summary: 'x' } },
+      ]);
       expect(res.status).toBe(404);
       expect(res.body.error).toMatchObject({ code: 'REFS_NOT_FOUND', details: { refs: ['missing-1'] } });
       const [row] = await db.query(`SELECT summary FROM ${table} WHERE ref = $1`, [ref]);
@@ -216,7 +241,12 @@ describe.each([
       ]);
       expect(protectedRes.status).toBe(400);
       expect(protectedRes.body.error.code).toBe('PROTECTED_FIELD');
-      expect(protectedRes.body.error.details.fields).toEqual([`[0].${noun}.id`, `[0].${noun}.ref`, '[1].driver', `[1].${noun}.${ownerField}`]);
+      expect(protectedRes.body.error.details.fields).toEqual([
+        `[0].${noun}.id`,
+        `[0].${noun}.ref`,
+        '[1].driver',
+        `[1].${noun}.${ownerField}`,
+      ]);
 
       const mixed = await send('put', owner.key, { ref, [noun]: { ref: 'other', start_tolerance: -1 } });
       expect(mixed.status).toBe(400);
@@ -287,8 +317,37 @@ describe.each([
       expect(Object.keys(element.data).sort()).toEqual(['driver', 'logs', noun].sort());
       const fields =
         noun === 'trip'
-          ? ['ref', 'layout_ref', 'license_plate', 'status', 'from_location', 'to_location', 'origin_city', 'origin_state', 'destiny_city', 'destiny_state', 'created_at', 'updated_at']
-          : ['id', 'terminal_id', 'ref', 'layout_ref', 'user_tax_id', 'status', 'summary', 'license_plate', 'window_start', 'window_end', 'start_tolerance', 'end_tolerance', 'custom_data', 'created_at', 'updated_at'];
+          ? [
+              'ref',
+              'layout_ref',
+              'license_plate',
+              'status',
+              'from_location',
+              'to_location',
+              'origin_city',
+              'origin_state',
+              'destiny_city',
+              'destiny_state',
+              'created_at',
+              'updated_at',
+            ]
+          : [
+              'id',
+              'terminal_id',
+              'ref',
+              'layout_ref',
+              'user_tax_id',
+              'status',
+              'summary',
+              'license_plate',
+              'window_start',
+              'window_end',
+              'start_tolerance',
+              'end_tolerance',
+              'custom_data',
+              'created_at',
+              'updated_at',
+            ];
       expect(Object.keys(element.data[noun]).sort()).toEqual(fields.sort());
       expect(Object.keys(element.data.driver).sort()).toEqual(['driver_license_category', 'driver_license_number', 'tax_id']);
       if (noun === 'appointment') expect(element.data.appointment.terminal_id).toBe(owner.id);
@@ -297,7 +356,12 @@ describe.each([
     it('wants 1 to 100 refs', async () => {
       const none = await t.http.get(`${path(noun)}/logs`).set('X-API-Key', owner.key);
       expect(none.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ path: 'refs' }] } });
-      const many = await logsOf(t.http, owner.key, noun, Array.from({ length: 101 }, (_, i) => `r${i}`));
+      const many = await logsOf(
+        t.http,
+        owner.key,
+        noun,
+        Array.from({ length: 101 }, (_, i) => `r${i}`),
+      );
       expect(many.status).toBe(400);
       expect(many.body.error.code).toBe('VALIDATION_ERROR');
     });
@@ -342,7 +406,10 @@ describe.each([
     it('lets exactly one of two racing creates of the same new ref win; the other gets 409', async () => {
       for (let round = 0; round < 5; round++) {
         const ref = uniqueRef('RACE');
-        const results = await Promise.all([send('post', owner.key, createItem(noun, layout, { ref })), send('post', owner.key, createItem(noun, layout, { ref }))]);
+        const results = await Promise.all([
+          send('post', owner.key, createItem(noun, layout, { ref })),
+          send('post', owner.key, createItem(noun, layout, { ref })),
+        ]);
         expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
         expect(await count(`SELECT count(*)::int AS n FROM ${table} WHERE ref = $1`, [ref])).toBe(1);
       }
@@ -398,7 +465,10 @@ describe('status transitions (contract §5)', () => {
     const [ref] = await createRecords(t.http, key, noun, [createItem(noun, 'l')]);
     await db.query(`UPDATE ${noun}s SET status = $1 WHERE ref = $2`, [from, ref]);
     const before = (await logsOf(t.http, key, noun, [ref])).body.data[0].data.logs.length;
-    const res = await t.http.put(path(noun)).set('X-API-Key', key).send({ ref, [noun]: { status: to } });
+    const res = await t.http
+      .put(path(noun))
+      .set('X-API-Key', key)
+      .send({ ref, [noun]: { status: to } });
     const after = (await logsOf(t.http, key, noun, [ref])).body.data[0].data;
     return { res, ref, status: after[noun].status, newLogs: after.logs.slice(0, after.logs.length - before) };
   }
@@ -456,16 +526,26 @@ describe('status transitions (contract §5)', () => {
   it('refuses any change to a deleted record', async () => {
     const [ref] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'l')]);
     await t.http.delete(path('appointment')).set('X-API-Key', terminal.key).send([ref]);
-    const res = await t.http.put(path('appointment')).set('X-API-Key', terminal.key).send({ ref, appointment: { summary: 'late' } });
+    const res = await t.http
+      .put(path('appointment'))
+      .set('X-API-Key', terminal.key)
+      .send({ ref, appointment: { summary: 'late' } });
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', details: { ref, from: 'DELETED', to: 'DELETED' } });
-    const again = await t.http.delete(path('appointment')).set('X-API-Key', terminal.key).set('Content-Type', 'application/json').send(JSON.stringify(ref));
+    const again = await t.http
+      .delete(path('appointment'))
+      .set('X-API-Key', terminal.key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(ref));
     expect(again.status).toBe(409);
   });
 
   it('refuses an unknown status value with VALIDATION_ERROR', async () => {
     const [ref] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'l')]);
-    const res = await t.http.put(path('appointment')).set('X-API-Key', terminal.key).send({ ref, appointment: { status: 'FLYING' } });
+    const res = await t.http
+      .put(path('appointment'))
+      .set('X-API-Key', terminal.key)
+      .send({ ref, appointment: { status: 'FLYING' } });
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ path: 'appointment.status' }] } });
   });
 });

@@ -34,7 +34,12 @@ describe('two instances on one PostgreSQL and Redis', () => {
 
   it('terminal on A, driver on B: the check-in and a REST-created ticket both reach the driver', async () => {
     const { id, ref } = await scene.appointment();
-    sockets.push(await connectTerminal(urlOf(a), scene.terminal.key, () => ({ accepted: true, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'X' } }] })));
+    sockets.push(
+      await connectTerminal(urlOf(a), scene.terminal.key, () => ({
+        accepted: true,
+        tickets: [{ layout_ref: 'gate-pass', content: { gate: 'X' } }],
+      })),
+    );
     const driver = await connectDriver(urlOf(b), scene.token);
     sockets.push(driver.socket);
 
@@ -42,7 +47,10 @@ describe('two instances on one PostgreSQL and Redis', () => {
     expect(ack.success).toBe(true);
     await waitFor(() => driver.events.some((e) => e.type === 'ticket.created'));
 
-    await a.http.post('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { via: 'rest on A' } });
+    await a.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { via: 'rest on A' } });
     await waitFor(() => driver.events.some((e) => e.type === 'ticket.created' && (e.data.content as { via?: string }).via === 'rest on A'));
     const seqs = driver.events.map((e: PushedEvent) => e.seq);
     expect(new Set(seqs).size).toBe(seqs.length);
@@ -63,7 +71,10 @@ describe('two instances on one PostgreSQL and Redis', () => {
     const before = await connectDriver(urlOf(a), scene.token);
     const baseline = (await emit<{ last_seq: number }>(before.socket, 'sync', { after_seq: 0 })).data.last_seq;
     before.socket.close();
-    await b.http.post('/api/v1/tickets').set('X-API-Key', scene.terminal.key).send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { n: 1 } });
+    await b.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { n: 1 } });
 
     await a.close();
     await b.close();

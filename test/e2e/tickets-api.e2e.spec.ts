@@ -25,9 +25,14 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
   const send = (method: 'post' | 'put' | 'delete', body: unknown, key = terminal.key) =>
     t.http[method]('/api/v1/tickets').set('X-API-Key', key).set('Content-Type', 'application/json').send(json(body));
   const ticketsOf = (appointmentRefs: string[], key = terminal.key) =>
-    t.http.get(`/api/v1/tickets?${appointmentRefs.map((ref) => `appointment_refs=${encodeURIComponent(ref)}`).join('&')}`).set('X-API-Key', key);
+    t.http
+      .get(`/api/v1/tickets?${appointmentRefs.map((ref) => `appointment_refs=${encodeURIComponent(ref)}`).join('&')}`)
+      .set('X-API-Key', key);
   const feedOf = async (tax: string) =>
-    (await db.query(`SELECT e.seq::int AS seq, e.type FROM driver_events e JOIN drivers d ON d.id = e.driver_id WHERE d.tax_id = $1 ORDER BY e.seq`, [tax])) as { seq: number; type: string }[];
+    (await db.query(
+      `SELECT e.seq::int AS seq, e.type FROM driver_events e JOIN drivers d ON d.id = e.driver_id WHERE d.tax_id = $1 ORDER BY e.seq`,
+      [tax],
+    )) as { seq: number; type: string }[];
 
   beforeAll(async () => {
     terminal = await newAccount(t.http, 'terminal');
@@ -36,7 +41,10 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     await putLayout(t.http, terminal.key, 'ticket', 'pass-v2');
     const d = driver();
     taxId = d.tax_id;
-    refs = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', {}, d), createItem('appointment', 'appt', {}, d)]);
+    refs = await createRecords(t.http, terminal.key, 'appointment', [
+      createItem('appointment', 'appt', {}, d),
+      createItem('appointment', 'appt', {}, d),
+    ]);
   });
 
   it('creates one or many, answering ids in input order, logging and feeding each', async () => {
@@ -50,7 +58,9 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
       { appointment_ref: refs[0], layout_ref: 'pass-v2', content: { n: 2 } },
     ]);
     expect(many.status).toBe(201);
-    const rows: { id: string; content: { n: number } }[] = await db.query(`SELECT id, content FROM tickets WHERE id = ANY($1)`, [many.body.data.created_ids]);
+    const rows: { id: string; content: { n: number } }[] = await db.query(`SELECT id, content FROM tickets WHERE id = ANY($1)`, [
+      many.body.data.created_ids,
+    ]);
     const byId = new Map(rows.map((row) => [row.id, row.content.n]));
     expect(many.body.data.created_ids.map((id: string) => byId.get(id))).toEqual([1, 2]);
 
@@ -71,13 +81,23 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     ]);
     expect(res.body.data[1]).toEqual({ ref: 'nope', found: false, data: null });
     const ticket = res.body.data[0].data[0];
-    expect(Object.keys(ticket).sort()).toEqual(['appointment_id', 'appointment_ref', 'content', 'created_at', 'id', 'layout_ref', 'terminal_id', 'updated_at']);
+    expect(Object.keys(ticket).sort()).toEqual([
+      'appointment_id',
+      'appointment_ref',
+      'content',
+      'created_at',
+      'id',
+      'layout_ref',
+      'terminal_id',
+      'updated_at',
+    ]);
     expect(ticket).toMatchObject({ appointment_ref: refs[1], terminal_id: terminal.id, layout_ref: 'pass', content: { n: 1 } });
     expect((await t.http.get('/api/v1/tickets').set('X-API-Key', terminal.key)).body.error.code).toBe('VALIDATION_ERROR');
   });
 
   it('replaces content whole on PUT and may change the layout', async () => {
-    const [id] = (await send('post', { appointment_ref: refs[0], layout_ref: 'pass', content: { keep: 1, drop: 2 } })).body.data.created_ids;
+    const [id] = (await send('post', { appointment_ref: refs[0], layout_ref: 'pass', content: { keep: 1, drop: 2 } })).body.data
+      .created_ids;
     const res = await send('put', { ticket_id: id, content: { keep: 3 }, layout_ref: 'pass-v2' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: { updated_ids: [id], status: 'updated' } });
@@ -103,9 +123,19 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     expect((await send('post', [])).body.error.code).toBe('EMPTY_PAYLOAD');
     expect((await send('put', [])).body.error.code).toBe('EMPTY_PAYLOAD');
     expect((await send('delete', [])).body.error.code).toBe('EMPTY_PAYLOAD');
-    expect((await send('post', Array.from({ length: t.config.maxBatchSize + 1 }, () => ({})))).body.error.code).toBe('BATCH_TOO_LARGE');
+    expect(
+      (
+        await send(
+          'post',
+          Array.from({ length: t.config.maxBatchSize + 1 }, () => ({})),
+        )
+      ).body.error.code,
+    ).toBe('BATCH_TOO_LARGE');
 
-    const invalid = await send('post', [{ appointment_ref: refs[0], layout_ref: 'pass', content: [] }, { appointment_ref: refs[0], layout_ref: 'pass', content: {}, extra: 1 }]);
+    const invalid = await send('post', [
+      { appointment_ref: refs[0], layout_ref: 'pass', content: [] },
+      { appointment_ref: refs[0], layout_ref: 'pass', content: {}, extra: 1 },
+    ]);
     expect(invalid.body.error.code).toBe('VALIDATION_ERROR');
     expect(invalid.body.error.details.errors.map((e: { path: string }) => e.path)).toEqual(['[0].content', '[1].extra']);
 
@@ -113,7 +143,10 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     expect(layoutFirst.status).toBe(400);
     expect(layoutFirst.body.error).toMatchObject({ code: 'INVALID_LAYOUT_REF', details: { layout_refs: ['nope'] } });
 
-    const missing = await send('post', [{ appointment_ref: refs[0], layout_ref: 'pass', content: {} }, { appointment_ref: 'ghost', layout_ref: 'pass', content: {} }]);
+    const missing = await send('post', [
+      { appointment_ref: refs[0], layout_ref: 'pass', content: {} },
+      { appointment_ref: 'ghost', layout_ref: 'pass', content: {} },
+    ]);
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: 'APPOINTMENT_NOT_FOUND', details: { refs: ['ghost'] } });
 
@@ -121,7 +154,10 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     expect(notFound.status).toBe(404);
     expect(notFound.body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [UNKNOWN_ID] } });
     expect((await send('delete', [UNKNOWN_ID])).body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [UNKNOWN_ID] } });
-    expect((await send('delete', ['not-a-uuid'])).body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ path: '[0]' }] } });
+    expect((await send('delete', ['not-a-uuid'])).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { errors: [{ path: '[0]' }] },
+    });
     expect((await send('put', { ticket_id: 'x', content: {} })).body.error.details.errors[0].path).toBe('ticket_id');
   });
 
@@ -138,7 +174,9 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     const other = await newAccount(t.http, 'terminal');
     await putLayout(t.http, other.key, 'ticket', 'pass');
     const [mine] = (await send('post', { appointment_ref: refs[0], layout_ref: 'pass', content: {} })).body.data.created_ids;
-    expect((await send('post', { appointment_ref: refs[0], layout_ref: 'pass', content: {} }, other.key)).body.error.code).toBe('APPOINTMENT_NOT_FOUND');
+    expect((await send('post', { appointment_ref: refs[0], layout_ref: 'pass', content: {} }, other.key)).body.error.code).toBe(
+      'APPOINTMENT_NOT_FOUND',
+    );
     expect((await send('put', { ticket_id: mine, content: { hijack: true } }, other.key)).body.error.code).toBe('TICKETS_NOT_FOUND');
     expect((await send('delete', mine, other.key)).body.error.code).toBe('TICKETS_NOT_FOUND');
     expect((await ticketsOf([refs[0]], other.key)).body.data).toEqual([{ ref: refs[0], found: false, data: null }]);
@@ -158,9 +196,16 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
 
   it('leaves no trace when a batch fails', async () => {
     const counts = async () =>
-      (await db.query(`SELECT (SELECT count(*) FROM tickets)::int AS t, (SELECT count(*) FROM appointment_logs)::int AS l, (SELECT count(*) FROM driver_events)::int AS e`))[0];
+      (
+        await db.query(
+          `SELECT (SELECT count(*) FROM tickets)::int AS t, (SELECT count(*) FROM appointment_logs)::int AS l, (SELECT count(*) FROM driver_events)::int AS e`,
+        )
+      )[0];
     const before = await counts();
-    const res = await send('post', [{ appointment_ref: refs[0], layout_ref: 'pass', content: {} }, { appointment_ref: 'ghost', layout_ref: 'pass', content: {} }]);
+    const res = await send('post', [
+      { appointment_ref: refs[0], layout_ref: 'pass', content: {} },
+      { appointment_ref: 'ghost', layout_ref: 'pass', content: {} },
+    ]);
     expect(res.status).toBe(404);
     expect(await counts()).toEqual(before);
   });

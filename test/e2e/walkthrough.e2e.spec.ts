@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { freePort, spawnWithOutput, until } from '../setup/processes.js';
 
 /**
  * The README's walkthrough, step by step, with the same npm commands on the embedded store. The only
@@ -12,32 +12,11 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 const dataDir = mkdtempSync(join(tmpdir(), 'gate-walkthrough-'));
 const processes: ChildProcess[] = [];
 
-function npm(args: string[], env: Record<string, string>) {
-  const { DATABASE_URL: _unset, ...inherited } = process.env;
-  const child = spawn('npm', ['run', '--silent', ...args], { env: { ...inherited, DATA_DIR: dataDir, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  processes.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exit, output: () => output };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const npm = (args: string[], env: Record<string, string>) => {
+  const spawned = spawnWithOutput('npm', ['run', '--silent', ...args], { DATA_DIR: dataDir, ...env }, { detached: true });
+  processes.push(spawned.child);
+  return spawned;
+};
 
 afterAll(() => {
   for (const child of processes) {

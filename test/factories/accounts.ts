@@ -11,13 +11,12 @@ export interface TestAccount {
 
 let counter = 0;
 
-export async function newAccount(
-  http: TestAgent,
-  kind: TestAccount['kind'],
-  extra: Record<string, unknown> = {},
-): Promise<TestAccount> {
+export async function newAccount(http: TestAgent, kind: TestAccount['kind'], extra: Record<string, unknown> = {}): Promise<TestAccount> {
   const name = `${kind} ${++counter}`;
-  const response = await http.post('/api/v1/admin/accounts').set('X-API-Key', TEST_ADMIN_KEY).send({ kind, name, ...extra });
+  const response = await http
+    .post('/api/v1/admin/accounts')
+    .set('X-API-Key', TEST_ADMIN_KEY)
+    .send({ kind, name, ...extra });
   if (response.status !== 201) throw new Error(`account creation failed: ${response.status} ${JSON.stringify(response.body)}`);
   const data = response.body.data;
   return { id: data.id, kind, name, key: data.api_key, keyId: data.api_key_id };

@@ -22,11 +22,23 @@ export const TICKET_LAYOUT = {
     { type: 'instruction', steps: ['Go to lane 3', 'Wait for the light'] },
     { type: 'text', text: 'Have a good trip' },
     { type: 'highlight', label: 'Bay', path: 'content.bay' },
-    { type: 'highlight_grid', items: [{ label: 'Row', path: 'content.row' }, { label: 'Tier', path: 'content.tier' }] },
+    {
+      type: 'highlight_grid',
+      items: [
+        { label: 'Row', path: 'content.row' },
+        { label: 'Tier', path: 'content.tier' },
+      ],
+    },
   ],
 };
 
-export async function putLayout(http: TestAgent, key: string, set: 'trip' | 'appointment' | 'ticket', ref: string, body?: object): Promise<void> {
+export async function putLayout(
+  http: TestAgent,
+  key: string,
+  set: 'trip' | 'appointment' | 'ticket',
+  ref: string,
+  body?: object,
+): Promise<void> {
   const response = await http
     .put(`/api/v1/layouts/${set}/${ref}`)
     .set('X-API-Key', key)

@@ -20,7 +20,11 @@ export function connect(url: string, namespace: '/terminal' | '/driver' | '/', a
 }
 
 /** A terminal server that answers every `checkin:request` with `respond(request)`. */
-export async function connectTerminal(url: string, apiKey: string, respond: (request: Record<string, unknown>) => unknown | Promise<unknown>): Promise<Socket> {
+export async function connectTerminal(
+  url: string,
+  apiKey: string,
+  respond: (request: Record<string, unknown>) => unknown | Promise<unknown>,
+): Promise<Socket> {
   const socket = await connect(url, '/terminal', { apiKey });
   socket.on('checkin:request', async (request: Record<string, unknown>, ack: (answer: unknown) => void) => ack(await respond(request)));
   return socket;

@@ -42,7 +42,19 @@ describe('configuration (contract §7, §9)', () => {
   });
 
   it('reads valid values', () => {
-    const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379', RATE_LIMIT_PER_MIN: '0', DATA_DIR: '/tmp/x' });
-    expect(config).toMatchObject({ port: 8080, databaseUrl: 'postgres://u@h/db', redisUrl: 'redis://h:6379', rateLimitPerMin: 0, dataDir: '/tmp/x' });
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@h/db',
+      REDIS_URL: 'redis://h:6379',
+      RATE_LIMIT_PER_MIN: '0',
+      DATA_DIR: '/tmp/x',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgres://u@h/db',
+      redisUrl: 'redis://h:6379',
+      rateLimitPerMin: 0,
+      dataDir: '/tmp/x',
+    });
   });
 });

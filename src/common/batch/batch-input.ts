@@ -9,7 +9,8 @@ export type ItemParser<T> = (raw: unknown, path: string) => { value?: T; issues:
  * Order of errors: EMPTY_PAYLOAD, BATCH_TOO_LARGE, then every item's VALIDATION_ERROR at once.
  */
 export function parseBatch<T>(body: unknown, maxSize: number, parseItem: ItemParser<T>): T[] {
-  if (body === undefined || body === null || body === '') throw new AppError('EMPTY_PAYLOAD', 'The body is empty: send one item or an array of items');
+  if (body === undefined || body === null || body === '')
+    throw new AppError('EMPTY_PAYLOAD', 'The body is empty: send one item or an array of items');
   const items = Array.isArray(body) ? body : [body];
   if (items.length === 0) throw new AppError('EMPTY_PAYLOAD', 'The body is an empty array: send at least one item');
   if (items.length > maxSize) {

@@ -25,7 +25,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   SERVICE_UNAVAILABLE: 'The database is unreachable',
   CHECKIN_OUTSIDE_WINDOW: 'Now is outside the appointment window widened by its tolerances',
   CHECKIN_IN_PROGRESS: 'A check-in with this checkin_id is still waiting for the terminal',
-  CHECKIN_REJECTED: "The terminal server refused the check-in; details.reason says why",
+  CHECKIN_REJECTED: 'The terminal server refused the check-in; details.reason says why',
   CHECKIN_FAILED: "The terminal server's answer could not be used (for example a ticket with an unknown layout)",
   TERMINAL_OFFLINE: 'The terminal server is not connected',
   TERMINAL_TIMEOUT: 'The terminal server did not answer within CHECKIN_TIMEOUT_MS',

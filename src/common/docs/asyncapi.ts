@@ -20,10 +20,7 @@ const ticket = {
 };
 
 const ackEnvelope = (data: object) => ({
-  oneOf: [
-    { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } },
-    schema('AckError'),
-  ],
+  oneOf: [{ type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } }, schema('AckError')],
 });
 
 /**
@@ -59,7 +56,8 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
       terminal: {
         address: '/terminal',
         title: 'Terminal servers',
-        description: 'Namespace /terminal. Each connected terminal server joins its account’s room; a check-in request goes to every socket of the terminal, the first useful answer counts.',
+        description:
+          'Namespace /terminal. Each connected terminal server joins its account’s room; a check-in request goes to every socket of the terminal, the first useful answer counts.',
         messages: {
           checkinRequest: {
             name: 'checkin:request',
@@ -161,7 +159,11 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
             },
             driver: {
               type: 'object',
-              properties: { tax_id: { type: 'string' }, driver_license_number: { type: 'string' }, driver_license_category: { type: 'string' } },
+              properties: {
+                tax_id: { type: 'string' },
+                driver_license_number: { type: 'string' },
+                driver_license_category: { type: 'string' },
+              },
             },
           },
         },
@@ -198,7 +200,11 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
           required: ['appointment_id'],
           properties: {
             appointment_id: { type: 'string', format: 'uuid' },
-            checkin_id: { type: 'string', format: 'uuid', description: 'Optional idempotency key: a retry with the same id answers the same outcome' },
+            checkin_id: {
+              type: 'string',
+              format: 'uuid',
+              description: 'Optional idempotency key: a retry with the same id answers the same outcome',
+            },
           },
         },
         CheckinResult: {
@@ -230,11 +236,20 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
                 'appointment.status / trip.status: {id, ref, status, previous_status}',
               oneOf: [
                 ticket,
-                { type: 'object', required: ['id', 'appointment_id', 'appointment_ref'], properties: { id: { type: 'string' }, appointment_id: { type: 'string' }, appointment_ref: { type: 'string' } } },
+                {
+                  type: 'object',
+                  required: ['id', 'appointment_id', 'appointment_ref'],
+                  properties: { id: { type: 'string' }, appointment_id: { type: 'string' }, appointment_ref: { type: 'string' } },
+                },
                 {
                   type: 'object',
                   required: ['id', 'ref', 'status', 'previous_status'],
-                  properties: { id: { type: 'string' }, ref: { type: 'string' }, status: { type: 'string' }, previous_status: { type: 'string' } },
+                  properties: {
+                    id: { type: 'string' },
+                    ref: { type: 'string' },
+                    status: { type: 'string' },
+                    previous_status: { type: 'string' },
+                  },
                 },
               ],
             },

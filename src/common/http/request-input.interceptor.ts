@@ -29,7 +29,11 @@ export class RequestInputInterceptor implements NestInterceptor {
     if (context.getType() === 'http') {
       const request = context.switchToHttp().getRequest<Request>();
       if (request.bodyError) throw request.bodyError;
-      for (const [source, value] of [['', request.body], ['query', request.query], ['path', request.params]] as const) {
+      for (const [source, value] of [
+        ['', request.body],
+        ['query', request.query],
+        ['path', request.params],
+      ] as const) {
         const path = findUnstorableText(value, '');
         if (path !== null) {
           const where = [source, path].filter(Boolean).join(' ');

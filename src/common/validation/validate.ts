@@ -2,7 +2,12 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { validateSync, type ValidationError } from 'class-validator';
 import type { ValidationIssue } from '../errors/app-error.js';
 
-const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } };
+const OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+};
 
 export function joinPath(base: string, key: string | number): string {
   if (typeof key === 'number' || /^\d+$/.test(key)) return `${base}[${key}]`;

@@ -4,4 +4,9 @@ import { TicketsFeedCheckins1763881200000 } from './1763881200000-tickets-feed-c
 import { Settings1763884800000 } from './1763884800000-settings.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
-export const MIGRATIONS = [Foundation1763874000000, TripsAppointments1763877600000, TicketsFeedCheckins1763881200000, Settings1763884800000];
+export const MIGRATIONS = [
+  Foundation1763874000000,
+  TripsAppointments1763877600000,
+  TicketsFeedCheckins1763881200000,
+  Settings1763884800000,
+];

@@ -26,7 +26,10 @@ export class AccountsRepository {
   }
 
   /** Creates the account and its first key in one transaction. */
-  async createWithKey(account: Pick<Account, 'kind' | 'name' | 'location'>, key: Pick<ApiKey, 'keyHash' | 'prefix'>): Promise<{ account: Account; key: ApiKey }> {
+  async createWithKey(
+    account: Pick<Account, 'kind' | 'name' | 'location'>,
+    key: Pick<ApiKey, 'keyHash' | 'prefix'>,
+  ): Promise<{ account: Account; key: ApiKey }> {
     return this.db.transaction(async (manager) => {
       const saved = await manager.save(manager.create(Account, account));
       const savedKey = await manager.save(manager.create(ApiKey, { ...key, accountId: saved.id }));

@@ -11,8 +11,7 @@ export const DRIVER_AUTH = 'auth:driver';
 export const DRIVER_TOKEN_SCHEME = 'driver-token';
 
 /** The route needs an `X-API-Key` of one of these account kinds; other kinds get 403. */
-export const Auth = (...kinds: AccountKind[]) =>
-  applyDecorators(SetMetadata(AUTH_KINDS, kinds), ApiSecurity(API_KEY_SCHEME));
+export const Auth = (...kinds: AccountKind[]) => applyDecorators(SetMetadata(AUTH_KINDS, kinds), ApiSecurity(API_KEY_SCHEME));
 
 /** The route is the driver app's: it takes a driver token (`Authorization: Bearer`), not an API key. */
 export const DriverAuth = () => applyDecorators(SetMetadata(DRIVER_AUTH, true), ApiBearerAuth(DRIVER_TOKEN_SCHEME));

@@ -68,7 +68,12 @@ function hmac(secret: Buffer, input: string): string {
 }
 
 /** Signs a driver token; also used by the demo seed, outside the Nest app. */
-export function signDriverToken(secret: Buffer, taxId: string, ttlMinutes: number, now = Date.now()): { token: string; expires_at: string } {
+export function signDriverToken(
+  secret: Buffer,
+  taxId: string,
+  ttlMinutes: number,
+  now = Date.now(),
+): { token: string; expires_at: string } {
   const iat = Math.floor(now / 1000);
   const exp = iat + ttlMinutes * 60;
   const payload = Buffer.from(JSON.stringify({ sub: taxId, iat, exp } satisfies DriverClaims)).toString('base64url');

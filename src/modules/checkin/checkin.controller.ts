@@ -11,7 +11,11 @@ class CheckinResultView {
   @ApiProperty({ format: 'uuid' }) appointment_id: string;
   @ApiProperty() appointment_ref: string;
   @ApiProperty({ enum: ['CHECKED_IN'] }) status: 'CHECKED_IN';
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The tickets the terminal returned, as stored' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'The tickets the terminal returned, as stored',
+  })
   tickets: unknown[];
   @ApiProperty({ type: [String], description: "Refs of the driver's trips that arrived at this terminal" }) checked_in_trips: string[];
 }
@@ -44,7 +48,11 @@ export class CheckinController {
     'TERMINAL_OFFLINE',
     'TERMINAL_TIMEOUT',
   )
-  async checkIn(@CurrentDriver() driver: DriverPrincipal, @Param('id') id: string, @Body() body: unknown): Promise<Envelope<CheckinResult>> {
+  async checkIn(
+    @CurrentDriver() driver: DriverPrincipal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<Envelope<CheckinResult>> {
     const extra = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
     return ok(await this.checkins.requestFromDriver(driver, { ...extra, appointment_id: id }));
   }

@@ -72,7 +72,13 @@ export class CheckinRepository {
     return inserted.length > 0;
   }
 
-  async finishCheckin(manager: EntityManager, id: string, status: CheckinStatus, reason: string | null, ticketIds: string[] = []): Promise<void> {
+  async finishCheckin(
+    manager: EntityManager,
+    id: string,
+    status: CheckinStatus,
+    reason: string | null,
+    ticketIds: string[] = [],
+  ): Promise<void> {
     await manager.query(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, [
       id,
       status,
@@ -91,7 +97,11 @@ export class CheckinRepository {
    * (great-circle distance); answers each with its previous status. (Wrapped in a SELECT: TypeORM
    * answers a bare UPDATE with [rows, count].)
    */
-  checkInTripsInside(manager: EntityManager, driverId: string, fence: GeoFence): Promise<{ id: string; ref: string; driver_id: string; previous: string }[]> {
+  checkInTripsInside(
+    manager: EntityManager,
+    driverId: string,
+    fence: GeoFence,
+  ): Promise<{ id: string; ref: string; driver_id: string; previous: string }[]> {
     return manager.query(
       `WITH inside AS (
          SELECT id, status FROM trips

@@ -43,7 +43,8 @@ function optionalUuid(value: unknown, path: string): string | undefined {
 /** The terminal's tickets, as its ack or its confirm sends them: at most 100 `{layout_ref, content}`. */
 function parseTickets(value: unknown, path: string): TicketInput[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.length > MAX_TICKETS) throw AppError.validation([{ path, message: `must be an array of at most ${MAX_TICKETS} tickets` }]);
+  if (!Array.isArray(value) || value.length > MAX_TICKETS)
+    throw AppError.validation([{ path, message: `must be an array of at most ${MAX_TICKETS} tickets` }]);
   return value.map((ticket, i) => {
     const at = `${path}[${i}]`;
     if (!isPlainObject(ticket) || typeof ticket.layout_ref !== 'string' || !isPlainObject(ticket.content)) {
@@ -85,7 +86,8 @@ export class CheckinService {
     const checkinId = optionalUuid(input.checkin_id, 'checkin_id') ?? randomUUID();
 
     const appointment = await this.repository.findAppointment(appointmentId);
-    if (!appointment || appointment.driver_id !== driver.driverId) throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
+    if (!appointment || appointment.driver_id !== driver.driverId)
+      throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
     const repeated = await this.repeated(checkinId, appointment);
     if (repeated) return repeated;
     this.checkScheduled(appointment);
@@ -100,7 +102,10 @@ export class CheckinService {
         source: 'driver',
         status: 'pending',
       });
-      if (fresh) await this.appointments.insertLogs(manager, [{ recordId: appointment.id, event: 'checkin_requested', message: `Check-in ${checkinId} requested by the driver` }]);
+      if (fresh)
+        await this.appointments.insertLogs(manager, [
+          { recordId: appointment.id, event: 'checkin_requested', message: `Check-in ${checkinId} requested by the driver` },
+        ]);
       return fresh;
     });
     if (!started) {
@@ -109,16 +114,29 @@ export class CheckinService {
       throw this.inProgress(checkinId);
     }
 
-    const answer = await this.channel.ask(appointment.terminal_id, 'checkin:request', this.requestPayload(checkinId, appointment), this.config.checkinTimeoutMs);
-    if (answer.kind === 'offline') throw await this.fail(checkinId, appointment, 'offline', 'TERMINAL_OFFLINE', 'The terminal server is not connected');
+    const answer = await this.channel.ask(
+      appointment.terminal_id,
+      'checkin:request',
+      this.requestPayload(checkinId, appointment),
+      this.config.checkinTimeoutMs,
+    );
+    if (answer.kind === 'offline')
+      throw await this.fail(checkinId, appointment, 'offline', 'TERMINAL_OFFLINE', 'The terminal server is not connected');
     if (answer.kind === 'timeout') {
-      throw await this.fail(checkinId, appointment, 'timeout', 'TERMINAL_TIMEOUT', `The terminal server did not answer within ${this.config.checkinTimeoutMs} ms`);
+      throw await this.fail(
+        checkinId,
+        appointment,
+        'timeout',
+        'TERMINAL_TIMEOUT',
+        `The terminal server did not answer within ${this.config.checkinTimeoutMs} ms`,
+      );
     }
     const acks = answer.acks.filter(isPlainObject);
     const accepted = acks.find((ack) => ack.accepted === true);
     if (!accepted) {
       const rejection = acks.find((ack) => ack.accepted === false);
-      if (!rejection) throw await this.fail(checkinId, appointment, 'failed', 'CHECKIN_FAILED', 'The terminal server answered without {accepted}');
+      if (!rejection)
+        throw await this.fail(checkinId, appointment, 'failed', 'CHECKIN_FAILED', 'The terminal server answered without {accepted}');
       const reason = typeof rejection.reason === 'string' ? rejection.reason.slice(0, 500) : 'rejected by the terminal';
       throw await this.fail(checkinId, appointment, 'rejected', 'CHECKIN_REJECTED', `The terminal refused the check-in: ${reason}`, reason);
     }
@@ -126,13 +144,27 @@ export class CheckinService {
     try {
       tickets = parseTickets(accepted.tickets, 'tickets');
     } catch (error) {
-      throw await this.fail(checkinId, appointment, 'failed', 'CHECKIN_FAILED', `The terminal's tickets are malformed: ${(error as Error).message}`);
+      throw await this.fail(
+        checkinId,
+        appointment,
+        'failed',
+        'CHECKIN_FAILED',
+        `The terminal's tickets are malformed: ${(error as Error).message}`,
+      );
     }
     try {
       return await this.commit(checkinId, appointment, tickets, false);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const failure = await this.fail(checkinId, appointment, 'failed', 'CHECKIN_FAILED', `The terminal's answer could not be stored: ${error.message}`, null, error.details);
+      const failure = await this.fail(
+        checkinId,
+        appointment,
+        'failed',
+        'CHECKIN_FAILED',
+        `The terminal's answer could not be stored: ${error.message}`,
+        null,
+        error.details,
+      );
       // The appointment moved while the terminal was deciding: that, not the terminal, is the news.
       throw error.code === 'INVALID_STATUS_TRANSITION' ? error : failure;
     }
@@ -161,7 +193,12 @@ export class CheckinService {
    * The accepted check-in, in one transaction: appointment CHECKED_IN and logged, tickets stored, the
    * driver's trips inside the terminal's geofence CHECKED_IN, the attempt marked accepted; then the pushes.
    */
-  private async commit(checkinId: string, appointment: AppointmentForCheckin, tickets: TicketInput[], terminalInitiated: boolean): Promise<CheckinResult> {
+  private async commit(
+    checkinId: string,
+    appointment: AppointmentForCheckin,
+    tickets: TicketInput[],
+    terminalInitiated: boolean,
+  ): Promise<CheckinResult> {
     const fence = await this.repository.terminalLocation(appointment.terminal_id);
     return this.feed.transaction(async (manager, appendFeed) => {
       const locked = await this.repository.lockAppointment(manager, appointment.id);
@@ -180,7 +217,9 @@ export class CheckinService {
 
       await this.appointments.setStatus(manager, [appointment.id], 'CHECKED_IN');
       const how = terminalInitiated ? 'confirmed by the terminal' : 'accepted by the terminal server';
-      await this.appointments.insertLogs(manager, [{ recordId: appointment.id, event: 'checked_in', message: `Check-in ${checkinId} ${how}` }]);
+      await this.appointments.insertLogs(manager, [
+        { recordId: appointment.id, event: 'checked_in', message: `Check-in ${checkinId} ${how}` },
+      ]);
       await appendFeed([
         {
           driverId: appointment.driver_id,
@@ -193,7 +232,11 @@ export class CheckinService {
       const trips = fence ? await this.repository.checkInTripsInside(manager, appointment.driver_id, fence) : [];
       await this.trips.insertLogs(
         manager,
-        trips.map((trip) => ({ recordId: trip.id, event: 'checked_in', message: `Arrived at the terminal's gate (check-in ${checkinId})` })),
+        trips.map((trip) => ({
+          recordId: trip.id,
+          event: 'checked_in',
+          message: `Arrived at the terminal's gate (check-in ${checkinId})`,
+        })),
       );
       await appendFeed(
         trips.map((trip) => ({
@@ -202,8 +245,19 @@ export class CheckinService {
           data: { id: trip.id, ref: trip.ref, status: 'CHECKED_IN', previous_status: trip.previous },
         })),
       );
-      await this.repository.finishCheckin(manager, checkinId, 'accepted', null, stored.map((ticket) => ticket.id));
-      return this.result(checkinId, appointment, stored, trips.map((trip) => trip.ref));
+      await this.repository.finishCheckin(
+        manager,
+        checkinId,
+        'accepted',
+        null,
+        stored.map((ticket) => ticket.id),
+      );
+      return this.result(
+        checkinId,
+        appointment,
+        stored,
+        trips.map((trip) => trip.ref),
+      );
     });
   }
 
@@ -219,7 +273,8 @@ export class CheckinService {
         return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticket_ids), []);
       case 'pending':
         // An attempt whose process died mid-handshake would otherwise block its checkin_id for good.
-        if (Date.now() - previous.created_at.getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS) throw this.outcomeError('failed', 'abandoned');
+        if (Date.now() - previous.created_at.getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS)
+          throw this.outcomeError('failed', 'abandoned');
         throw this.inProgress(checkinId);
       default:
         throw this.outcomeError(previous.status, previous.reason);
@@ -252,7 +307,11 @@ export class CheckinService {
     await this.feed.transaction(async (manager) => {
       await this.repository.finishCheckin(manager, checkinId, status, reason ?? message);
       await this.appointments.insertLogs(manager, [
-        { recordId: appointment.id, event: status === 'rejected' ? 'checkin_rejected' : 'checkin_failed', message: `Check-in ${checkinId}: ${message}` },
+        {
+          recordId: appointment.id,
+          event: status === 'rejected' ? 'checkin_rejected' : 'checkin_failed',
+          message: `Check-in ${checkinId}: ${message}`,
+        },
       ]);
     });
     return new AppError(code, message, { checkin_id: checkinId, ...(reason ? { reason } : {}), ...(details ?? {}) });
@@ -304,6 +363,13 @@ export class CheckinService {
   }
 
   private result(checkinId: string, appointment: AppointmentForCheckin, tickets: TicketView[], trips: string[]): CheckinResult {
-    return { checkin_id: checkinId, appointment_id: appointment.id, appointment_ref: appointment.ref, status: 'CHECKED_IN', tickets, checked_in_trips: trips };
+    return {
+      checkin_id: checkinId,
+      appointment_id: appointment.id,
+      appointment_ref: appointment.ref,
+      status: 'CHECKED_IN',
+      tickets,
+      checked_in_trips: trips,
+    };
   }
 }

@@ -1,5 +1,12 @@
 import { Inject, type OnModuleDestroy } from '@nestjs/common';
-import { ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import {
+  ConnectedSocket,
+  MessageBody,
+  type OnGatewayConnection,
+  type OnGatewayInit,
+  SubscribeMessage,
+  WebSocketGateway,
+} from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import type { Namespace, Socket } from 'socket.io';
@@ -10,7 +17,7 @@ import type { DriverPrincipal } from '../auth/principal.js';
 import { DriverFeed } from '../feed/driver-feed.js';
 import { FEED_PAGE, feedPage, parseAfter } from '../feed/feed-page.js';
 import { CheckinService } from './checkin.service.js';
-import { handshakeAuth, refuse } from './socket-auth.js';
+import { guardConnections } from './socket-auth.js';
 import { type AckEnvelope, answer } from './socket-envelope.js';
 import { driverRoom } from './terminal-channel.js';
 
@@ -30,15 +37,11 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnModu
   ) {}
 
   afterInit(namespace: Namespace): void {
-    namespace.use((socket, next) => {
-      this.auth.authenticateDriver(String(handshakeAuth(socket).token ?? '')).then(
-        (driver) => {
-          if (!driver) return refuse(next, 'UNAUTHORIZED', 'Send a valid driver token as auth.token');
-          socket.data.driver = driver;
-          next();
-        },
-        () => refuse(next, 'SERVICE_UNAVAILABLE', 'Authentication is unavailable; retry shortly'),
-      );
+    guardConnections(namespace, async (auth, socket) => {
+      const driver = await this.auth.authenticateDriver(String(auth.token ?? ''));
+      if (!driver) return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token' };
+      socket.data.driver = driver;
+      return null;
     });
     // Only events committed by this instance are emitted here; the Redis adapter carries them to the
     // driver's sockets on every instance.

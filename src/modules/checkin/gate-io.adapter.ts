@@ -11,7 +11,10 @@ import type { Server, ServerOptions } from 'socket.io';
 export class GateIoAdapter extends IoAdapter {
   private readonly clients: Redis[] = [];
 
-  constructor(app: INestApplicationContext, private readonly redisUrl: string | null) {
+  constructor(
+    app: INestApplicationContext,
+    private readonly redisUrl: string | null,
+  ) {
     super(app);
   }
 
@@ -23,7 +26,9 @@ export class GateIoAdapter extends IoAdapter {
       this.clients.push(pub, sub);
       server.adapter(createAdapter(pub, sub, { key: 'gate-socket.io' }));
     }
-    server.of('/').use((_socket, next) => next(Object.assign(new Error('Connect to /terminal or /driver'), { data: { code: 'NOT_FOUND' } })));
+    server
+      .of('/')
+      .use((_socket, next) => next(Object.assign(new Error('Connect to /terminal or /driver'), { data: { code: 'NOT_FOUND' } })));
     return server;
   }
 

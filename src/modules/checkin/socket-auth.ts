@@ -1,13 +1,25 @@
-import type { Socket } from 'socket.io';
+import type { Namespace, Socket } from 'socket.io';
 
-/** Refuses a socket at connect: the client's `connect_error` carries the message and `data.code`. */
-export function refuse(next: (error?: Error) => void, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'SERVICE_UNAVAILABLE', message: string): void {
-  const error = new Error(message) as Error & { data: { code: string } };
-  error.data = { code };
-  next(error);
+export interface Refusal {
+  code: 'UNAUTHORIZED' | 'FORBIDDEN';
+  message: string;
 }
 
-export function handshakeAuth(socket: Socket): Record<string, unknown> {
-  const auth = socket.handshake.auth;
-  return typeof auth === 'object' && auth !== null ? (auth as Record<string, unknown>) : {};
+/**
+ * Admits a namespace's sockets at connect, or refuses them: the client's `connect_error` carries the
+ * message and `data.code` (SERVICE_UNAVAILABLE when the credential could not be checked at all).
+ */
+export function guardConnections(
+  namespace: Namespace,
+  admit: (auth: Record<string, unknown>, socket: Socket) => Promise<Refusal | null>,
+): void {
+  namespace.use((socket, next) => {
+    const refuse = (code: string, message: string) => next(Object.assign(new Error(message), { data: { code } }));
+    const auth =
+      typeof socket.handshake.auth === 'object' && socket.handshake.auth !== null ? (socket.handshake.auth as Record<string, unknown>) : {};
+    admit(auth, socket).then(
+      (refusal) => (refusal ? refuse(refusal.code, refusal.message) : next()),
+      () => refuse('SERVICE_UNAVAILABLE', 'Authentication is unavailable; retry shortly'),
+    );
+  });
 }

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { toAppError } from '../../common/errors/all-exceptions.filter.js';
 
-export type AckEnvelope<T> = { success: true; data: T } | { success: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+export type AckEnvelope<T> =
+  { success: true; data: T } | { success: false; error: { code: string; message: string; details?: Record<string, unknown> } };
 
 /** Runs a socket handler and answers its ack in the HTTP envelope, so both transports speak alike. */
 export async function answer<T>(logger: Logger, context: Record<string, unknown>, run: () => Promise<T>): Promise<AckEnvelope<T>> {

@@ -1,15 +1,21 @@
 import { Inject } from '@nestjs/common';
-import { ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import {
+  ConnectedSocket,
+  MessageBody,
+  type OnGatewayConnection,
+  type OnGatewayInit,
+  SubscribeMessage,
+  WebSocketGateway,
+} from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Namespace, Socket } from 'socket.io';
 import { LOGGER } from '../../common/logging/logger.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { Principal } from '../auth/principal.js';
 import { CheckinService } from './checkin.service.js';
-import { handshakeAuth, refuse } from './socket-auth.js';
+import { guardConnections } from './socket-auth.js';
 import { type AckEnvelope, answer } from './socket-envelope.js';
 import { TerminalChannel, terminalRoom } from './terminal-channel.js';
-
 
 /**
  * `/terminal`: terminal servers connect with `auth: {apiKey}` (a terminal key). They receive
@@ -26,16 +32,12 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection {
 
   afterInit(namespace: Namespace): void {
     this.channel.attach(namespace);
-    namespace.use((socket, next) => {
-      this.auth.authenticate(String(handshakeAuth(socket).apiKey ?? '')).then(
-        (principal) => {
-          if (!principal) return refuse(next, 'UNAUTHORIZED', 'Send a valid terminal API key as auth.apiKey');
-          if (principal.kind !== 'terminal') return refuse(next, 'FORBIDDEN', `A ${principal.kind} key cannot connect to /terminal`);
-          socket.data.principal = principal;
-          next();
-        },
-        () => refuse(next, 'SERVICE_UNAVAILABLE', 'Authentication is unavailable; retry shortly'),
-      );
+    guardConnections(namespace, async (auth, socket) => {
+      const principal = await this.auth.authenticate(String(auth.apiKey ?? ''));
+      if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
+      if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to /terminal` };
+      socket.data.principal = principal;
+      return null;
     });
   }
 
@@ -46,6 +48,8 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection {
   @SubscribeMessage('checkin:confirm')
   confirm(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
     const principal = socket.data.principal as Principal;
-    return answer(this.logger, { event: 'checkin:confirm', terminal: principal.accountId }, () => this.checkins.confirmFromTerminal(principal, body));
+    return answer(this.logger, { event: 'checkin:confirm', terminal: principal.accountId }, () =>
+      this.checkins.confirmFromTerminal(principal, body),
+    );
   }
 }

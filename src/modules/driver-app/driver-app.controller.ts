@@ -12,8 +12,20 @@ class DriverRecordView {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() ref: string;
   @ApiProperty() status: string;
-  @ApiProperty({ nullable: true, type: String, format: 'date-time', description: 'window_start minus start_tolerance: the gate accepts from here' }) admissible_from: string | null;
-  @ApiProperty({ nullable: true, type: String, format: 'date-time', description: 'window_end plus end_tolerance: the gate accepts until here' }) admissible_until: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'window_start minus start_tolerance: the gate accepts from here',
+  })
+  admissible_from: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'window_end plus end_tolerance: the gate accepts until here',
+  })
+  admissible_until: string | null;
   @ApiProperty({ type: RenderedLayoutView, nullable: true }) layout: RenderedLayout | null;
 }
 
@@ -32,7 +44,9 @@ export class DriverAppController {
   constructor(private readonly driverApp: DriverAppService) {}
 
   @Get('appointments')
-  @ApiOperation({ summary: "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) with card and modal rendered, and each terminal's name" })
+  @ApiOperation({
+    summary: "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) with card and modal rendered, and each terminal's name",
+  })
   @ApiEnvelope(200, DriverRecordView, { isArray: true })
   async appointments(@CurrentDriver() driver: DriverPrincipal) {
     return ok(await this.driverApp.records('appointment', driver));

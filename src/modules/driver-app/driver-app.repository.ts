@@ -3,7 +3,10 @@ import { DataSource } from 'typeorm';
 import type { LayoutDefinition, LayoutSet } from '../layouts/layout-schema.js';
 import type { TicketRow } from '../tickets/tickets.repository.js';
 
-export const LIVE_STATUSES = { appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'], trip: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'] };
+export const LIVE_STATUSES = {
+  appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
+  trip: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'],
+};
 
 export type DriverRecordRow = Record<string, unknown> & {
   id: string;

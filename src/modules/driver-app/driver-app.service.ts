@@ -32,9 +32,18 @@ function recordView(noun: 'appointment' | 'trip', row: DriverRecordRow): Record<
 export class DriverAppService {
   constructor(private readonly repository: DriverAppRepository) {}
 
-  async records(noun: 'appointment' | 'trip', driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
-    const [rows, driverView] = await Promise.all([this.repository.liveRecords(noun, driver.driverId), this.repository.driver(driver.driverId)]);
-    const layouts = await this.layoutsFor(noun, rows.map((row) => ({ owner_id: row.owner_id, layout_ref: row.layout_ref })));
+  async records(
+    noun: 'appointment' | 'trip',
+    driver: DriverPrincipal,
+  ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
+    const [rows, driverView] = await Promise.all([
+      this.repository.liveRecords(noun, driver.driverId),
+      this.repository.driver(driver.driverId),
+    ]);
+    const layouts = await this.layoutsFor(
+      noun,
+      rows.map((row) => ({ owner_id: row.owner_id, layout_ref: row.layout_ref })),
+    );
     return rows.map((row) => {
       const view = recordView(noun, row);
       const layout = layouts.get(layoutKey(row.owner_id, row.layout_ref));
@@ -43,14 +52,24 @@ export class DriverAppService {
   }
 
   async tickets(driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
-    const [appointments, driverView] = await Promise.all([this.repository.liveRecords('appointment', driver.driverId), this.repository.driver(driver.driverId)]);
+    const [appointments, driverView] = await Promise.all([
+      this.repository.liveRecords('appointment', driver.driverId),
+      this.repository.driver(driver.driverId),
+    ]);
     const appointmentViews = new Map(appointments.map((row) => [row.id, recordView('appointment', row)]));
     const tickets = await this.repository.ticketsOf(appointments.map((row) => row.id));
-    const layouts = await this.layoutsFor('ticket', tickets.map((ticket) => ({ owner_id: ticket.terminal_id, layout_ref: ticket.layout_ref })));
+    const layouts = await this.layoutsFor(
+      'ticket',
+      tickets.map((ticket) => ({ owner_id: ticket.terminal_id, layout_ref: ticket.layout_ref })),
+    );
     return tickets.map((row) => {
       const ticket = toTicketView(row);
       const layout = layouts.get(layoutKey(row.terminal_id, row.layout_ref));
-      const context = ticketContext(ticket as unknown as Record<string, unknown>, appointmentViews.get(row.appointment_id) ?? null, driverView);
+      const context = ticketContext(
+        ticket as unknown as Record<string, unknown>,
+        appointmentViews.get(row.appointment_id) ?? null,
+        driverView,
+      );
       return { ...ticket, layout: layout ? renderLayout(layout, context) : null };
     });
   }

@@ -23,4 +23,3 @@ export function feedPage(events: FeedEvent[], after: number): FeedPage {
   const page = events.slice(0, FEED_PAGE).map(({ driver_id: _driver, ...event }) => event);
   return { events: page, last_seq: page.at(-1)?.seq ?? after, has_more: events.length > FEED_PAGE };
 }
-

@@ -56,8 +56,7 @@ const TICKET_ELEMENTS: Record<string, Record<string, FieldRule>> = {
 export const CARD_ELEMENT_TYPES = Object.keys(CARD_ELEMENTS);
 export const TICKET_ELEMENT_TYPES = Object.keys(TICKET_ELEMENTS);
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function checkText(value: unknown, path: string, issues: ValidationIssue[]): void {
   if (typeof value !== 'string' || value.trim() === '') issues.push({ path, message: 'must be a non-empty string' });
@@ -134,7 +133,8 @@ export function parseLayoutBody(set: LayoutSet, body: unknown): { value?: Layout
     if (key !== 'name' && !parts.includes(key)) issues.push({ path: key, message: 'is not a known property' });
   }
   if (body.name !== undefined && body.name !== null) {
-    if (typeof body.name !== 'string' || body.name.length > 255) issues.push({ path: 'name', message: 'must be a string of at most 255 characters' });
+    if (typeof body.name !== 'string' || body.name.length > 255)
+      issues.push({ path: 'name', message: 'must be a string of at most 255 characters' });
   }
   const kinds = set === 'ticket' ? TICKET_ELEMENTS : CARD_ELEMENTS;
   for (const part of parts) checkElements(body[part], part, kinds, issues);

@@ -58,7 +58,11 @@ export class LayoutsController {
   @ApiParam(REF_PARAM)
   @ApiEnvelope(200, LayoutView)
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR')
-  async get(@CurrentPrincipal() principal: Principal, @Param('set') set: string, @Param('layout_ref') ref: string): Promise<Envelope<LayoutView>> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('set') set: string,
+    @Param('layout_ref') ref: string,
+  ): Promise<Envelope<LayoutView>> {
     return ok(await this.layouts.get(principal, set, ref));
   }
 
@@ -77,7 +81,9 @@ export class LayoutsController {
       type: 'object',
       required: ['data'],
       properties: { data: { type: 'object', additionalProperties: true } },
-      example: { data: { license_plate: 'ABC1D23', driver: { tax_id: '12345678901' }, custom_data: { container: { number: 'MSCU1234567' } } } },
+      example: {
+        data: { license_plate: 'ABC1D23', driver: { tax_id: '12345678901' }, custom_data: { container: { number: 'MSCU1234567' } } },
+      },
     },
   })
   @ApiEnvelope(200, RenderedLayoutView)
@@ -97,7 +103,11 @@ export class LayoutsController {
   @ApiParam(REF_PARAM)
   @ApiEnvelope(200, DeletedLayoutView)
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR', 'LAYOUT_IN_USE')
-  async delete(@CurrentPrincipal() principal: Principal, @Param('set') set: string, @Param('layout_ref') ref: string): Promise<Envelope<DeletedLayoutView>> {
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('set') set: string,
+    @Param('layout_ref') ref: string,
+  ): Promise<Envelope<DeletedLayoutView>> {
     return ok(await this.layouts.delete(principal, set, ref));
   }
 }

@@ -31,7 +31,13 @@ export class LayoutsRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Creates or replaces in one statement; `created` tells which happened. */
-  async upsert(ownerId: string, set: LayoutSet, ref: string, name: string | null, definition: LayoutDefinition): Promise<{ layout: Layout; created: boolean }> {
+  async upsert(
+    ownerId: string,
+    set: LayoutSet,
+    ref: string,
+    name: string | null,
+    definition: LayoutDefinition,
+  ): Promise<{ layout: Layout; created: boolean }> {
     const rows: (LayoutRow & { created: boolean })[] = await this.db.query(
       `INSERT INTO layouts (owner_id, layout_set, ref, name, definition)
        VALUES ($1, $2, $3, $4, $5)
@@ -53,10 +59,11 @@ export class LayoutsRepository {
 
   /** Locks the layout row for the rest of `manager`'s transaction; false when there is none. */
   async lockForDelete(manager: EntityManager, ownerId: string, set: LayoutSet, ref: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM layouts WHERE owner_id = $1 AND layout_set = $2 AND ref = $3 FOR UPDATE`,
-      [ownerId, set, ref],
-    );
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM layouts WHERE owner_id = $1 AND layout_set = $2 AND ref = $3 FOR UPDATE`, [
+      ownerId,
+      set,
+      ref,
+    ]);
     return rows.length > 0;
   }
 

@@ -68,7 +68,8 @@ export class LayoutsService {
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
     const nested = (key: string) => (isPlainObject(data[key]) ? (data[key] as Record<string, unknown>) : null);
-    const context = set === 'ticket' ? ticketContext(data, nested('appointment'), nested('driver')) : recordContext(set, data, nested('driver') ?? {});
+    const context =
+      set === 'ticket' ? ticketContext(data, nested('appointment'), nested('driver')) : recordContext(set, data, nested('driver') ?? {});
     return renderLayout(layout, context);
   }
 

@@ -52,7 +52,12 @@ export interface RecordDefinition {
 export const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);
 
 /** When the gate accepts a record: [window_start - start_tolerance, window_end + end_tolerance]; open ends when unset. */
-export function admissibleWindow(record: { window_start: Date | null; window_end: Date | null; start_tolerance: number; end_tolerance: number }) {
+export function admissibleWindow(record: {
+  window_start: Date | null;
+  window_end: Date | null;
+  start_tolerance: number;
+  end_tolerance: number;
+}) {
   return {
     from: record.window_start ? new Date(record.window_start.getTime() - record.start_tolerance * 60_000) : null,
     until: record.window_end ? new Date(record.window_end.getTime() + record.end_tolerance * 60_000) : null,

@@ -74,7 +74,15 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     @ApiOperation({ summary: `Update ${plural} by ref: only the fields sent change; status moves per contract §5` })
     @ApiBody(oneOrMany(updateItem, `\`{ref, ${def.noun}}\`, or an array of them`))
     @ApiEnvelope(200, UpdatedRecordsView)
-    @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'PROTECTED_FIELD', 'INVALID_LAYOUT_REF', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
+    @ApiErrors(
+      ...BODY_ERRORS,
+      'EMPTY_PAYLOAD',
+      'BATCH_TOO_LARGE',
+      'PROTECTED_FIELD',
+      'INVALID_LAYOUT_REF',
+      'REFS_NOT_FOUND',
+      'INVALID_STATUS_TRANSITION',
+    )
     async update(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<UpdatedRecordsView>> {
       return ok(await this.records.update(principal, body));
     }
@@ -91,7 +99,13 @@ export function recordsController({ def, service, createItem, updateItem, logVie
 
     @Get('logs')
     @ApiOperation({ summary: `Tracking history of ${plural}: each ref once, in request order; unknown refs found: false` })
-    @ApiQuery({ name: 'refs', type: [String], isArray: true, required: true, description: `Repeat per ref: ?refs=A&refs=B (1 to ${MAX_QUERY_REFS})` })
+    @ApiQuery({
+      name: 'refs',
+      type: [String],
+      isArray: true,
+      required: true,
+      description: `Repeat per ref: ?refs=A&refs=B (1 to ${MAX_QUERY_REFS})`,
+    })
     @ApiEnvelope(200, LogsElementView, { isArray: true })
     @ApiErrors('VALIDATION_ERROR')
     async logs(@CurrentPrincipal() principal: Principal, @Query('refs') refs: unknown): Promise<Envelope<LogsElement[]>> {

@@ -14,7 +14,14 @@ export function recordsServiceProvider(token: symbol, def: RecordDefinition, cre
   return {
     provide: token,
     inject: [DataSource, LayoutsRepository, DriversRepository, LayoutUsage, DriverFeed, APP_CONFIG],
-    useFactory: (db: DataSource, layouts: LayoutsRepository, drivers: DriversRepository, usage: LayoutUsage, feed: DriverFeed, config: AppConfig) => {
+    useFactory: (
+      db: DataSource,
+      layouts: LayoutsRepository,
+      drivers: DriversRepository,
+      usage: LayoutUsage,
+      feed: DriverFeed,
+      config: AppConfig,
+    ) => {
       const service = new RecordsService(def, new RecordsRepository(def, db), layouts, drivers, db, feed, config, createItem, updateItem);
       usage.register(def.layoutSet, def.table, service.usesLayout);
       return service;

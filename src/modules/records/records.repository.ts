@@ -73,10 +73,10 @@ export class RecordsRepository {
   /** The owner's records with these refs, locked for the rest of the transaction (in ref order: no deadlocks). */
   lockByRefs(manager: EntityManager, ownerId: string, refs: string[]): Promise<RecordRow[]> {
     const { table, ownerColumn } = this.def;
-    return manager.query(
-      `SELECT r.* FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[]) ORDER BY r.ref FOR UPDATE`,
-      [ownerId, refs],
-    );
+    return manager.query(`SELECT r.* FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[]) ORDER BY r.ref FOR UPDATE`, [
+      ownerId,
+      refs,
+    ]);
   }
 
   /** Applies each row's own patch (and status) in one statement. */

@@ -64,11 +64,18 @@ export class RecordsService {
     const refs = records.map((record) => record.ref);
 
     const ids = await inTransaction(this.db, async (manager) => {
-      await this.checkLayouts(manager, ownerId, records.map((record) => record.layout_ref));
+      await this.checkLayouts(
+        manager,
+        ownerId,
+        records.map((record) => record.layout_ref),
+      );
       const twice = repeated(refs);
       if (twice.length) throw new AppError('DUPLICATE_KEY', `Refs repeated in this batch: ${twice.join(', ')}`, { refs: twice });
 
-      const driverIds = await this.drivers.upsertMany(manager, items.map((item) => item.driver));
+      const driverIds = await this.drivers.upsertMany(
+        manager,
+        items.map((item) => item.driver),
+      );
       const rows = items.map((item) => ({ ...item[noun], driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
       const inserted = await this.records.insertMany(manager, ownerId, rows);
       if (inserted.length < rows.length) {
@@ -91,7 +98,9 @@ export class RecordsService {
     const twice = repeated(parsed.map((p) => p.item.ref));
     if (twice.length) {
       throw AppError.validation(
-        parsed.flatMap((p, i) => (twice.includes(p.item.ref) ? [{ path: `[${i}].ref`, message: 'appears more than once in this batch' }] : [])),
+        parsed.flatMap((p, i) =>
+          twice.includes(p.item.ref) ? [{ path: `[${i}].ref`, message: 'appears more than once in this batch' }] : [],
+        ),
       );
     }
     const protectedPaths = parsed.flatMap((p) => p.protectedPaths);
@@ -104,7 +113,11 @@ export class RecordsService {
     await this.feed.transaction(async (manager, appendFeed) => {
       const layoutRefs = items.flatMap((item) => (typeof item[noun].layout_ref === 'string' ? [item[noun].layout_ref as string] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, ownerId, layoutRefs);
-      const current = await this.lockExisting(manager, ownerId, items.map((item) => item.ref));
+      const current = await this.lockExisting(
+        manager,
+        ownerId,
+        items.map((item) => item.ref),
+      );
 
       const patches: RecordPatch[] = [];
       const logs: LogEntry[] = [];
@@ -136,8 +149,15 @@ export class RecordsService {
       const current = await this.lockExisting(manager, principal.accountId!, refs);
       const rows = refs.map((ref) => current.get(ref)!);
       for (const row of rows) this.checkTransition(row, 'DELETED', 'delete');
-      await this.records.setStatus(manager, rows.map((row) => row.id), 'DELETED');
-      await this.records.insertLogs(manager, rows.map((row) => this.statusLog(row, 'DELETED')));
+      await this.records.setStatus(
+        manager,
+        rows.map((row) => row.id),
+        'DELETED',
+      );
+      await this.records.insertLogs(
+        manager,
+        rows.map((row) => this.statusLog(row, 'DELETED')),
+      );
       await appendFeed(rows.map((row) => this.statusEvent(row, 'DELETED')));
     });
     return { deleted_refs: refs, status: 'deleted' };
@@ -199,10 +219,13 @@ export class RecordsService {
   private checkTransition(row: RecordRow, to: string, via: 'put' | 'delete'): void {
     const from = row.status;
     const allowed =
-      from !== 'DELETED' &&
-      (via === 'delete' ? to === 'DELETED' : to === from || (this.def.putTransitions[to] ?? []).includes(from));
+      from !== 'DELETED' && (via === 'delete' ? to === 'DELETED' : to === from || (this.def.putTransitions[to] ?? []).includes(from));
     if (!allowed) {
-      throw new AppError('INVALID_STATUS_TRANSITION', `${this.label} ${row.ref} cannot move from ${from} to ${to}`, { ref: row.ref, from, to });
+      throw new AppError('INVALID_STATUS_TRANSITION', `${this.label} ${row.ref} cannot move from ${from} to ${to}`, {
+        ref: row.ref,
+        from,
+        to,
+      });
     }
   }
 

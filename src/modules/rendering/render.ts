@@ -42,9 +42,15 @@ function renderElement(element: LayoutElement, data: Record<string, unknown>): R
 }
 
 /** Every part of a layout (card and modal, or ticket elements) with each path resolved against `data`. */
-export function renderLayout(layout: { ref: string; name: string | null; definition: LayoutDefinition }, data: Record<string, unknown>): RenderedLayout {
+export function renderLayout(
+  layout: { ref: string; name: string | null; definition: LayoutDefinition },
+  data: Record<string, unknown>,
+): RenderedLayout {
   const parts = Object.fromEntries(
-    Object.entries(layout.definition).map(([part, elements]) => [part, (elements as LayoutElement[]).map((element) => renderElement(element, data))]),
+    Object.entries(layout.definition).map(([part, elements]) => [
+      part,
+      (elements as LayoutElement[]).map((element) => renderElement(element, data)),
+    ]),
   );
   return { layout_ref: layout.ref, name: layout.name, ...parts };
 }
@@ -53,11 +59,19 @@ export function renderLayout(layout: { ref: string; name: string | null; definit
  * What a path can reach in a trip or appointment: its own fields at the top level and under its noun
  * (`license_plate`, `appointment.license_plate`), `driver.*` and `custom_data.*` at any depth.
  */
-export function recordContext(noun: 'trip' | 'appointment', record: Record<string, unknown>, driver: Record<string, unknown>): Record<string, unknown> {
+export function recordContext(
+  noun: 'trip' | 'appointment',
+  record: Record<string, unknown>,
+  driver: Record<string, unknown>,
+): Record<string, unknown> {
   return { ...record, [noun]: record, driver, custom_data: record.custom_data ?? null };
 }
 
 /** What a ticket path can reach: `content.*`, the ticket's fields, and its `appointment.*` and `driver.*`. */
-export function ticketContext(ticket: Record<string, unknown>, appointment: Record<string, unknown> | null, driver: Record<string, unknown> | null): Record<string, unknown> {
+export function ticketContext(
+  ticket: Record<string, unknown>,
+  appointment: Record<string, unknown> | null,
+  driver: Record<string, unknown> | null,
+): Record<string, unknown> {
   return { ...ticket, ticket, content: ticket.content ?? null, appointment, driver, custom_data: appointment?.custom_data ?? null };
 }

@@ -4,7 +4,8 @@ const RENDERED_ELEMENT = {
   type: 'object',
   required: ['type'],
   additionalProperties: true,
-  description: 'The layout element as configured, plus `value` resolved from its `path` (null when the data has none); highlight_grid items each get a `value`; a qrcode `value` is the text to encode',
+  description:
+    'The layout element as configured, plus `value` resolved from its `path` (null when the data has none); highlight_grid items each get a `value`; a qrcode `value` is the text to encode',
   example: { type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' },
 };
 

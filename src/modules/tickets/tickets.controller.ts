@@ -7,12 +7,21 @@ import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { REF_MAX } from '../records/dto/record-fields.dto.js';
 import { MAX_QUERY_REFS } from '../records/records.service.js';
-import { CreatedTicketsView, CreateTicketDto, DeletedTicketsView, TicketsOfAppointmentView, UpdatedTicketsView, UpdateTicketDto } from './dto/ticket.dto.js';
+import {
+  CreatedTicketsView,
+  CreateTicketDto,
+  DeletedTicketsView,
+  TicketsOfAppointmentView,
+  UpdatedTicketsView,
+  UpdateTicketDto,
+} from './dto/ticket.dto.js';
 import { TicketsService } from './tickets.service.js';
 
 const oneOrMany = (model: object, description: string) => ({
   description,
-  schema: { oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }] },
+  schema: {
+    oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }],
+  },
 });
 
 @ApiTags('tickets')
@@ -45,7 +54,15 @@ export class TicketsController {
   @Delete()
   @HttpCode(200)
   @ApiOperation({ summary: 'Remove tickets' })
-  @ApiBody({ description: 'One ticket id, or an array of them', schema: { oneOf: [{ type: 'string', format: 'uuid' }, { type: 'array', minItems: 1, items: { type: 'string', format: 'uuid' } }] } })
+  @ApiBody({
+    description: 'One ticket id, or an array of them',
+    schema: {
+      oneOf: [
+        { type: 'string', format: 'uuid' },
+        { type: 'array', minItems: 1, items: { type: 'string', format: 'uuid' } },
+      ],
+    },
+  })
   @ApiEnvelope(200, DeletedTicketsView)
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
   async remove(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<DeletedTicketsView>> {
@@ -54,10 +71,19 @@ export class TicketsController {
 
   @Get()
   @ApiOperation({ summary: 'Tickets of appointments: each ref once, in request order; unknown refs found: false' })
-  @ApiQuery({ name: 'appointment_refs', type: [String], isArray: true, required: true, description: `Repeat per ref (1 to ${MAX_QUERY_REFS})` })
+  @ApiQuery({
+    name: 'appointment_refs',
+    type: [String],
+    isArray: true,
+    required: true,
+    description: `Repeat per ref (1 to ${MAX_QUERY_REFS})`,
+  })
   @ApiEnvelope(200, TicketsOfAppointmentView, { isArray: true })
   @ApiErrors('VALIDATION_ERROR')
-  async list(@CurrentPrincipal() principal: Principal, @Query('appointment_refs') refs: unknown): Promise<Envelope<TicketsOfAppointmentView[]>> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('appointment_refs') refs: unknown,
+  ): Promise<Envelope<TicketsOfAppointmentView[]>> {
     return ok(await this.tickets.findByAppointmentRefs(principal, parseQueryList(refs, 'appointment_refs', MAX_QUERY_REFS, REF_MAX)));
   }
 }

@@ -82,11 +82,17 @@ export class TicketsRepository {
   }
 
   findByIds(ids: string[]): Promise<TicketRow[]> {
-    return this.db.query(`SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id WHERE t.id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`, [ids]);
+    return this.db.query(
+      `SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id WHERE t.id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
+      [ids],
+    );
   }
 
   /** The terminal's appointments with these refs (deleted ones too) and all their tickets, oldest first. */
-  async findByAppointmentRefs(terminalId: string, refs: string[]): Promise<{ appointments: { id: string; ref: string }[]; tickets: TicketRow[] }> {
+  async findByAppointmentRefs(
+    terminalId: string,
+    refs: string[],
+  ): Promise<{ appointments: { id: string; ref: string }[]; tickets: TicketRow[] }> {
     const appointments: { id: string; ref: string }[] = await this.db.query(
       `SELECT id, ref FROM appointments WHERE terminal_id = $1 AND ref = ANY($2::text[])`,
       [terminalId, refs],

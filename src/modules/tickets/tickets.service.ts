@@ -32,7 +32,9 @@ export function toTicketView(row: TicketRow): TicketView {
 }
 
 const uuidItems = (raw: unknown, path: string) =>
-  typeof raw === 'string' && UUID.test(raw) ? { value: raw.toLowerCase(), issues: [] } : { issues: [{ path, message: 'must be a ticket id (UUID)' }] };
+  typeof raw === 'string' && UUID.test(raw)
+    ? { value: raw.toLowerCase(), issues: [] }
+    : { issues: [{ path, message: 'must be a ticket id (UUID)' }] };
 
 /** Ids repeated in a batch, as validation issues. */
 function repeatedIds(ids: string[], base: (i: number) => string) {
@@ -62,12 +64,26 @@ export class TicketsService {
     const items = parseBatch(body, this.config.maxBatchSize, dtoItems(CreateTicketDto));
     const terminalId = principal.accountId!;
     const created = await this.feed.transaction(async (manager, appendFeed) => {
-      await this.checkLayouts(manager, terminalId, items.map((item) => item.layout_ref));
-      const appointments = await this.tickets.lockAppointments(manager, terminalId, items.map((item) => item.appointment_ref));
+      await this.checkLayouts(
+        manager,
+        terminalId,
+        items.map((item) => item.layout_ref),
+      );
+      const appointments = await this.tickets.lockAppointments(
+        manager,
+        terminalId,
+        items.map((item) => item.appointment_ref),
+      );
       const live = new Map(appointments.filter((a) => a.status !== 'DELETED').map((a) => [a.ref, a]));
       const missing = [...new Set(items.map((item) => item.appointment_ref).filter((ref) => !live.has(ref)))];
       if (missing.length) throw new AppError('APPOINTMENT_NOT_FOUND', `Appointments not found: ${missing.join(', ')}`, { refs: missing });
-      return this.insert(manager, appendFeed, terminalId, items.map((item) => ({ appointment: live.get(item.appointment_ref)!, layout_ref: item.layout_ref, content: item.content })), null);
+      return this.insert(
+        manager,
+        appendFeed,
+        terminalId,
+        items.map((item) => ({ appointment: live.get(item.appointment_ref)!, layout_ref: item.layout_ref, content: item.content })),
+        null,
+      );
     });
     return { created_ids: created.map((ticket) => ticket.id), status: 'created' };
   }
@@ -85,23 +101,43 @@ export class TicketsService {
     checkinId: string | null,
   ): Promise<TicketView[]> {
     if (tickets.length === 0) return [];
-    const issues = tickets.flatMap((ticket, i) =>
-      validatePlain(CreateTicketDto, { appointment_ref: appointment.ref, ...ticket }, `tickets[${i}]`).issues,
+    const issues = tickets.flatMap(
+      (ticket, i) => validatePlain(CreateTicketDto, { appointment_ref: appointment.ref, ...ticket }, `tickets[${i}]`).issues,
     );
     if (issues.length) throw AppError.validation(issues);
-    await this.checkLayouts(manager, terminalId, tickets.map((ticket) => ticket.layout_ref));
-    return this.insert(manager, appendFeed, terminalId, tickets.map((ticket) => ({ appointment, ...ticket })), checkinId);
+    await this.checkLayouts(
+      manager,
+      terminalId,
+      tickets.map((ticket) => ticket.layout_ref),
+    );
+    return this.insert(
+      manager,
+      appendFeed,
+      terminalId,
+      tickets.map((ticket) => ({ appointment, ...ticket })),
+      checkinId,
+    );
   }
 
   async update(principal: Principal, body: unknown): Promise<{ updated_ids: string[]; status: 'updated' }> {
-    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(UpdateTicketDto)).map((item) => ({ ...item, ticket_id: item.ticket_id.toLowerCase() }));
-    const repeated = repeatedIds(items.map((item) => item.ticket_id), (i) => (Array.isArray(body) ? `[${i}].ticket_id` : 'ticket_id'));
+    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(UpdateTicketDto)).map((item) => ({
+      ...item,
+      ticket_id: item.ticket_id.toLowerCase(),
+    }));
+    const repeated = repeatedIds(
+      items.map((item) => item.ticket_id),
+      (i) => (Array.isArray(body) ? `[${i}].ticket_id` : 'ticket_id'),
+    );
     if (repeated.length) throw AppError.validation(repeated);
     const terminalId = principal.accountId!;
     await this.feed.transaction(async (manager, appendFeed) => {
       const layoutRefs = items.flatMap((item) => (item.layout_ref ? [item.layout_ref] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, terminalId, layoutRefs);
-      await this.lockExisting(manager, terminalId, items.map((item) => item.ticket_id));
+      await this.lockExisting(
+        manager,
+        terminalId,
+        items.map((item) => item.ticket_id),
+      );
       const updated = await this.tickets.updateMany(
         manager,
         items.map((item) => ({ id: item.ticket_id, content: item.content, ...(item.layout_ref ? { layout_ref: item.layout_ref } : {}) })),
@@ -144,7 +180,13 @@ export class TicketsService {
     items: { appointment: Pick<AppointmentRef, 'id'>; layout_ref: string; content: Record<string, unknown> }[],
     checkinId: string | null,
   ): Promise<TicketView[]> {
-    const rows = items.map((item) => ({ id: randomUUID(), appointment_id: item.appointment.id, layout_ref: item.layout_ref, content: item.content, checkin_id: checkinId }));
+    const rows = items.map((item) => ({
+      id: randomUUID(),
+      appointment_id: item.appointment.id,
+      layout_ref: item.layout_ref,
+      content: item.content,
+      checkin_id: checkinId,
+    }));
     const inserted = new Map((await this.tickets.insertMany(manager, terminalId, rows)).map((row) => [row.id, row]));
     const ordered = rows.map((row) => inserted.get(row.id)!);
     await this.record(manager, appendFeed, ordered, 'ticket_created', 'created', 'ticket.created');
@@ -160,19 +202,27 @@ export class TicketsService {
     verb: string,
     type: 'ticket.created' | 'ticket.updated' | 'ticket.deleted',
   ): Promise<void> {
-    const logs: LogEntry[] = rows.map((row) => ({ recordId: row.appointment_id, event, message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})` }));
+    const logs: LogEntry[] = rows.map((row) => ({
+      recordId: row.appointment_id,
+      event,
+      message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})`,
+    }));
     await this.appointmentLogs.insertLogs(manager, logs);
     const events: NewFeedEvent[] = rows.map((row) => ({
       driverId: row.driver_id,
       type,
-      data: type === 'ticket.deleted' ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref } : { ...toTicketView(row) },
+      data:
+        type === 'ticket.deleted'
+          ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref }
+          : { ...toTicketView(row) },
     }));
     await appendFeed(events);
   }
 
   private async checkLayouts(manager: EntityManager, terminalId: string, refs: string[]): Promise<void> {
     const missing = await this.layouts.findMissingRefs(manager, terminalId, 'ticket', refs);
-    if (missing.length) throw new AppError('INVALID_LAYOUT_REF', `No ticket layout with these refs: ${missing.join(', ')}`, { layout_refs: missing });
+    if (missing.length)
+      throw new AppError('INVALID_LAYOUT_REF', `No ticket layout with these refs: ${missing.join(', ')}`, { layout_refs: missing });
   }
 
   private async lockExisting(manager: EntityManager, terminalId: string, ids: string[]): Promise<TicketRow[]> {
@@ -183,4 +233,3 @@ export class TicketsService {
     return rows;
   }
 }
-

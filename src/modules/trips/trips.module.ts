@@ -10,7 +10,15 @@ export const TRIPS_SERVICE = Symbol('TRIPS_SERVICE');
 
 @Module({
   imports: [LayoutsModule, DriversModule],
-  controllers: [recordsController({ def: TRIPS, service: TRIPS_SERVICE, createItem: CreateTripItemDto, updateItem: UpdateTripItemDto, logView: TripLogView })],
+  controllers: [
+    recordsController({
+      def: TRIPS,
+      service: TRIPS_SERVICE,
+      createItem: CreateTripItemDto,
+      updateItem: UpdateTripItemDto,
+      logView: TripLogView,
+    }),
+  ],
   providers: [recordsServiceProvider(TRIPS_SERVICE, TRIPS, CreateTripItemDto, UpdateTripItemDto)],
   exports: [TRIPS_SERVICE],
 })

@@ -11,7 +11,12 @@ export class CreateAppointmentDto extends ScheduleFieldsDto {
   @Length(1, REF_MAX)
   ref: string;
 
-  @ApiProperty({ example: 'demo-appointment', description: 'An appointment layout of the calling terminal', minLength: 1, maxLength: REF_MAX })
+  @ApiProperty({
+    example: 'demo-appointment',
+    description: 'An appointment layout of the calling terminal',
+    minLength: 1,
+    maxLength: REF_MAX,
+  })
   @IsString()
   @Length(1, REF_MAX)
   layout_ref: string;

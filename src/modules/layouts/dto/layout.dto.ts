@@ -1,5 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ALERT_COLORS, CARD_ELEMENT_TYPES, LAYOUT_SETS, TICKET_ELEMENT_TYPES, type LayoutElement, type LayoutSet } from '../layout-schema.js';
+import {
+  ALERT_COLORS,
+  CARD_ELEMENT_TYPES,
+  LAYOUT_SETS,
+  TICKET_ELEMENT_TYPES,
+  type LayoutElement,
+  type LayoutSet,
+} from '../layout-schema.js';
 
 const cardElement = {
   type: 'object',

@@ -28,7 +28,11 @@ export class ScheduleFieldsDto {
   @IsIsoTimestamp()
   window_start?: string | null;
 
-  @ApiPropertyOptional({ example: '2026-11-22T10:00:00-03:00', description: 'ISO 8601 with a zone, not before window_start', nullable: true })
+  @ApiPropertyOptional({
+    example: '2026-11-22T10:00:00-03:00',
+    description: 'ISO 8601 with a zone, not before window_start',
+    nullable: true,
+  })
   @IsOptional()
   @IsIsoTimestamp()
   @NotBefore('window_start')
@@ -48,7 +52,13 @@ export class ScheduleFieldsDto {
   @Max(1440)
   end_tolerance?: number;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Free JSON object, up to 64 KB', nullable: true, example: { container: { number: 'MSCU1234567' } } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Free JSON object, up to 64 KB',
+    nullable: true,
+    example: { container: { number: 'MSCU1234567' } },
+  })
   @IsOptional()
   @IsJsonObject(CUSTOM_DATA_MAX_BYTES)
   custom_data?: Record<string, unknown> | null;

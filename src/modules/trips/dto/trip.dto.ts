@@ -1,7 +1,20 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsDefined,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
@@ -11,7 +24,8 @@ const TEXT = { maxLength: 255, nullable: true };
 const Text = () => applyDecorators(IsOptional(), IsString(), MaxLength(255));
 const State = () => applyDecorators(IsOptional(), IsString(), Matches(/^[A-Za-z]{2}$/, { message: '$property must be exactly 2 letters' }));
 const Zip = () => applyDecorators(IsOptional(), IsString(), Matches(/^\d{1,20}$/, { message: '$property must contain digits only' }));
-const Coordinate = (limit: 90 | 180) => applyDecorators(IsOptional(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-limit), Max(limit));
+const Coordinate = (limit: 90 | 180) =>
+  applyDecorators(IsOptional(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-limit), Max(limit));
 
 /** Trip fields that create and update both take (interface: Trip, origin and destination). */
 export class TripFieldsDto extends ScheduleFieldsDto {
@@ -95,4 +109,3 @@ export class TripLogView {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
-
