@@ -215,6 +215,22 @@ describe('check-in requested by the driver', () => {
     expect((await appointmentState(id)).tickets).toBe(1);
   });
 
+  it('answers CHECKIN_IN_PROGRESS to a repeat of a checkin_id the terminal is still deciding', async () => {
+    const { id } = await scene.appointment();
+    let release: ((answer: unknown) => void) | null = null;
+    track(await connectTerminal(url, scene.terminal.key, () => new Promise((resolve) => (release = resolve))));
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const checkinId = '6f1c1c52-8f1e-4a64-9b0e-2b0b3cf0a002';
+    const first = emit(socket, 'checkin:request', { appointment_id: id, checkin_id: checkinId });
+    await waitFor(() => release !== null);
+    const second = await emit(socket, 'checkin:request', { appointment_id: id, checkin_id: checkinId });
+    expect(second.error).toMatchObject({ code: 'CHECKIN_IN_PROGRESS', details: { checkin_id: checkinId } });
+    release!(ACCEPT);
+    expect((await first).success).toBe(true);
+    expect((await appointmentState(id)).tickets).toBe(1);
+  });
+
   it('unusable tickets in the ack: CHECKIN_FAILED, nothing stored', async () => {
     const { id } = await scene.appointment();
     track(
