@@ -21,6 +21,8 @@ export interface AppointmentForCheckin {
   tax_id: string;
   driver_license_number: string;
   license_category: string;
+  /** The terminal's gate geofence, for the driver's trips. */
+  terminal_location: GeoFence | null;
 }
 
 export interface CheckinRow {
@@ -35,8 +37,8 @@ export interface CheckinRow {
   created_at: Date;
 }
 
-const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category
-                       FROM appointments a JOIN drivers d ON d.id = a.driver_id`;
+const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
+                       FROM appointments a JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id`;
 
 @Injectable()
 export class CheckinRepository {
@@ -85,11 +87,6 @@ export class CheckinRepository {
       reason,
       ticketIds,
     ]);
-  }
-
-  async terminalLocation(terminalId: string): Promise<GeoFence | null> {
-    const rows: { location: GeoFence | null }[] = await this.db.query(`SELECT location FROM accounts WHERE id = $1`, [terminalId]);
-    return rows[0]?.location ?? null;
   }
 
   /**

@@ -83,12 +83,13 @@ export class CheckinService {
     if (!isPlainObject(input)) throw AppError.validation([{ path: '', message: 'must be an object {appointment_id, checkin_id?}' }]);
     const appointmentId = optionalUuid(input.appointment_id, 'appointment_id');
     if (!appointmentId) throw AppError.validation([{ path: 'appointment_id', message: 'is required' }]);
-    const checkinId = optionalUuid(input.checkin_id, 'checkin_id') ?? randomUUID();
+    const given = optionalUuid(input.checkin_id, 'checkin_id');
+    const checkinId = given ?? randomUUID();
 
     const appointment = await this.repository.findAppointment(appointmentId);
     if (!appointment || appointment.driver_id !== driver.driverId)
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
-    const repeated = await this.repeated(checkinId, appointment);
+    const repeated = given ? await this.repeated(checkinId, appointment) : null;
     if (repeated) return repeated;
     this.checkScheduled(appointment);
     this.checkWindow(appointment);
@@ -176,14 +177,15 @@ export class CheckinService {
     }
     const extra = Object.keys(input).find((key) => !['appointment_ref', 'tickets', 'checkin_id'].includes(key));
     if (extra) throw AppError.validation([{ path: extra, message: 'is not a known property' }]);
-    const checkinId = optionalUuid(input.checkin_id, 'checkin_id') ?? randomUUID();
+    const given = optionalUuid(input.checkin_id, 'checkin_id');
+    const checkinId = given ?? randomUUID();
     const tickets = parseTickets(input.tickets, 'tickets');
 
     const appointment = await this.repository.findAppointmentByRef(principal.accountId!, input.appointment_ref);
     if (!appointment || appointment.status === 'DELETED') {
       throw new AppError('APPOINTMENT_NOT_FOUND', `Appointment ${input.appointment_ref} not found`, { refs: [input.appointment_ref] });
     }
-    const repeated = await this.repeated(checkinId, appointment);
+    const repeated = given ? await this.repeated(checkinId, appointment) : null;
     if (repeated) return repeated;
     this.checkScheduled(appointment);
     return this.commit(checkinId, appointment, tickets, true);
@@ -199,7 +201,7 @@ export class CheckinService {
     tickets: TicketInput[],
     terminalInitiated: boolean,
   ): Promise<CheckinResult> {
-    const fence = await this.repository.terminalLocation(appointment.terminal_id);
+    const fence = appointment.terminal_location;
     return this.feed.transaction(async (manager, appendFeed) => {
       const locked = await this.repository.lockAppointment(manager, appointment.id);
       if (terminalInitiated) {
