@@ -8,7 +8,7 @@ import { createItem, createRecords, driver } from '../factories/records.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
-const TIMEOUT_MS = 700;
+const TIMEOUT_MS = 1500;
 const ACCEPT = { accepted: true, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } }] };
 
 let t: TestApp;
