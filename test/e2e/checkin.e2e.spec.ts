@@ -405,3 +405,16 @@ describe('the driver feed', () => {
     expect(driverB.events).toEqual([]);
   });
 });
+
+describe('check-in metrics', () => {
+  it('counts handshakes by outcome and connected sockets by namespace', async () => {
+    const scene = await gateScene(t.http);
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const before = (await t.http.get('/metrics')).text;
+    expect(before).toMatch(/gate_socket_connections\{namespace="\/driver"\} [1-9]/);
+    expect(before).toMatch(/gate_checkins_total\{outcome="accepted",source="driver"\} [1-9]/);
+    expect(before).toMatch(/gate_checkins_total\{outcome="terminal_timeout",source="driver"\} [1-9]/);
+    expect(before).toContain('gate_checkin_duration_seconds_bucket');
+  });
+});

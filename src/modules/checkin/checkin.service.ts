@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { DriverPrincipal, Principal } from '../auth/principal.js';
 import { DriverFeed } from '../feed/driver-feed.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import { RecordsRepository } from '../records/records.repository.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
@@ -72,6 +73,7 @@ export class CheckinService {
     private readonly tickets: TicketsService,
     private readonly feed: DriverFeed,
     private readonly channel: TerminalChannel,
+    private readonly metrics: MetricsService,
     db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -79,7 +81,11 @@ export class CheckinService {
     this.trips = new RecordsRepository(TRIPS, db);
   }
 
-  async requestFromDriver(driver: DriverPrincipal, input: unknown): Promise<CheckinResult> {
+  requestFromDriver(driver: DriverPrincipal, input: unknown): Promise<CheckinResult> {
+    return this.measured('driver', () => this.handshake(driver, input));
+  }
+
+  private async handshake(driver: DriverPrincipal, input: unknown): Promise<CheckinResult> {
     if (!isPlainObject(input)) throw AppError.validation([{ path: '', message: 'must be an object {appointment_id, checkin_id?}' }]);
     const appointmentId = optionalUuid(input.appointment_id, 'appointment_id');
     if (!appointmentId) throw AppError.validation([{ path: 'appointment_id', message: 'is required' }]);
@@ -171,7 +177,11 @@ export class CheckinService {
     }
   }
 
-  async confirmFromTerminal(principal: Principal, input: unknown): Promise<CheckinResult> {
+  confirmFromTerminal(principal: Principal, input: unknown): Promise<CheckinResult> {
+    return this.measured('terminal', () => this.confirm(principal, input));
+  }
+
+  private async confirm(principal: Principal, input: unknown): Promise<CheckinResult> {
     if (!isPlainObject(input) || typeof input.appointment_ref !== 'string' || input.appointment_ref.length === 0) {
       throw AppError.validation([{ path: 'appointment_ref', message: 'is required' }]);
     }
@@ -189,6 +199,21 @@ export class CheckinService {
     if (repeated) return repeated;
     this.checkScheduled(appointment);
     return this.commit(checkinId, appointment, tickets, true);
+  }
+
+  /** Counts each handshake by outcome (the error code, lower-cased, when it did not go through) and times it. */
+  private async measured(source: 'driver' | 'terminal', run: () => Promise<CheckinResult>): Promise<CheckinResult> {
+    const stop = this.metrics.checkinDuration.startTimer({ source });
+    let outcome = 'accepted';
+    try {
+      return await run();
+    } catch (error) {
+      outcome = error instanceof AppError ? error.code.toLowerCase() : 'internal_error';
+      throw error;
+    } finally {
+      stop();
+      this.metrics.checkins.inc({ outcome, source });
+    }
   }
 
   /**

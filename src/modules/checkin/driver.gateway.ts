@@ -3,6 +3,7 @@ import {
   ConnectedSocket,
   MessageBody,
   type OnGatewayConnection,
+  type OnGatewayDisconnect,
   type OnGatewayInit,
   SubscribeMessage,
   WebSocketGateway,
@@ -11,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import type { Namespace, Socket } from 'socket.io';
 import { LOGGER } from '../../common/logging/logger.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { isPlainObject } from '../../common/validation/validate.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { DriverPrincipal } from '../auth/principal.js';
@@ -26,13 +28,14 @@ import { driverRoom } from './terminal-channel.js';
  * receive `event` (the feed, by seq), and send `checkin:request` and `sync`.
  */
 @WebSocketGateway({ namespace: '/driver' })
-export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
+export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleDestroy {
   private subscription: Subscription | null = null;
 
   constructor(
     private readonly auth: AuthService,
     private readonly checkins: CheckinService,
     private readonly feed: DriverFeed,
+    private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -50,7 +53,12 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnModu
     });
   }
 
+  handleDisconnect(): void {
+    this.metrics.sockets.dec({ namespace: '/driver' });
+  }
+
   handleConnection(socket: Socket): void {
+    this.metrics.sockets.inc({ namespace: '/driver' });
     void socket.join(driverRoom((socket.data.driver as DriverPrincipal).driverId));
   }
 

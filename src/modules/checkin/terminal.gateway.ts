@@ -3,6 +3,7 @@ import {
   ConnectedSocket,
   MessageBody,
   type OnGatewayConnection,
+  type OnGatewayDisconnect,
   type OnGatewayInit,
   SubscribeMessage,
   WebSocketGateway,
@@ -10,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Namespace, Socket } from 'socket.io';
 import { LOGGER } from '../../common/logging/logger.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { Principal } from '../auth/principal.js';
 import { CheckinService } from './checkin.service.js';
@@ -22,11 +24,12 @@ import { TerminalChannel, terminalRoom } from './terminal-channel.js';
  * `checkin:request` (answer through the ack) and may send `checkin:confirm`.
  */
 @WebSocketGateway({ namespace: '/terminal' })
-export class TerminalGateway implements OnGatewayInit, OnGatewayConnection {
+export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   constructor(
     private readonly auth: AuthService,
     private readonly checkins: CheckinService,
     private readonly channel: TerminalChannel,
+    private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -41,7 +44,12 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection {
     });
   }
 
+  handleDisconnect(): void {
+    this.metrics.sockets.dec({ namespace: '/terminal' });
+  }
+
   handleConnection(socket: Socket): void {
+    this.metrics.sockets.inc({ namespace: '/terminal' });
     void socket.join(terminalRoom((socket.data.principal as Principal).accountId!));
   }
 
