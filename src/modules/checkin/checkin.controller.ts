@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
+import { isPlainObject } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
@@ -53,7 +54,7 @@ export class CheckinController {
     @Param('id') id: string,
     @Body() body: unknown,
   ): Promise<Envelope<CheckinResult>> {
-    const extra = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+    const extra = isPlainObject(body) ? body : {};
     return ok(await this.checkins.requestFromDriver(driver, { ...extra, appointment_id: id }));
   }
 }

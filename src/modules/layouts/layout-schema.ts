@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../../common/errors/app-error.js';
+import { isPlainObject } from '../../common/validation/validate.js';
 import type { AccountKind } from '../accounts/account.entity.js';
 
 export const LAYOUT_SETS = ['trip', 'appointment', 'ticket'] as const;
@@ -56,7 +57,6 @@ const TICKET_ELEMENTS: Record<string, Record<string, FieldRule>> = {
 export const CARD_ELEMENT_TYPES = Object.keys(CARD_ELEMENTS);
 export const TICKET_ELEMENT_TYPES = Object.keys(TICKET_ELEMENTS);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function checkText(value: unknown, path: string, issues: ValidationIssue[]): void {
   if (typeof value !== 'string' || value.trim() === '') issues.push({ path, message: 'must be a non-empty string' });
@@ -70,7 +70,7 @@ function checkList(value: unknown, path: string, issues: ValidationIssue[], each
 }
 
 function checkObject(value: unknown, path: string, rules: Record<string, FieldRule>, issues: ValidationIssue[]): void {
-  if (!isObject(value)) return void issues.push({ path, message: 'must be an object' });
+  if (!isPlainObject(value)) return void issues.push({ path, message: 'must be an object' });
   for (const key of Object.keys(value)) {
     if (!(key in rules)) issues.push({ path: `${path}.${key}`, message: 'is not a known property' });
   }
@@ -109,7 +109,7 @@ function checkElements(value: unknown, path: string, kinds: Record<string, Recor
   if (value.length > MAX_ELEMENTS) return void issues.push({ path, message: `must have at most ${MAX_ELEMENTS} elements` });
   value.forEach((element, i) => {
     const at = `${path}[${i}]`;
-    if (!isObject(element)) return void issues.push({ path: at, message: 'must be an object with a type' });
+    if (!isPlainObject(element)) return void issues.push({ path: at, message: 'must be an object with a type' });
     const type = element.type;
     const rules = typeof type === 'string' && Object.hasOwn(kinds, type) ? kinds[type] : undefined;
     if (!rules) {
@@ -127,7 +127,7 @@ export interface LayoutBody {
 /** Validates a layout body of the given set; returns the issues found, each with its path. */
 export function parseLayoutBody(set: LayoutSet, body: unknown): { value?: LayoutBody; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
-  if (!isObject(body)) return { issues: [{ path: '', message: 'the body must be a JSON object' }] };
+  if (!isPlainObject(body)) return { issues: [{ path: '', message: 'the body must be a JSON object' }] };
   const parts = set === 'ticket' ? ['elements'] : ['card_layout', 'modal_layout'];
   for (const key of Object.keys(body)) {
     if (key !== 'name' && !parts.includes(key)) issues.push({ path: key, message: 'is not a known property' });
