@@ -11,7 +11,7 @@ import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-f
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { RecordsRepository, type LogEntry } from '../records/records.repository.js';
 import { DataSource } from 'typeorm';
-import { CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
+import { AppointmentTicketDto, CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
 import { type AppointmentRef, type TicketRow, TicketsRepository } from './tickets.repository.js';
 
 export type { TicketView };
@@ -35,6 +35,12 @@ const uuidItems = (raw: unknown, path: string) =>
   typeof raw === 'string' && UUID.test(raw)
     ? { value: raw.toLowerCase(), issues: [] }
     : { issues: [{ path, message: 'must be a ticket id (UUID)' }] };
+
+/** The rows of these ids, in the order of the ids (so logs and feed events follow the batch). */
+function inOrder(ids: string[], rows: TicketRow[]): TicketRow[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id)!);
+}
 
 /** Ids repeated in a batch, as validation issues. */
 function repeatedIds(ids: string[], base: (i: number) => string) {
@@ -96,14 +102,12 @@ export class TicketsService {
     manager: EntityManager,
     appendFeed: FeedWriter,
     terminalId: string,
-    appointment: Pick<AppointmentRef, 'id' | 'ref' | 'driver_id'>,
+    appointment: { id: string; ref: string; driver_id: string },
     tickets: { layout_ref: string; content: Record<string, unknown> }[],
     checkinId: string | null,
   ): Promise<TicketView[]> {
     if (tickets.length === 0) return [];
-    const issues = tickets.flatMap(
-      (ticket, i) => validatePlain(CreateTicketDto, { appointment_ref: appointment.ref, ...ticket }, `tickets[${i}]`).issues,
-    );
+    const issues = tickets.flatMap((ticket, i) => validatePlain(AppointmentTicketDto, ticket, `tickets[${i}]`).issues);
     if (issues.length) throw AppError.validation(issues);
     await this.checkLayouts(
       manager,
@@ -142,7 +146,17 @@ export class TicketsService {
         manager,
         items.map((item) => ({ id: item.ticket_id, content: item.content, ...(item.layout_ref ? { layout_ref: item.layout_ref } : {}) })),
       );
-      await this.record(manager, appendFeed, updated, 'ticket_updated', 'updated', 'ticket.updated');
+      await this.record(
+        manager,
+        appendFeed,
+        inOrder(
+          items.map((item) => item.ticket_id),
+          updated,
+        ),
+        'ticket_updated',
+        'updated',
+        'ticket.updated',
+      );
     });
     return { updated_ids: items.map((item) => item.ticket_id), status: 'updated' };
   }
@@ -153,7 +167,7 @@ export class TicketsService {
     await this.feed.transaction(async (manager, appendFeed) => {
       const rows = await this.lockExisting(manager, terminalId, ids);
       await this.tickets.deleteMany(manager, ids);
-      await this.record(manager, appendFeed, rows, 'ticket_deleted', 'deleted', 'ticket.deleted');
+      await this.record(manager, appendFeed, inOrder(ids, rows), 'ticket_deleted', 'deleted', 'ticket.deleted');
     });
     return { deleted_ids: ids, status: 'deleted' };
   }
@@ -187,8 +201,10 @@ export class TicketsService {
       content: item.content,
       checkin_id: checkinId,
     }));
-    const inserted = new Map((await this.tickets.insertMany(manager, terminalId, rows)).map((row) => [row.id, row]));
-    const ordered = rows.map((row) => inserted.get(row.id)!);
+    const ordered = inOrder(
+      rows.map((row) => row.id),
+      await this.tickets.insertMany(manager, terminalId, rows),
+    );
     await this.record(manager, appendFeed, ordered, 'ticket_created', 'created', 'ticket.created');
     return ordered.map(toTicketView);
   }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsDefined, IsString, IsUUID, Length } from 'class-validator';
 import { IsJsonObject } from '../../../common/validation/validators.js';
 import { CUSTOM_DATA_MAX_BYTES, OptionalRef, REF_MAX } from '../../records/dto/record-fields.dto.js';
@@ -19,6 +19,9 @@ export class CreateTicketDto {
   @IsJsonObject(CUSTOM_DATA_MAX_BYTES)
   content: Record<string, unknown>;
 }
+
+/** A ticket the terminal returns at check-in: `{layout_ref, content}`, its appointment implied. */
+export class AppointmentTicketDto extends PickType(CreateTicketDto, ['layout_ref', 'content'] as const) {}
 
 export class UpdateTicketDto {
   @ApiProperty({ format: 'uuid', description: 'As returned in created_ids or by GET /tickets' })
