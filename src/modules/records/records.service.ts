@@ -8,6 +8,7 @@ import type { AppConfig } from '../../config/config.js';
 import type { Principal } from '../auth/principal.js';
 import type { DriverInput, DriversRepository } from '../drivers/drivers.repository.js';
 import type { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { requireLayouts } from '../layouts/require-layouts.js';
 import { REF_MAX } from './dto/record-fields.dto.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
 import type { LogEntry, RecordPatch, RecordsRepository } from './records.repository.js';
@@ -198,13 +199,8 @@ export class RecordsService {
     return this.def.noun === 'trip' ? 'Trip' : 'Appointment';
   }
 
-  private async checkLayouts(manager: EntityManager, ownerId: string, layoutRefs: string[]): Promise<void> {
-    const missing = await this.layouts.findMissingRefs(manager, ownerId, this.def.layoutSet, layoutRefs);
-    if (missing.length) {
-      throw new AppError('INVALID_LAYOUT_REF', `No ${this.def.layoutSet} layout with these refs for this account: ${missing.join(', ')}`, {
-        layout_refs: missing,
-      });
-    }
+  private checkLayouts(manager: EntityManager, ownerId: string, layoutRefs: string[]): Promise<void> {
+    return requireLayouts(this.layouts, manager, ownerId, this.def.layoutSet, layoutRefs);
   }
 
   private async lockExisting(manager: EntityManager, ownerId: string, refs: string[]): Promise<Map<string, RecordRow>> {

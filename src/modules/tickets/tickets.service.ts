@@ -9,6 +9,7 @@ import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { Principal } from '../auth/principal.js';
 import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { requireLayouts } from '../layouts/require-layouts.js';
 import { RecordsRepository, type LogEntry } from '../records/records.repository.js';
 import { DataSource } from 'typeorm';
 import { AppointmentTicketDto, CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
@@ -235,10 +236,8 @@ export class TicketsService {
     await appendFeed(events);
   }
 
-  private async checkLayouts(manager: EntityManager, terminalId: string, refs: string[]): Promise<void> {
-    const missing = await this.layouts.findMissingRefs(manager, terminalId, 'ticket', refs);
-    if (missing.length)
-      throw new AppError('INVALID_LAYOUT_REF', `No ticket layout with these refs: ${missing.join(', ')}`, { layout_refs: missing });
+  private checkLayouts(manager: EntityManager, terminalId: string, refs: string[]): Promise<void> {
+    return requireLayouts(this.layouts, manager, terminalId, 'ticket', refs);
   }
 
   private async lockExisting(manager: EntityManager, terminalId: string, ids: string[]): Promise<TicketRow[]> {
