@@ -1,12 +1,10 @@
 import { Controller, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
-import { AppError } from '../../common/errors/app-error.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import { DriverTokens } from '../auth/driver-tokens.js';
 import type { Principal } from '../auth/principal.js';
-import { DriversRepository } from './drivers.repository.js';
+import { DriversService } from './drivers.service.js';
 
 class DriverTokenView {
   @ApiProperty({ description: 'Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver)' }) token: string;
@@ -18,10 +16,7 @@ class DriverTokenView {
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/drivers')
 export class DriversController {
-  constructor(
-    private readonly drivers: DriversRepository,
-    private readonly tokens: DriverTokens,
-  ) {}
+  constructor(private readonly drivers: DriversService) {}
 
   @Post(':tax_id/tokens')
   @ApiOperation({ summary: 'A driver token for the driver app; the caller must own a live trip or appointment of this driver' })
@@ -29,9 +24,6 @@ export class DriversController {
   @ApiEnvelope(201, DriverTokenView)
   @ApiErrors('NOT_FOUND')
   async issue(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<DriverTokenView>> {
-    if (!/^\d{1,255}$/.test(taxId) || !(await this.drivers.hasLiveRecordOf(principal.accountId!, taxId))) {
-      throw AppError.notFound('Driver with a live record of yours', { tax_id: taxId });
-    }
-    return ok(this.tokens.issue(taxId));
+    return ok(await this.drivers.issueToken(principal, taxId));
   }
 }
