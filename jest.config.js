@@ -20,6 +20,7 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/setup/global-setup.js',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.js',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

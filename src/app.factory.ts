@@ -34,7 +34,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     app.set('trust proxy', true);
     app.disable('x-powered-by');
     app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)), jsonBodyParser());
-    app.useWebSocketAdapter(new GateIoAdapter(app, config.redisUrl));
+    app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }));
     mountOpenApi(app);
     await app.init();
     return { app, database, logger };

@@ -8,6 +8,8 @@ export interface AppConfig {
   dataDir: string;
   databasePoolSize: number;
   redisUrl: string | null;
+  /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  redisPrefix: string;
   adminApiKey: string | null;
   maxBatchSize: number;
   checkinTimeoutMs: number;
@@ -61,6 +63,12 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+function name(env: Env, variable: string, fallback: string): string {
+  const raw = read(env, variable) ?? fallback;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) throw new ConfigError(variable, `must be 1 to 64 letters, digits, dots, dashes or underscores, got "${raw}"`);
+  return raw;
+}
+
 function secret(env: Env, name: string, minLength: number): string | null {
   const raw = read(env, name);
   if (raw === undefined) return null;
@@ -80,6 +88,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: name(env, 'REDIS_PREFIX', 'gate'),
     adminApiKey: secret(env, 'ADMIN_API_KEY', 16),
     maxBatchSize: int(env, 'MAX_BATCH_SIZE', 1000, 1, 100_000),
     checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
-import { createTestDatabase, REDIS_URL } from '../setup/databases.js';
+import { createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const JWT_SECRET = 'scale-out-test-secret-0123456789abcdef';
@@ -16,11 +16,12 @@ describe('two instances on one PostgreSQL and Redis', () => {
   let a: TestApp;
   let b: TestApp;
   let scene: GateScene;
+  let env: Record<string, string>;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = { DATABASE_URL: database.url, REDIS_URL, JWT_SECRET };
+    env = { DATABASE_URL: database.url, REDIS_URL, JWT_SECRET, REDIS_PREFIX: uniqueName('gate-scale-out') };
     a = await startTestApp(env);
     b = await startTestApp(env);
     scene = await gateScene(a.http);
@@ -78,8 +79,8 @@ describe('two instances on one PostgreSQL and Redis', () => {
 
     await a.close();
     await b.close();
-    a = await startTestApp({ DATABASE_URL: database.url, REDIS_URL, JWT_SECRET });
-    b = await startTestApp({ DATABASE_URL: database.url, REDIS_URL, JWT_SECRET });
+    a = await startTestApp(env);
+    b = await startTestApp(env);
 
     const after = await connectDriver(urlOf(a), scene.token);
     sockets.push(after.socket);

@@ -1,34 +1,41 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DATABASE_PREFIX, databaseUrl, SERVER_URL } from './test-run.js';
 
-/** The local PostgreSQL of the test machine; TEST_DATABASE_URL points elsewhere. */
-export const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const TEMPLATE_DB = 'gate_test_template';
+export { databaseUrl, SERVER_URL };
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export function databaseUrl(name: string): string {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
+/** This run's id and migrated template, set by the global setup. */
+function run(): { id: string; template: string } {
+  const id = process.env.GATE_TEST_RUN;
+  const template = process.env.GATE_TEST_TEMPLATE;
+  if (!id || !template) throw new Error('GATE_TEST_RUN is not set: run the tests through Jest (npm test)');
+  return { id, template };
 }
 
-export async function onServer<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** A name unique to this run, for Redis key prefixes and the like. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${run().id}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: SERVER_URL });
   await client.connect();
   try {
-    return await run(client);
+    return await work(client);
   } finally {
     await client.end();
   }
 }
 
-/** A fresh database cloned from the migrated template: each test file gets its own. */
+/** A fresh database cloned from this run's migrated template: each test file gets its own. */
 export async function createTestDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const name = `gate_test_${randomBytes(6).toString('hex')}`;
-  await onServer((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  const { id, template } = run();
+  const name = `${DATABASE_PREFIX}${id}_${randomBytes(4).toString('hex')}`;
+  await onServer((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
   return {
     name,
     url: databaseUrl(name),
-    drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
 }

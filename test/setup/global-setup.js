@@ -1,29 +1,35 @@
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
-
-const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const TEMPLATE_DB = 'gate_test_template';
+import { DATABASE_PREFIX, databaseUrl, HOST_TAG, isAlive, newRunId, ownerOf, SERVER_URL } from './test-run.js';
 
 /**
- * Migrates a template database once per run with the real migration command (`dist/`, built by the test
- * script); every test file then clones it with CREATE DATABASE … TEMPLATE.
+ * Migrates this run's template database once with the real migration command (`dist/`, built by the test
+ * script); every test file then clones it with CREATE DATABASE … TEMPLATE. The run id reaches the test
+ * workers through the environment; global-teardown drops the template and any clone left.
  */
 export default async function globalSetup() {
+  const runId = newRunId();
+  const template = `${DATABASE_PREFIX}${runId}_tpl`;
+  process.env.GATE_TEST_RUN = runId;
+  process.env.GATE_TEST_TEMPLATE = template;
+
   const client = new pg.Client({ connectionString: SERVER_URL });
   await client.connect();
   try {
-    // Leftovers of runs killed before their files could drop their databases; ones still in use are kept.
-    const { rows } = await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'gate\\_test\\_%' AND datname <> $1`, [TEMPLATE_DB]);
-    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
-    await client.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+    // What killed runs of this machine left behind; databases of live runs (or other machines) are not touched.
+    const { rows } = await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'gate\\_test\\_%'`);
+    for (const { datname } of rows) {
+      const owner = ownerOf(datname);
+      if (owner && (owner.host !== HOST_TAG || isAlive(owner.pid))) continue;
+      // Names of the older scheme carry no owner: dropped only when nobody is connected.
+      await client.query(`DROP DATABASE IF EXISTS "${datname}"${owner ? ' WITH (FORCE)' : ''}`).catch(() => undefined);
+    }
+    await client.query(`CREATE DATABASE "${template}"`);
   } finally {
     await client.end();
   }
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${TEMPLATE_DB}`;
   execFileSync(process.execPath, ['dist/scripts/migrate.js', 'run'], {
-    env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: databaseUrl(template), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -4,7 +4,8 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { createApp, type GateApp } from '../../src/app.factory.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
-import { createTestDatabase } from './databases.js';
+import { Redis } from 'ioredis';
+import { createTestDatabase, uniqueName } from './databases.js';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -29,6 +30,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MIN: '0',
+    REDIS_PREFIX: uniqueName('gate-test'),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
@@ -50,6 +52,22 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async close() {
       await gate.app.close();
       await database?.drop();
+      if (config.redisUrl) await removeRedisKeys(config.redisUrl, config.redisPrefix);
     },
   };
+}
+
+/** Removes the keys an app wrote under its prefix (rate-limit windows), so a run leaves Redis as it found it. */
+async function removeRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }

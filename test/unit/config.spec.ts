@@ -8,6 +8,7 @@ describe('configuration (contract §7, §9)', () => {
       port: 3000,
       databaseUrl: null,
       redisUrl: null,
+      redisPrefix: 'gate',
       adminApiKey: null,
       maxBatchSize: 1000,
       checkinTimeoutMs: 10_000,
@@ -23,6 +24,7 @@ describe('configuration (contract §7, §9)', () => {
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL must use postgres:\/\/ or postgresql:\/\//],
     ['DATABASE_URL', 'not a url', /DATABASE_URL must be a URL/],
     ['REDIS_URL', 'http://x', /REDIS_URL must use redis:\/\/ or rediss:\/\//],
+    ['REDIS_PREFIX', 'a b', /REDIS_PREFIX must be 1 to 64 letters/],
     ['MAX_BATCH_SIZE', '0', /MAX_BATCH_SIZE must be between 1/],
     ['CHECKIN_TIMEOUT_MS', '1.5', /CHECKIN_TIMEOUT_MS must be a whole number/],
     ['RATE_LIMIT_PER_MIN', '-1', /RATE_LIMIT_PER_MIN must be between 0/],
@@ -46,6 +48,7 @@ describe('configuration (contract §7, §9)', () => {
       PORT: '8080',
       DATABASE_URL: 'postgres://u@h/db',
       REDIS_URL: 'redis://h:6379',
+      REDIS_PREFIX: 'gate-eu.1',
       RATE_LIMIT_PER_MIN: '0',
       DATA_DIR: '/tmp/x',
     });
@@ -53,6 +56,7 @@ describe('configuration (contract §7, §9)', () => {
       port: 8080,
       databaseUrl: 'postgres://u@h/db',
       redisUrl: 'redis://h:6379',
+      redisPrefix: 'gate-eu.1',
       rateLimitPerMin: 0,
       dataDir: '/tmp/x',
     });

@@ -52,7 +52,7 @@ export class RateLimiter implements OnModuleDestroy {
   }
 
   private async hitRedis(keyId: string): Promise<{ count: number; msLeft: number }> {
-    const key = `gate:ratelimit:${keyId}`;
+    const key = `${this.config.redisPrefix}:ratelimit:${keyId}`;
     try {
       const results = await this.redis!.multi().incr(key).pexpire(key, WINDOW_MS, 'NX').pttl(key).exec();
       const count = Number(results?.[0]?.[1] ?? 0);

@@ -127,6 +127,12 @@ export class CheckinService {
       this.requestPayload(checkinId, appointment),
       this.config.checkinTimeoutMs,
     );
+    if (answer.kind === 'shutdown') {
+      // The attempt stays pending: a retry with the same checkin_id, on any instance, runs it again.
+      throw new AppError('SERVICE_UNAVAILABLE', 'The service is restarting; retry with the same checkin_id', { checkin_id: checkinId }, {
+        'Retry-After': '1',
+      });
+    }
     if (answer.kind === 'offline')
       throw await this.fail(checkinId, appointment, 'offline', 'TERMINAL_OFFLINE', 'The terminal server is not connected');
     if (answer.kind === 'timeout') {

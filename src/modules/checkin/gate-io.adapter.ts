@@ -13,18 +13,18 @@ export class GateIoAdapter extends IoAdapter {
 
   constructor(
     app: INestApplicationContext,
-    private readonly redisUrl: string | null,
+    private readonly redis: { url: string | null; prefix: string },
   ) {
     super(app);
   }
 
   override createIOServer(port: number, options?: Partial<ServerOptions>): Server {
     const server: Server = super.createIOServer(port, { ...options, cors: { origin: '*' }, serveClient: false } as ServerOptions);
-    if (this.redisUrl) {
-      const pub = new Redis(this.redisUrl, { maxRetriesPerRequest: 1 });
+    if (this.redis.url) {
+      const pub = new Redis(this.redis.url, { maxRetriesPerRequest: 1 });
       const sub = pub.duplicate();
       this.clients.push(pub, sub);
-      server.adapter(createAdapter(pub, sub, { key: 'gate-socket.io' }));
+      server.adapter(createAdapter(pub, sub, { key: `${this.redis.prefix}:socket.io` }));
     }
     server
       .of('/')

@@ -1,30 +1,77 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Namespace } from 'socket.io';
 
-export type TerminalAnswer = { kind: 'answered'; acks: unknown[] } | { kind: 'offline' } | { kind: 'timeout' };
+export type TerminalAnswer = { kind: 'answered'; acks: unknown[] } | { kind: 'offline' } | { kind: 'timeout' } | { kind: 'shutdown' };
 
 export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
 export const driverRoom = (driverId: string) => `driver:${driverId}`;
 
+interface PendingAsk {
+  timers: NodeJS.Timeout[];
+  settle(answer: TerminalAnswer): void;
+}
+
+/**
+ * Runs `emit` and returns the timers it armed. Socket.IO arms its own timers for a broadcast with
+ * acknowledgements (the operator's, and the Redis adapter's) and hands back no way to clear them; kept,
+ * they would hold a closing process open for up to CHECKIN_TIMEOUT_MS.
+ */
+function armedTimers(emit: () => void): NodeJS.Timeout[] {
+  const timers: NodeJS.Timeout[] = [];
+  const original = globalThis.setTimeout;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    const timer = original(...args);
+    timers.push(timer);
+    return timer;
+  }) as typeof setTimeout;
+  try {
+    emit();
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  return timers;
+}
+
 /**
  * Asks a terminal server something and waits for its acknowledgement. Every socket of the terminal, on
- * any instance (through the Redis adapter), gets the request; the first useful answer counts.
+ * any instance (through the Redis adapter), gets the request; the first useful answer counts. On shutdown
+ * the asks still waiting end at once as `shutdown`, their timers cleared.
  */
 @Injectable()
-export class TerminalChannel {
+export class TerminalChannel implements OnModuleDestroy {
   private namespace: Namespace | null = null;
+  private readonly pending = new Set<PendingAsk>();
 
   attach(namespace: Namespace): void {
     this.namespace = namespace;
   }
 
-  async ask(terminalId: string, event: string, payload: unknown, timeoutMs: number): Promise<TerminalAnswer> {
-    if (!this.namespace) return { kind: 'offline' };
-    try {
-      const acks: unknown[] = await this.namespace.to(terminalRoom(terminalId)).timeout(timeoutMs).emitWithAck(event, payload);
-      return acks.length === 0 ? { kind: 'offline' } : { kind: 'answered', acks };
-    } catch {
-      return { kind: 'timeout' };
-    }
+  ask(terminalId: string, event: string, payload: unknown, timeoutMs: number): Promise<TerminalAnswer> {
+    const namespace = this.namespace;
+    if (!namespace) return Promise.resolve({ kind: 'offline' });
+    return new Promise<TerminalAnswer>((resolve) => {
+      const ask: PendingAsk = {
+        timers: [],
+        settle: (answer) => {
+          if (!this.pending.delete(ask)) return;
+          ask.timers.forEach(clearTimeout);
+          resolve(answer);
+        },
+      };
+      this.pending.add(ask);
+      ask.timers = armedTimers(() =>
+        namespace
+          .to(terminalRoom(terminalId))
+          .timeout(timeoutMs)
+          .emit(event, payload, (error: Error | null, acks: unknown[]) => {
+            if (error) ask.settle({ kind: 'timeout' });
+            else ask.settle(acks.length === 0 ? { kind: 'offline' } : { kind: 'answered', acks });
+          }),
+      );
+    });
+  }
+
+  onModuleDestroy(): void {
+    for (const ask of [...this.pending]) ask.settle({ kind: 'shutdown' });
   }
 }
