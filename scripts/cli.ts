@@ -6,6 +6,7 @@ import { openDatabase } from '../src/database/data-source.js';
 import { AppError } from '../src/common/errors/app-error.js';
 import { ACCOUNT_KINDS, type AccountKind } from '../src/modules/accounts/account.entity.js';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository.js';
+import { Revocations } from '../src/modules/auth/revocations.js';
 import { AccountsService } from '../src/modules/accounts/accounts.service.js';
 import { CreateAccountDto } from '../src/modules/accounts/dto/account.dto.js';
 import { validatePlain } from '../src/common/validation/validate.js';
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
   try {
     await database.dataSource.initialize();
     await database.dataSource.runMigrations({ transaction: 'each' });
-    const result = await run(new AccountsService(new AccountsRepository(database.dataSource)), positionals[0]);
+    const result = await run(new AccountsService(new AccountsRepository(database.dataSource), new Revocations()), positionals[0]);
     console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
     return 0;
   } finally {

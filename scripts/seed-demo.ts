@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/database/data-source.js';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository.js';
+import { Revocations } from '../src/modules/auth/revocations.js';
 import { AccountsService } from '../src/modules/accounts/accounts.service.js';
 import { type LayoutSet, parseLayoutBody } from '../src/modules/layouts/layout-schema.js';
 import { LayoutsRepository } from '../src/modules/layouts/layouts.repository.js';
 import { APPOINTMENTS } from '../src/modules/appointments/appointments.definition.js';
 import { CreateAppointmentItemDto, UpdateAppointmentItemDto } from '../src/modules/appointments/dto/appointment.dto.js';
+import { DriverTokenGrantsRepository } from '../src/modules/auth/driver-token-grants.repository.js';
 import { driverTokenSecret, signDriverToken } from '../src/modules/auth/driver-tokens.js';
 import { DriversRepository } from '../src/modules/drivers/drivers.repository.js';
 import { DriverFeed } from '../src/modules/feed/driver-feed.js';
@@ -79,7 +81,7 @@ try {
   await database.dataSource.initialize();
   await database.dataSource.runMigrations({ transaction: 'each' });
   const repository = new AccountsRepository(database.dataSource);
-  const accounts = new AccountsService(repository);
+  const accounts = new AccountsService(repository, new Revocations());
   const layouts = new LayoutsRepository(database.dataSource);
 
   const keys: Record<string, { id: string; key: string }> = {};
@@ -136,7 +138,12 @@ try {
       if (error.code !== 'DUPLICATE_KEY') throw error;
     });
   const secret = Buffer.from(await driverTokenSecret(config, database.dataSource), 'utf8');
-  const driverToken = signDriverToken(secret, DEMO_DRIVER.tax_id, config.driverTokenTtlMinutes);
+  const generation = await new DriverTokenGrantsRepository(database.dataSource).generationFor(DEMO_DRIVER.tax_id, keys.terminal.id);
+  const driverToken = signDriverToken(
+    secret,
+    { taxId: DEMO_DRIVER.tax_id, partnerId: keys.terminal.id, generation: generation! },
+    config.driverTokenTtlMinutes,
+  );
 
   console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}).
 
@@ -149,7 +156,7 @@ try {
     layouts:   trip/demo-trip
 
   Demo driver    tax id ${DEMO_DRIVER.tax_id}, appointment ${ref} (window open for the next 8 hours)
-    driver token (valid until ${driverToken.expires_at}):
+    driver token for ${DEMO_TERMINAL} (valid until ${driverToken.expires_at}):
     ${driverToken.token}
 
 Next, each in a terminal of its own:

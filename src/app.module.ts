@@ -11,6 +11,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { AppointmentsModule } from './modules/appointments/appointments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { RevocationsModule } from './modules/auth/revocations.js';
 import { CheckinModule } from './modules/checkin/checkin.module.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         FeedModule,
+        RevocationsModule,
         AuthModule,
         AccountsModule,
         LayoutsModule,

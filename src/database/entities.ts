@@ -4,7 +4,8 @@ import { Appointment, AppointmentLog } from '../modules/appointments/appointment
 import { Driver } from '../modules/drivers/driver.entity.js';
 import { Layout } from '../modules/layouts/layout.entity.js';
 import { Checkin } from '../modules/checkin/checkin.entity.js';
-import { DriverEvent } from '../modules/feed/driver-event.entity.js';
+import { DriverEvent, DriverFeedHead } from '../modules/feed/driver-event.entity.js';
+import { DriverTokenGrant } from '../modules/auth/driver-token-grant.entity.js';
 import { Ticket } from '../modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from '../modules/trips/trip.entity.js';
 import { Setting } from './setting.entity.js';
@@ -20,6 +21,8 @@ export const ENTITIES = [
   AppointmentLog,
   Ticket,
   DriverEvent,
+  DriverFeedHead,
+  DriverTokenGrant,
   Checkin,
   Setting,
 ];

@@ -261,10 +261,15 @@ describe('check-in requested by the driver', () => {
       .set('X-API-Key', carrier.key)
       .send({ ref: done, trip: { status: 'ON_GOING' } });
     track(await connectTerminal(url, scene.terminal.key, () => ACCEPT));
-    const { socket, events } = await connectDriver(url, scene.token);
+    const { socket } = await connectDriver(url, scene.token);
     track(socket);
-    const ack = await emit<{ checked_in_trips: string[] }>(socket, 'checkin:request', { appointment_id: id });
-    expect(ack.data.checked_in_trips).toEqual([inside]);
+    const carrierToken = (await t.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', carrier.key)).body.data.token;
+    const carrierApp = await connectDriver(url, carrierToken);
+    track(carrierApp.socket);
+    const ack = await emit<Record<string, unknown>>(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.success).toBe(true);
+    // The carrier's trips are not the terminal's to see: the answer names none of them.
+    expect(JSON.stringify(ack.data)).not.toContain(inside);
     const logs = await t.http.get(`/api/v1/trips/logs?refs=${inside}&refs=${outside}&refs=${done}`).set('X-API-Key', carrier.key);
     expect(logs.body.data.map((e: { data: { trip: { status: string } } }) => e.data.trip.status)).toEqual([
       'CHECKED_IN',
@@ -272,7 +277,8 @@ describe('check-in requested by the driver', () => {
       'ON_GOING',
     ]);
     expect(logs.body.data[0].data.logs[0].event).toBe('checked_in');
-    await waitFor(() => events.some((e) => e.type === 'trip.status' && e.data.ref === inside));
+    // The arrival is fed to the carrier's view of the driver.
+    await waitFor(() => carrierApp.events.some((e) => e.type === 'trip.status' && e.data.ref === inside));
   });
 });
 

@@ -49,7 +49,7 @@ const TICKET = {
   ],
 };
 
-describe('the driver app API (contract §8)', () => {
+describe('the driver app API', () => {
   let t: TestApp;
   let terminal: TestAccount;
   let taxId: string;
@@ -170,7 +170,8 @@ describe('the driver app API (contract §8)', () => {
     const [ref] = await createRecords(t.http, carrier.key, 'trip', [
       createItem('trip', 'trip-card', { window_start: minutes(-10), window_end: minutes(10) }, driver(taxId)),
     ]);
-    const trip = (await asDriver('trips')).body.data.find((x: { ref: string }) => x.ref === ref);
+    const carrierToken = (await t.http.post(`/api/v1/drivers/${taxId}/tokens`).set('X-API-Key', carrier.key)).body.data.token;
+    const trip = (await asDriver('trips', carrierToken)).body.data.find((x: { ref: string }) => x.ref === ref);
     expect(trip).toMatchObject({ ref, status: 'PLANNED', carrier: { id: carrier.id, name: carrier.name }, to_location: 'Rio' });
     expect(trip.layout.card_layout.map((e: { value: unknown }) => e.value)).toEqual(['Rio', 'RJ']);
     expect(trip.layout.modal_layout[0].value).toBe(taxId);

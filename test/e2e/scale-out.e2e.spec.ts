@@ -3,7 +3,7 @@ import type { Socket } from 'socket.io-client';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
 const JWT_SECRET = 'scale-out-test-secret-0123456789abcdef';
 
@@ -65,6 +65,25 @@ describe('two instances on one PostgreSQL and Redis', () => {
     sockets.push(driver.socket);
     expect((await emit(terminal, 'checkin:confirm', { appointment_ref: ref })).success).toBe(true);
     await waitFor(() => driver.events.some((e) => e.type === 'appointment.status' && e.data.ref === ref));
+  });
+
+  it('a revocation on A closes the sockets that the revoked token and key opened on B', async () => {
+    const token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
+    const driver = await connectDriver(urlOf(b), token);
+    sockets.push(driver.socket);
+    const key = await a.http.post(`/api/v1/admin/accounts/${scene.terminal.id}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY);
+    const terminal = await connect(urlOf(b), '/terminal', { apiKey: key.body.data.api_key });
+    sockets.push(terminal);
+    const closed = (socket: Socket) => new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    const driverClosed = closed(driver.socket);
+    const terminalClosed = closed(terminal);
+
+    expect((await a.http.delete(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).status).toBe(200);
+    expect(await driverClosed).toBe('io server disconnect');
+    expect((await a.http.delete(`/api/v1/admin/api-keys/${key.body.data.id}`).set('X-API-Key', TEST_ADMIN_KEY)).status).toBe(200);
+    expect(await terminalClosed).toBe('io server disconnect');
+    // The scene's own token was revoked with the rest: later tests need a fresh one.
+    scene.token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
   });
 
   it('replays after a service restart: the feed is in the database, not in memory', async () => {

@@ -22,4 +22,73 @@ describe('schema: migrations and entities agree', () => {
     expect((await db.runMigrations({ transaction: 'each' })).length).toBe(MIGRATIONS.length);
     expect((await db.driver.createSchemaBuilder().log()).upQueries).toEqual([]);
   });
+
+  it('gives existing feed events the partner owning their record, renumbered per (driver, partner), and back', async () => {
+    const db = t.app.get(DataSource);
+    await db.undoLastMigration({ transaction: 'each' });
+    const [t1, t2, c1] = await Promise.all(
+      ['terminal', 'terminal', 'carrier'].map(
+        async (kind) => (await db.query(`INSERT INTO accounts (kind, name) VALUES ($1, 'x') RETURNING id`, [kind]))[0].id,
+      ),
+    );
+    const [{ id: driverId }] = await db.query(
+      `INSERT INTO drivers (tax_id, driver_license_number, license_category, last_event_seq) VALUES ('987', 'L', 'E', 5) RETURNING id`,
+    );
+    const record = async (table: string, owner: string, ownerId: string) =>
+      (
+        await db.query(`INSERT INTO ${table} (${owner}, ref, layout_ref, driver_id, status) VALUES ($1, 'R', 'l', $2, $3) RETURNING id`, [
+          ownerId,
+          driverId,
+          table === 'trips' ? 'PLANNED' : 'SCHEDULED',
+        ])
+      )[0].id;
+    const [a1, a2, trip] = [
+      await record('appointments', 'terminal_id', t1),
+      await record('appointments', 'terminal_id', t2),
+      await record('trips', 'trucking_company_id', c1),
+    ];
+    const events: [number, string, object][] = [
+      [1, 'ticket.created', { id: '00000000-0000-4000-8000-000000000001', appointment_id: a1 }],
+      [2, 'appointment.status', { id: a2, status: 'ON_GOING' }],
+      [3, 'trip.status', { id: trip, status: 'IN_TRANSIT' }],
+      [4, 'ticket.deleted', { id: '00000000-0000-4000-8000-000000000001', appointment_id: a1 }],
+      [5, 'appointment.status', { id: a1, status: 'DELETED' }],
+    ];
+    for (const [seq, type, payload] of events) {
+      await db.query(
+        `INSERT INTO driver_events (driver_id, seq, type, payload, created_at) VALUES ($1, $2::bigint, $3, $4, now() + $2::int * interval '1 s')`,
+        [driverId, seq, type, JSON.stringify(payload)],
+      );
+    }
+
+    await db.runMigrations({ transaction: 'each' });
+    const migrated = await db.query(`SELECT account_id, seq::int, type FROM driver_events WHERE driver_id = $1 ORDER BY created_at`, [
+      driverId,
+    ]);
+    expect(migrated).toEqual([
+      { account_id: t1, seq: 1, type: 'ticket.created' },
+      { account_id: t2, seq: 1, type: 'appointment.status' },
+      { account_id: c1, seq: 1, type: 'trip.status' },
+      { account_id: t1, seq: 2, type: 'ticket.deleted' },
+      { account_id: t1, seq: 3, type: 'appointment.status' },
+    ]);
+    const heads = await db.query(
+      `SELECT account_id, last_seq::int FROM driver_feeds WHERE driver_id = $1 ORDER BY last_seq DESC, account_id`,
+      [driverId],
+    );
+    expect(heads).toEqual(
+      expect.arrayContaining([
+        { account_id: t1, last_seq: 3 },
+        { account_id: t2, last_seq: 1 },
+        { account_id: c1, last_seq: 1 },
+      ]),
+    );
+
+    await db.undoLastMigration({ transaction: 'each' });
+    expect(await db.query(`SELECT seq::int, type FROM driver_events WHERE driver_id = $1 ORDER BY seq`, [driverId])).toEqual(
+      events.map(([seq, type]) => ({ seq, type })),
+    );
+    expect(await db.query(`SELECT last_event_seq::int FROM drivers WHERE id = $1`, [driverId])).toEqual([{ last_event_seq: 5 }]);
+    await db.runMigrations({ transaction: 'each' });
+  });
 });

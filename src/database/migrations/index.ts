@@ -2,6 +2,7 @@ import { Foundation1763874000000 } from './1763874000000-foundation.js';
 import { TripsAppointments1763877600000 } from './1763877600000-trips-appointments.js';
 import { TicketsFeedCheckins1763881200000 } from './1763881200000-tickets-feed-checkins.js';
 import { Settings1763884800000 } from './1763884800000-settings.js';
+import { PartnerScopedDrivers1763888400000 } from './1763888400000-partner-scoped-drivers.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   TripsAppointments1763877600000,
   TicketsFeedCheckins1763881200000,
   Settings1763884800000,
+  PartnerScopedDrivers1763888400000,
 ];

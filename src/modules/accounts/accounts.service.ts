@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key.js';
+import { Revocations } from '../auth/revocations.js';
 import type { Account, AccountKind, GeoFence } from './account.entity.js';
 import { AccountsRepository } from './accounts.repository.js';
 import type { ApiKey } from './api-key.entity.js';
@@ -36,7 +37,10 @@ function checkLocation(kind: AccountKind, location: GeoFence | null | undefined)
 
 @Injectable()
 export class AccountsService {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly revocations: Revocations,
+  ) {}
 
   async create(input: { kind: AccountKind; name: string; location?: GeoFence | null }): Promise<CreatedAccountView> {
     checkLocation(input.kind, input.location);
@@ -78,6 +82,7 @@ export class AccountsService {
     if (!UUID.test(keyId)) throw AppError.notFound('API key', { id: keyId });
     const key = await this.accounts.revokeKey(keyId);
     if (!key) throw AppError.notFound('API key', { id: keyId });
+    this.revocations.announce({ kind: 'api-key', keyId });
     return toKeyView(key);
   }
 

@@ -32,7 +32,7 @@ export class AuthGuard implements CanActivate {
       const driver = await this.auth.authenticateDriver(bearer);
       if (!driver) throw new AppError('UNAUTHORIZED', 'Send a valid driver token as Authorization: Bearer <token>');
       request.driver = driver;
-      await this.limit(`driver:${driver.taxId}`);
+      await this.limit(`driver:${driver.driverId}:${driver.partnerId}`);
       return true;
     }
 

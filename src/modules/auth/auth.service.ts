@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import { hashApiKey } from './api-key.js';
+import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { DriverTokens } from './driver-tokens.js';
 import type { DriverPrincipal, Principal } from './principal.js';
 
@@ -15,7 +15,7 @@ export class AuthService {
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly tokens: DriverTokens,
-    private readonly db: DataSource,
+    private readonly grants: DriverTokenGrantsRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.adminKeyHash = config.adminApiKey ? Buffer.from(hashApiKey(config.adminApiKey), 'hex') : null;
@@ -31,11 +31,11 @@ export class AuthService {
     return owner ? { accountId: owner.accountId, kind: owner.kind, keyId: owner.keyId } : null;
   }
 
-  /** A driver token's driver; null when the token is bad or names no known driver. */
+  /** A driver token's driver and partner; null when the token is bad, expired, revoked or names no known driver. */
   async authenticateDriver(token: string | undefined): Promise<DriverPrincipal | null> {
     const claims = this.tokens.verify(token);
     if (!claims) return null;
-    const rows: { id: string }[] = await this.db.query(`SELECT id FROM drivers WHERE tax_id = $1`, [claims.sub]);
-    return rows[0] ? { taxId: claims.sub, driverId: rows[0].id } : null;
+    const driverId = await this.grants.holder(claims.sub, claims.partner, claims.gen);
+    return driverId ? { taxId: claims.sub, driverId, partnerId: claims.partner } : null;
   }
 }

@@ -4,15 +4,24 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { settingOrCreate } from '../../database/settings.js';
 
+/** What a driver token says (docs/driver-tokens.md). */
 export interface DriverClaims {
   /** The driver's tax_id. */
   sub: string;
+  /** The account (terminal or carrier) that minted the token: the token sees only its records. */
+  partner: string;
+  /** The grant generation the token was minted in; revocation moves the grant past it. */
+  gen: number;
   iat: number;
   exp: number;
+  nbf?: number;
 }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 const SECRET_SETTING = 'driver_token_secret';
+/** Clocks of instances may differ a little: a token minted on one is accepted at once on another. */
+const NBF_LEEWAY_SECONDS = 30;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The signing secret: JWT_SECRET, or else one generated once and kept in the database, so tokens survive
@@ -22,7 +31,23 @@ export async function driverTokenSecret(config: Pick<AppConfig, 'jwtSecret'>, db
   return config.jwtSecret ?? settingOrCreate(db, SECRET_SETTING, () => randomBytes(32).toString('base64url'));
 }
 
-/** Driver tokens (contract §8): HS256 JWTs with `sub` = tax_id and a short expiry. */
+function validClaims(claims: unknown, now: number): claims is DriverClaims {
+  if (typeof claims !== 'object' || claims === null) return false;
+  const c = claims as Record<string, unknown>;
+  const seconds = now / 1000;
+  return (
+    typeof c.sub === 'string' &&
+    /^\d{1,255}$/.test(c.sub) &&
+    typeof c.partner === 'string' &&
+    UUID.test(c.partner) &&
+    Number.isSafeInteger(c.gen) &&
+    typeof c.exp === 'number' &&
+    c.exp > seconds &&
+    (c.nbf === undefined || (typeof c.nbf === 'number' && c.nbf <= seconds + NBF_LEEWAY_SECONDS))
+  );
+}
+
+/** Driver tokens: HS256 JWTs naming the driver (`sub`), the partner that minted them and their grant generation. */
 @Injectable()
 export class DriverTokens implements OnModuleInit {
   private secret: Buffer | null = null;
@@ -36,11 +61,11 @@ export class DriverTokens implements OnModuleInit {
     this.secret = Buffer.from(await driverTokenSecret(this.config, this.db), 'utf8');
   }
 
-  issue(taxId: string, now = Date.now()): { token: string; expires_at: string } {
-    return signDriverToken(this.key, taxId, this.config.driverTokenTtlMinutes, now);
+  issue(taxId: string, partnerId: string, generation: number, now = Date.now()): { token: string; expires_at: string } {
+    return signDriverToken(this.key, { taxId, partnerId, generation }, this.config.driverTokenTtlMinutes, now);
   }
 
-  /** The claims of a valid, unexpired token; null for anything else. */
+  /** The claims of a well-signed token that is valid now (`nbf`, when present, ≤ now < `exp`); null for anything else. */
   verify(token: string | undefined, now = Date.now()): DriverClaims | null {
     if (!token || token.length > 2048) return null;
     const [header, payload, signature, ...rest] = token.split('.');
@@ -49,9 +74,8 @@ export class DriverTokens implements OnModuleInit {
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
     try {
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as DriverClaims;
-      if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number' || claims.exp * 1000 <= now) return null;
-      return claims;
+      const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      return validClaims(claims, now) ? claims : null;
     } catch {
       return null;
     }
@@ -70,12 +94,13 @@ function hmac(secret: Buffer, input: string): string {
 /** Signs a driver token; also used by the demo seed, outside the Nest app. */
 export function signDriverToken(
   secret: Buffer,
-  taxId: string,
+  grant: { taxId: string; partnerId: string; generation: number },
   ttlMinutes: number,
   now = Date.now(),
 ): { token: string; expires_at: string } {
   const iat = Math.floor(now / 1000);
   const exp = iat + ttlMinutes * 60;
-  const payload = Buffer.from(JSON.stringify({ sub: taxId, iat, exp } satisfies DriverClaims)).toString('base64url');
+  const claims: DriverClaims = { sub: grant.taxId, partner: grant.partnerId, gen: grant.generation, iat, exp };
+  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return { token: `${HEADER}.${payload}.${hmac(secret, `${HEADER}.${payload}`)}`, expires_at: new Date(exp * 1000).toISOString() };
 }

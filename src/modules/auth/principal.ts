@@ -9,8 +9,12 @@ export interface Principal {
   keyId: string;
 }
 
-/** A driver app, resolved from its token by the guard or the /driver socket namespace. */
+/**
+ * A driver app, resolved from its token by the guard or the /driver socket namespace. The token is scoped
+ * to the partner (terminal or carrier) that minted it: the app sees only that partner's records.
+ */
 export interface DriverPrincipal {
   taxId: string;
   driverId: string;
+  partnerId: string;
 }

@@ -18,7 +18,6 @@ class CheckinResultView {
     description: 'The tickets the terminal returned, as stored',
   })
   tickets: unknown[];
-  @ApiProperty({ type: [String], description: "Refs of the driver's trips that arrived at this terminal" }) checked_in_trips: string[];
 }
 
 @ApiTags('driver app')

@@ -98,7 +98,7 @@ export class CheckinRepository {
     manager: EntityManager,
     driverId: string,
     fence: GeoFence,
-  ): Promise<{ id: string; ref: string; driver_id: string; previous: string }[]> {
+  ): Promise<{ id: string; ref: string; driver_id: string; trucking_company_id: string; previous: string }[]> {
     return manager.query(
       `WITH inside AS (
          SELECT id, status FROM trips
@@ -111,7 +111,7 @@ export class CheckinRepository {
        ), updated AS (
          UPDATE trips t SET status = 'CHECKED_IN', updated_at = now() FROM inside
           WHERE t.id = inside.id
-         RETURNING t.id, t.ref, t.driver_id, inside.status AS previous
+         RETURNING t.id, t.ref, t.driver_id, t.trucking_company_id, inside.status AS previous
        )
        SELECT * FROM updated`,
       [driverId, fence.lat, fence.lng, fence.radius_m],

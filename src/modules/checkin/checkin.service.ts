@@ -31,8 +31,6 @@ export interface CheckinResult {
   appointment_ref: string;
   status: 'CHECKED_IN';
   tickets: TicketView[];
-  /** Refs of the driver's trips that arrived at this terminal's geofence. */
-  checked_in_trips: string[];
 }
 
 function optionalUuid(value: unknown, path: string): string | undefined {
@@ -93,7 +91,8 @@ export class CheckinService {
     const checkinId = given ?? randomUUID();
 
     const appointment = await this.repository.findAppointment(appointmentId);
-    if (!appointment || appointment.driver_id !== driver.driverId)
+    // A token sees only the appointments of the terminal that minted it (docs/driver-tokens.md).
+    if (!appointment || appointment.driver_id !== driver.driverId || appointment.terminal_id !== driver.partnerId)
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
     const repeated = given ? await this.repeated(checkinId, appointment) : null;
     if (repeated) return repeated;
@@ -256,6 +255,7 @@ export class CheckinService {
       await appendFeed([
         {
           driverId: appointment.driver_id,
+          partnerId: appointment.terminal_id,
           type: 'appointment.status',
           data: { id: appointment.id, ref: appointment.ref, status: 'CHECKED_IN', previous_status: 'SCHEDULED', checkin_id: checkinId },
         },
@@ -274,6 +274,7 @@ export class CheckinService {
       await appendFeed(
         trips.map((trip) => ({
           driverId: trip.driver_id,
+          partnerId: trip.trucking_company_id,
           type: 'trip.status' as const,
           data: { id: trip.id, ref: trip.ref, status: 'CHECKED_IN', previous_status: trip.previous },
         })),
@@ -285,12 +286,8 @@ export class CheckinService {
         null,
         stored.map((ticket) => ticket.id),
       );
-      return this.result(
-        checkinId,
-        appointment,
-        stored,
-        trips.map((trip) => trip.ref),
-      );
+      // Trips that arrived belong to carriers: their refs are not the terminal's (or its driver app's) to see.
+      return this.result(checkinId, appointment, stored);
     });
   }
 
@@ -303,7 +300,7 @@ export class CheckinService {
     }
     switch (previous.status) {
       case 'accepted':
-        return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticket_ids), []);
+        return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticket_ids));
       case 'pending':
         // An attempt whose process died mid-handshake would otherwise block its checkin_id for good.
         if (Date.now() - previous.created_at.getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS)
@@ -395,14 +392,13 @@ export class CheckinService {
     };
   }
 
-  private result(checkinId: string, appointment: AppointmentForCheckin, tickets: TicketView[], trips: string[]): CheckinResult {
+  private result(checkinId: string, appointment: AppointmentForCheckin, tickets: TicketView[]): CheckinResult {
     return {
       checkin_id: checkinId,
       appointment_id: appointment.id,
       appointment_ref: appointment.ref,
       status: 'CHECKED_IN',
       tickets,
-      checked_in_trips: trips,
     };
   }
 }

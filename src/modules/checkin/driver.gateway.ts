@@ -16,8 +16,9 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { isPlainObject } from '../../common/validation/validate.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { DriverPrincipal } from '../auth/principal.js';
+import { Revocations } from '../auth/revocations.js';
 import { DriverFeed } from '../feed/driver-feed.js';
-import { FEED_PAGE, feedPage, parseAfter } from '../feed/feed-page.js';
+import { FEED_PAGE, feedPage, parseAfter, toPushed } from '../feed/feed-page.js';
 import { CheckinService } from './checkin.service.js';
 import { guardConnections } from './socket-auth.js';
 import { type AckEnvelope, answer } from './socket-envelope.js';
@@ -29,13 +30,14 @@ import { driverRoom } from './terminal-channel.js';
  */
 @WebSocketGateway({ namespace: '/driver' })
 export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleDestroy {
-  private subscription: Subscription | null = null;
+  private readonly subscriptions: Subscription[] = [];
 
   constructor(
     private readonly auth: AuthService,
     private readonly checkins: CheckinService,
     private readonly feed: DriverFeed,
     private readonly metrics: MetricsService,
+    private readonly revocations: Revocations,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -48,9 +50,14 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     });
     // Only events committed by this instance are emitted here; the Redis adapter carries them to the
     // driver's sockets on every instance.
-    this.subscription = this.feed.committed$.subscribe((events) => {
-      for (const { driver_id, ...event } of events) namespace.to(driverRoom(driver_id)).emit('event', event);
-    });
+    this.subscriptions.push(
+      this.feed.committed$.subscribe((events) => {
+        for (const event of events) namespace.to(driverRoom(event.driver_id, event.partner_id)).emit('event', toPushed(event));
+      }),
+      this.revocations.revoked$.subscribe((revocation) => {
+        if (revocation.kind === 'driver-tokens') namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
+      }),
+    );
   }
 
   handleDisconnect(): void {
@@ -59,7 +66,8 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
 
   handleConnection(socket: Socket): void {
     this.metrics.sockets.inc({ namespace: '/driver' });
-    void socket.join(driverRoom((socket.data.driver as DriverPrincipal).driverId));
+    const driver = socket.data.driver as DriverPrincipal;
+    void socket.join(driverRoom(driver.driverId, driver.partnerId));
   }
 
   @SubscribeMessage('checkin:request')
@@ -73,11 +81,11 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     const driver = socket.data.driver as DriverPrincipal;
     return answer(this.logger, { event: 'sync', driver: driver.driverId }, async () => {
       const after = parseAfter(isPlainObject(body) ? body.after_seq : undefined, 'after_seq');
-      return feedPage(await this.feed.since(driver.driverId, after, FEED_PAGE + 1), after);
+      return feedPage(await this.feed.since(driver.driverId, driver.partnerId, after, FEED_PAGE + 1), after);
     });
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.subscriptions.forEach((subscription) => subscription.unsubscribe());
   }
 }

@@ -4,7 +4,10 @@ import type { Namespace } from 'socket.io';
 export type TerminalAnswer = { kind: 'answered'; acks: unknown[] } | { kind: 'offline' } | { kind: 'timeout' } | { kind: 'shutdown' };
 
 export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
-export const driverRoom = (driverId: string) => `driver:${driverId}`;
+/** The sockets opened with one API key, closed together when it is revoked. */
+export const apiKeyRoom = (keyId: string) => `key:${keyId}`;
+/** The driver app sockets of one (driver, partner) feed: its pushes, and what a revocation closes. */
+export const driverRoom = (driverId: string, partnerId: string) => `driver:${driverId}:${partnerId}`;
 
 interface PendingAsk {
   timers: NodeJS.Timeout[];

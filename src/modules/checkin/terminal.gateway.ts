@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, type OnModuleDestroy } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -9,27 +9,32 @@ import {
   WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Logger } from 'pino';
+import type { Subscription } from 'rxjs';
 import type { Namespace, Socket } from 'socket.io';
 import { LOGGER } from '../../common/logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { Principal } from '../auth/principal.js';
+import { Revocations } from '../auth/revocations.js';
 import { CheckinService } from './checkin.service.js';
 import { guardConnections } from './socket-auth.js';
 import { type AckEnvelope, answer } from './socket-envelope.js';
-import { TerminalChannel, terminalRoom } from './terminal-channel.js';
+import { apiKeyRoom, TerminalChannel, terminalRoom } from './terminal-channel.js';
 
 /**
  * `/terminal`: terminal servers connect with `auth: {apiKey}` (a terminal key). They receive
  * `checkin:request` (answer through the ack) and may send `checkin:confirm`.
  */
 @WebSocketGateway({ namespace: '/terminal' })
-export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
+export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleDestroy {
+  private subscription: Subscription | null = null;
+
   constructor(
     private readonly auth: AuthService,
     private readonly checkins: CheckinService,
     private readonly channel: TerminalChannel,
     private readonly metrics: MetricsService,
+    private readonly revocations: Revocations,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -42,6 +47,10 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       socket.data.principal = principal;
       return null;
     });
+    // A revoked key loses its sockets at once, on every instance (the adapter carries the disconnect).
+    this.subscription = this.revocations.revoked$.subscribe((revocation) => {
+      if (revocation.kind === 'api-key') namespace.in(apiKeyRoom(revocation.keyId)).disconnectSockets(true);
+    });
   }
 
   handleDisconnect(): void {
@@ -50,7 +59,8 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   handleConnection(socket: Socket): void {
     this.metrics.sockets.inc({ namespace: '/terminal' });
-    void socket.join(terminalRoom((socket.data.principal as Principal).accountId!));
+    const principal = socket.data.principal as Principal;
+    void socket.join([terminalRoom(principal.accountId!), apiKeyRoom(principal.keyId)]);
   }
 
   @SubscribeMessage('checkin:confirm')
@@ -59,5 +69,9 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     return answer(this.logger, { event: 'checkin:confirm', terminal: principal.accountId }, () =>
       this.checkins.confirmFromTerminal(principal, body),
     );
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
   }
 }

@@ -45,7 +45,8 @@ export class DriverAppController {
 
   @Get('appointments')
   @ApiOperation({
-    summary: "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) with card and modal rendered, and each terminal's name",
+    summary:
+      "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, with card and modal rendered, and the terminal's name",
   })
   @ApiEnvelope(200, DriverRecordView, { isArray: true })
   async appointments(@CurrentDriver() driver: DriverPrincipal) {
@@ -53,7 +54,7 @@ export class DriverAppController {
   }
 
   @Get('trips')
-  @ApiOperation({ summary: "The driver's live trips (PLANNED to ON_GOING) with card and modal rendered, and each carrier's name" })
+  @ApiOperation({ summary: "The driver's live trips (PLANNED to ON_GOING) of the token's carrier, with card and modal rendered, and the carrier's name" })
   @ApiEnvelope(200, DriverRecordView, { isArray: true })
   async trips(@CurrentDriver() driver: DriverPrincipal) {
     return ok(await this.driverApp.records('trip', driver));

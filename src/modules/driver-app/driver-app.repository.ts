@@ -41,14 +41,14 @@ export class DriverAppRepository {
     return row;
   }
 
-  /** Live appointments or trips of the driver, soonest window first, with their owner's name. */
-  liveRecords(noun: 'appointment' | 'trip', driverId: string): Promise<DriverRecordRow[]> {
+  /** Live appointments or trips of the driver owned by one partner, soonest window first, with the partner's name. */
+  liveRecords(noun: 'appointment' | 'trip', driverId: string, partnerId: string): Promise<DriverRecordRow[]> {
     const [table, owner] = noun === 'appointment' ? ['appointments', 'terminal_id'] : ['trips', 'trucking_company_id'];
     return this.db.query(
       `SELECT r.*, r.${owner} AS owner_id, a.name AS owner_name FROM ${table} r JOIN accounts a ON a.id = r.${owner}
-        WHERE r.driver_id = $1 AND r.status = ANY($2::text[])
+        WHERE r.driver_id = $1 AND r.${owner} = $2 AND r.status = ANY($3::text[])
         ORDER BY r.window_start NULLS LAST, r.created_at, r.id`,
-      [driverId, LIVE_STATUSES[noun]],
+      [driverId, partnerId, LIVE_STATUSES[noun]],
     );
   }
 

@@ -25,8 +25,8 @@ function recordView(noun: 'appointment' | 'trip', row: DriverRecordRow): Record<
 }
 
 /**
- * The driver app's data (contract §8): the driver's live records, each with its layout rendered, so one
- * app draws every terminal's and carrier's screens without knowing the data model.
+ * The driver app's data: the driver's live records of the token's partner, each with its layout rendered, so
+ * one app draws every terminal's and carrier's screens without knowing the data model (docs/driver-tokens.md).
  */
 @Injectable()
 export class DriverAppService {
@@ -37,7 +37,7 @@ export class DriverAppService {
     driver: DriverPrincipal,
   ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const [rows, driverView] = await Promise.all([
-      this.repository.liveRecords(noun, driver.driverId),
+      this.repository.liveRecords(noun, driver.driverId, driver.partnerId),
       this.repository.driver(driver.driverId),
     ]);
     const layouts = await this.layoutsFor(
@@ -53,7 +53,7 @@ export class DriverAppService {
 
   async tickets(driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const [appointments, driverView] = await Promise.all([
-      this.repository.liveRecords('appointment', driver.driverId),
+      this.repository.liveRecords('appointment', driver.driverId, driver.partnerId),
       this.repository.driver(driver.driverId),
     ]);
     const appointmentViews = new Map(appointments.map((row) => [row.id, recordView('appointment', row)]));

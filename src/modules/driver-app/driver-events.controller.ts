@@ -8,7 +8,7 @@ import { DriverFeed, FEED_EVENT_TYPES } from '../feed/driver-feed.js';
 import { FEED_PAGE, feedPage, parseAfter } from '../feed/feed-page.js';
 
 class FeedEventView {
-  @ApiProperty({ description: 'Strictly increasing, gap-free per driver' }) seq: number;
+  @ApiProperty({ description: "Strictly increasing, gap-free in this token's feed (driver and partner)" }) seq: number;
   @ApiProperty({ enum: FEED_EVENT_TYPES }) type: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) data: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -34,6 +34,6 @@ export class DriverEventsController {
   @ApiErrors('VALIDATION_ERROR')
   async events(@CurrentDriver() driver: DriverPrincipal, @Query('after') afterParam: unknown): Promise<Envelope<FeedPageView>> {
     const after = parseAfter(afterParam, 'after');
-    return ok(feedPage(await this.feed.since(driver.driverId, after, FEED_PAGE + 1), after));
+    return ok(feedPage(await this.feed.since(driver.driverId, driver.partnerId, after, FEED_PAGE + 1), after));
   }
 }

@@ -16,10 +16,6 @@ export class Driver {
   @Column({ name: 'license_category', type: 'text' })
   licenseCategory: string;
 
-  /** The seq of this driver's newest feed event. */
-  @Column({ name: 'last_event_seq', type: 'bigint', default: 0 })
-  lastEventSeq: string;
-
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

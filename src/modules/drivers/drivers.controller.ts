@@ -1,4 +1,4 @@
-import { Controller, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
@@ -11,6 +11,11 @@ class DriverTokenView {
   @ApiProperty({ format: 'date-time' }) expires_at: string;
 }
 
+class RevokedTokensView {
+  @ApiProperty({ example: '12345678901' }) tax_id: string;
+  @ApiProperty({ enum: ['revoked'] }) status: 'revoked';
+}
+
 @ApiTags('drivers')
 @Auth('carrier', 'terminal')
 @ApiErrors(...COMMON_ERRORS)
@@ -19,11 +24,28 @@ export class DriversController {
   constructor(private readonly drivers: DriversService) {}
 
   @Post(':tax_id/tokens')
-  @ApiOperation({ summary: 'A driver token for the driver app; the caller must own a live trip or appointment of this driver' })
+  @ApiOperation({
+    summary: 'A driver token for the driver app; the caller must own a live trip or appointment of this driver',
+    description:
+      "The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this " +
+      'driver: a driver app working with several partners holds one token per partner. See docs/driver-tokens.md.',
+  })
   @ApiParam({ name: 'tax_id', example: '12345678901' })
   @ApiEnvelope(201, DriverTokenView)
   @ApiErrors('NOT_FOUND')
   async issue(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<DriverTokenView>> {
     return ok(await this.drivers.issueToken(principal, taxId));
+  }
+
+  @Delete(':tax_id/tokens')
+  @ApiOperation({
+    summary: 'Revoke every driver token the caller minted for this driver; their open /driver sockets are closed at once',
+    description: 'Tokens minted by other partners are not affected. A token minted afterwards works again.',
+  })
+  @ApiParam({ name: 'tax_id', example: '12345678901' })
+  @ApiEnvelope(200, RevokedTokensView)
+  @ApiErrors('NOT_FOUND')
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<RevokedTokensView>> {
+    return ok(await this.drivers.revokeTokens(principal, taxId));
   }
 }

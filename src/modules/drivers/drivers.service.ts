@@ -1,21 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
+import { DriverTokenGrantsRepository } from '../auth/driver-token-grants.repository.js';
 import { DriverTokens } from '../auth/driver-tokens.js';
 import type { Principal } from '../auth/principal.js';
+import { Revocations } from '../auth/revocations.js';
 import { DriversRepository } from './drivers.repository.js';
 
+const TAX_ID = /^\d{1,255}$/;
+
+/** Driver tokens, scoped to the partner that mints them (docs/driver-tokens.md). */
 @Injectable()
 export class DriversService {
   constructor(
     private readonly drivers: DriversRepository,
     private readonly tokens: DriverTokens,
+    private readonly grants: DriverTokenGrantsRepository,
+    private readonly revocations: Revocations,
   ) {}
 
-  /** A driver token, for a partner that owns a live trip or appointment of this driver (contract §8). */
+  /** A token for a driver of one of the caller's live records; it sees only the caller's records. */
   async issueToken(principal: Principal, taxId: string): Promise<{ token: string; expires_at: string }> {
-    if (!/^\d{1,255}$/.test(taxId) || !(await this.drivers.hasLiveRecordOf(principal.accountId!, taxId))) {
-      throw AppError.notFound('Driver with a live record of yours', { tax_id: taxId });
-    }
-    return this.tokens.issue(taxId);
+    const partnerId = principal.accountId!;
+    const generation =
+      TAX_ID.test(taxId) && (await this.drivers.hasLiveRecordOf(partnerId, taxId)) ? await this.grants.generationFor(taxId, partnerId) : null;
+    if (generation === null) throw AppError.notFound('Driver with a live record of yours', { tax_id: taxId });
+    return this.tokens.issue(taxId, partnerId, generation);
+  }
+
+  /** Revokes every token the caller minted for the driver; their open sockets are closed at once. */
+  async revokeTokens(principal: Principal, taxId: string): Promise<{ tax_id: string; status: 'revoked' }> {
+    const partnerId = principal.accountId!;
+    const driverId = TAX_ID.test(taxId) ? await this.grants.revoke(taxId, partnerId) : null;
+    if (!driverId) throw AppError.notFound('Driver tokens minted by you', { tax_id: taxId });
+    this.revocations.announce({ kind: 'driver-tokens', driverId, partnerId });
+    return { tax_id: taxId, status: 'revoked' };
   }
 }

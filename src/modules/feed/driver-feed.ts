@@ -8,13 +8,16 @@ export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
 export interface NewFeedEvent {
   driverId: string;
+  /** The terminal or carrier owning the record: only its tokens of this driver see the event. */
+  partnerId: string;
   type: FeedEventType;
   data: Record<string, unknown>;
 }
 
-/** An event as stored, replayed and pushed: `seq` is strictly increasing and gap-free per driver. */
+/** An event as stored, replayed and pushed: `seq` is strictly increasing and gap-free per (driver, partner). */
 export interface FeedEvent {
   driver_id: string;
+  partner_id: string;
   seq: number;
   type: FeedEventType;
   data: Record<string, unknown>;
@@ -23,6 +26,7 @@ export interface FeedEvent {
 
 interface FeedRow {
   driver_id: string;
+  account_id: string;
   seq: string;
   type: FeedEventType;
   payload: Record<string, unknown>;
@@ -31,6 +35,7 @@ interface FeedRow {
 
 const toEvent = (row: FeedRow): FeedEvent => ({
   driver_id: row.driver_id,
+  partner_id: row.account_id,
   seq: Number(row.seq),
   type: row.type,
   data: row.payload,
@@ -41,7 +46,7 @@ const toEvent = (row: FeedRow): FeedEvent => ({
 export type FeedWriter = (events: NewFeedEvent[]) => Promise<void>;
 
 /**
- * The durable driver feed (contract §7). Events are written in the same transaction as the change they
+ * The durable driver feed (docs/checkin.md#the-driver-feed). Events are written in the same transaction as the change they
  * describe and published after commit; a driver who missed pushes replays them by seq.
  */
 @Injectable()
@@ -65,37 +70,42 @@ export class DriverFeed {
   }
 
   /**
-   * Writes the events in one statement: locks the drivers' rows (in id order), advances each driver's
-   * last_event_seq by its count of events, and numbers the events from there in input order.
+   * Writes the events in one statement: advances each (driver, partner) feed head by its count of events,
+   * under the head row's lock (heads locked in key order, so batches cannot deadlock; created on first use),
+   * and numbers the events from there in input order.
    */
   private async append(manager: EntityManager, events: NewFeedEvent[]): Promise<FeedEvent[]> {
     if (events.length === 0) return [];
     const rows: FeedRow[] = await manager.query(
       `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(driver_id, type, payload, ord)
-       ), locked AS (
-         SELECT d.id FROM drivers d WHERE d.id IN (SELECT driver_id FROM input) ORDER BY d.id FOR UPDATE
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS e(driver_id, account_id, type, payload, ord)
+       ), counts AS (
+         SELECT driver_id, account_id, count(*) AS n FROM input GROUP BY driver_id, account_id
        ), bumped AS (
-         UPDATE drivers d SET last_event_seq = d.last_event_seq + c.n
-           FROM (SELECT driver_id, count(*) AS n FROM input GROUP BY driver_id) c
-          WHERE d.id = c.driver_id AND d.id IN (SELECT id FROM locked)
-         RETURNING d.id, d.last_event_seq - c.n AS base
+         INSERT INTO driver_feeds AS f (driver_id, account_id, last_seq)
+         SELECT driver_id, account_id, n FROM counts ORDER BY driver_id, account_id
+         ON CONFLICT (driver_id, account_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
+         RETURNING f.driver_id, f.account_id, f.last_seq
        )
-       INSERT INTO driver_events (driver_id, seq, type, payload)
-       SELECT i.driver_id, b.base + row_number() OVER (PARTITION BY i.driver_id ORDER BY i.ord), i.type, i.payload
-         FROM input i JOIN bumped b ON b.id = i.driver_id
-       RETURNING driver_id, seq, type, payload, created_at`,
-      [events.map((e) => e.driverId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
+       INSERT INTO driver_events (driver_id, account_id, seq, type, payload)
+       SELECT i.driver_id, i.account_id, b.last_seq - c.n + row_number() OVER (PARTITION BY i.driver_id, i.account_id ORDER BY i.ord),
+              i.type, i.payload
+         FROM input i
+         JOIN bumped b ON b.driver_id = i.driver_id AND b.account_id = i.account_id
+         JOIN counts c ON c.driver_id = i.driver_id AND c.account_id = i.account_id
+       RETURNING driver_id, account_id, seq, type, payload, created_at`,
+      [events.map((e) => e.driverId), events.map((e) => e.partnerId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
     );
-    return rows.map(toEvent).sort((a, b) => (a.driver_id === b.driver_id ? a.seq - b.seq : a.driver_id < b.driver_id ? -1 : 1));
+    const feedOf = (e: FeedEvent) => `${e.driver_id}/${e.partner_id}`;
+    return rows.map(toEvent).sort((a, b) => (feedOf(a) === feedOf(b) ? a.seq - b.seq : feedOf(a) < feedOf(b) ? -1 : 1));
   }
 
-  /** What a driver missed: events after `afterSeq`, oldest first. */
-  async since(driverId: string, afterSeq: number, limit = 500): Promise<FeedEvent[]> {
+  /** What a driver missed in its feed with one partner: events after `afterSeq`, oldest first. */
+  async since(driverId: string, partnerId: string, afterSeq: number, limit = 500): Promise<FeedEvent[]> {
     const rows: FeedRow[] = await this.db.query(
-      `SELECT driver_id, seq, type, payload, created_at FROM driver_events
-        WHERE driver_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-      [driverId, afterSeq, limit],
+      `SELECT driver_id, account_id, seq, type, payload, created_at FROM driver_events
+        WHERE driver_id = $1 AND account_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+      [driverId, partnerId, afterSeq, limit],
     );
     return rows.map(toEvent);
   }

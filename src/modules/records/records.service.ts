@@ -239,6 +239,7 @@ export class RecordsService {
   private statusEvent(row: RecordRow, to: string): NewFeedEvent {
     return {
       driverId: row.driver_id,
+      partnerId: row[this.def.ownerColumn] as string,
       type: `${this.def.noun}.status`,
       data: { id: row.id, ref: row.ref, status: to, previous_status: row.status },
     };

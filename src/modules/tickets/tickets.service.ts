@@ -227,6 +227,7 @@ export class TicketsService {
     await this.appointmentLogs.insertLogs(manager, logs);
     const events: NewFeedEvent[] = rows.map((row) => ({
       driverId: row.driver_id,
+      partnerId: row.terminal_id,
       type,
       data:
         type === 'ticket.deleted'

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** The grants behind driver tokens: one per (driver, partner), its generation bumped on revocation. */
+@Injectable()
+export class DriverTokenGrantsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The grant's current generation, creating the grant on first use; null when no driver has this tax id. */
+  async generationFor(taxId: string, accountId: string): Promise<number | null> {
+    const rows: { generation: number }[] = await this.db.query(
+      `WITH driver AS (SELECT id FROM drivers WHERE tax_id = $1),
+            created AS (
+              INSERT INTO driver_token_grants (driver_id, account_id) SELECT id, $2 FROM driver
+              ON CONFLICT (driver_id, account_id) DO NOTHING RETURNING generation
+            )
+       SELECT generation FROM created
+       UNION ALL
+       SELECT g.generation FROM driver_token_grants g JOIN driver ON g.driver_id = driver.id WHERE g.account_id = $2`,
+      [taxId, accountId],
+    );
+    return rows[0]?.generation ?? null;
+  }
+
+  /** Bumps the generation, so every token minted so far is refused; the driver's id, or null when there is no grant. */
+  async revoke(taxId: string, accountId: string): Promise<string | null> {
+    const rows: { driver_id: string }[] = await this.db.query(
+      `WITH bumped AS (
+         UPDATE driver_token_grants g SET generation = generation + 1, updated_at = now()
+           FROM drivers d
+          WHERE d.tax_id = $1 AND g.driver_id = d.id AND g.account_id = $2
+         RETURNING g.driver_id
+       )
+       SELECT driver_id FROM bumped`,
+      [taxId, accountId],
+    );
+    return rows[0]?.driver_id ?? null;
+  }
+
+  /** The driver id behind a token whose generation is still current, or null. */
+  async holder(taxId: string, accountId: string, generation: number): Promise<string | null> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT d.id FROM drivers d JOIN driver_token_grants g ON g.driver_id = d.id
+        WHERE d.tax_id = $1 AND g.account_id = $2 AND g.generation = $3`,
+      [taxId, accountId, generation],
+    );
+    return rows[0]?.id ?? null;
+  }
+}
