@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../src/common/errors/app-error.js';
+import { requireInput } from '../../src/common/validation/validate.js';
+import { CheckinConfirmDto } from '../../src/modules/checkin/dto/checkin.dto.js';
 import { DriverFeed } from '../../src/modules/feed/driver-feed.js';
 import { TicketsService } from '../../src/modules/tickets/tickets.service.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
@@ -523,24 +525,34 @@ describe('TicketsService.createForAppointment (the check-in handshake’s entry 
     expect(await store([], null)).toEqual([]);
   });
 
-  it('throws VALIDATION_ERROR located at tickets[i], then INVALID_LAYOUT_REF; nothing is written', async () => {
+  it('VALIDATION_ERROR located at tickets[i] as the terminal sends them, then INVALID_LAYOUT_REF; nothing is written', async () => {
     const before = await counts();
     const invalid = await failure(
-      store(
-        [
-          { layout_ref: 'pass', content: {} },
-          { layout_ref: 'pass', content: ['not', 'an', 'object'] },
-          { layout_ref: 'pass', content: { blob: 'x'.repeat(64 * 1024) } },
-          { layout_ref: 'pass', content: {}, appointment_ref: 'other' },
-          { layout_ref: 'nope' },
-          'text',
-        ],
-        null,
+      Promise.resolve().then(() =>
+        requireInput(CheckinConfirmDto, {
+          appointment_ref: 'A',
+          tickets: [
+            { layout_ref: 'pass', content: {} },
+            { layout_ref: 'pass', content: ['not', 'an', 'object'] },
+            { layout_ref: 'pass', content: { blob: 'x'.repeat(64 * 1024) } },
+            { layout_ref: 'pass', content: {}, appointment_ref: 'other' },
+            { layout_ref: 'nope' },
+            'text',
+          ],
+        }),
       ),
     );
     expect(invalid.code).toBe('VALIDATION_ERROR');
     const paths = [...new Set((invalid.details!.errors as { path: string }[]).map((e) => e.path))];
-    expect(paths).toEqual(['tickets[1].content', 'tickets[2].content', 'tickets[3].appointment_ref', 'tickets[4].content', 'tickets[5]']);
+    // `tickets` itself: not every entry is an object; then each entry's own problem.
+    expect(paths).toEqual([
+      'tickets',
+      'tickets[1].content',
+      'tickets[2].content',
+      'tickets[3].appointment_ref',
+      'tickets[4].content',
+      'tickets[5]',
+    ]);
 
     const layouts = await failure(
       store(

@@ -1,6 +1,9 @@
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { validateSync, type ValidationError } from 'class-validator';
-import type { ValidationIssue } from '../errors/app-error.js';
+import { AppError, type ValidationIssue } from '../errors/app-error.js';
+import { findUnacceptable, joinPath } from './json-input.js';
+
+export { joinPath };
 
 const OPTIONS = {
   whitelist: true,
@@ -8,16 +11,33 @@ const OPTIONS = {
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
 };
+const LENIENT = { ...OPTIONS, forbidNonWhitelisted: false };
 
-export function joinPath(base: string, key: string | number): string {
-  if (typeof key === 'number' || /^\d+$/.test(key)) return `${base}[${key}]`;
-  return base ? `${base}.${key}` : key;
-}
+/**
+ * Rules about what kind of value a property takes. When one fails, the others (lengths, ranges, patterns)
+ * say nothing useful about a value of the wrong kind, so only the kind is reported: `"15"` for a tolerance
+ * answers "must be an integer", not "must not be greater than 1440".
+ */
+const KIND_RULES = new Set([
+  'whitelistValidation',
+  'isDefined',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'nestedValidation',
+  'isIn',
+  'isUuid',
+]);
 
 function flatten(errors: ValidationError[], base: string, out: ValidationIssue[]): ValidationIssue[] {
   for (const error of errors) {
     const path = joinPath(base, error.property);
-    for (const message of Object.values(error.constraints ?? {})) {
+    const constraints = Object.entries(error.constraints ?? {});
+    const kind = constraints.filter(([rule]) => KIND_RULES.has(rule));
+    for (const [, message] of kind.length ? kind.slice(0, 1) : constraints) {
       out.push({ path, message: message.replace(/^property \S+ should not exist$/, 'is not a known property') });
     }
     if (error.children?.length) flatten(error.children, path, out);
@@ -55,11 +75,38 @@ function instantiate<T extends object>(type: new () => T, value: Record<string, 
 
 /**
  * Turns a plain JSON value into an instance of `type`, or the list of issues, each located from `base`
- * (`[3].trip.origin_state`). Unknown properties are issues too, so typos are caught.
+ * (`[3].trip.origin_state`). Unknown properties are issues too, so typos are caught, unless `allowUnknown`
+ * (for answers of other systems that may carry more than we read).
  */
-export function validatePlain<T extends object>(type: new () => T, value: unknown, base = ''): { value?: T; issues: ValidationIssue[] } {
+export function validatePlain<T extends object>(
+  type: new () => T,
+  value: unknown,
+  base = '',
+  options: { allowUnknown?: boolean } = {},
+): { value?: T; issues: ValidationIssue[] } {
   if (!isPlainObject(value)) return { issues: [{ path: base, message: 'must be a JSON object' }] };
   const instance = instantiate(type, value);
-  const issues = flatten(validateSync(instance, OPTIONS), base, []);
-  return issues.length ? { issues } : { value: instance, issues };
+  const issues = flatten(validateSync(instance, options.allowUnknown ? LENIENT : OPTIONS), base, []);
+  return issues.length ? { value: undefined, issues } : { value: instance, issues };
+}
+
+/**
+ * The one input path of the service, for HTTP bodies and socket payloads alike: refuse what no field can
+ * take (findUnacceptable: depth, unstorable text, infinities), then the DTO's rules.
+ */
+export function parseInput<T extends object>(
+  type: new () => T,
+  value: unknown,
+  base = '',
+  options: { allowUnknown?: boolean } = {},
+): { value?: T; issues: ValidationIssue[] } {
+  const unacceptable = findUnacceptable(value, base);
+  return unacceptable ? { issues: [unacceptable] } : validatePlain(type, value, base, options);
+}
+
+/** parseInput's value, or its issues thrown as VALIDATION_ERROR. */
+export function requireInput<T extends object>(type: new () => T, value: unknown, base = ''): T {
+  const result = parseInput(type, value, base);
+  if (!result.value) throw AppError.validation(result.issues);
+  return result.value;
 }

@@ -1,4 +1,16 @@
-import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsDefined,
+  IsObject,
+  IsOptional,
+  registerDecorator,
+  ValidateNested,
+  type ValidationArguments,
+  type ValidationOptions,
+} from 'class-validator';
 
 const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 
@@ -44,8 +56,8 @@ export function IsJsonObject(maxBytes: number, maxDepth = 32, options?: Validati
           typeof value === 'object' &&
           value !== null &&
           !Array.isArray(value) &&
-          Buffer.byteLength(JSON.stringify(value)) <= maxBytes &&
-          depth(value, maxDepth + 1) <= maxDepth,
+          depth(value, maxDepth + 1) <= maxDepth &&
+          Buffer.byteLength(JSON.stringify(value)) <= maxBytes,
       },
     });
 }
@@ -67,4 +79,29 @@ export function NotBefore(otherProperty: string, options?: ValidationOptions) {
         },
       },
     });
+}
+
+/**
+ * A nested object validated by its own DTO's rules. Arrays and scalars are refused: ValidateNested alone
+ * would walk an array's (absent) items and let `"driver": []` through.
+ */
+export function Nested(type: () => new () => object, options: { optional?: boolean } = {}) {
+  return applyDecorators(
+    options.optional ? IsOptional() : IsDefined(),
+    IsObject({ message: '$property must be a JSON object' }),
+    ValidateNested(),
+    Type(type),
+  );
+}
+
+/** A list of at most `max` nested objects, each validated by its DTO's rules. */
+export function NestedList(type: () => new () => object, max: number, options: { optional?: boolean } = {}) {
+  return applyDecorators(
+    options.optional ? IsOptional() : IsDefined(),
+    IsArray({ message: '$property must be an array' }),
+    ArrayMaxSize(max),
+    IsObject({ each: true, message: 'each of $property must be a JSON object' }),
+    ValidateNested({ each: true }),
+    Type(type),
+  );
 }

@@ -2,10 +2,11 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { isPlainObject } from '../../common/validation/validate.js';
+import { requireInput } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
+import { CheckinBodyDto, CheckinRequestDto } from './dto/checkin.dto.js';
 
 class CheckinResultView {
   @ApiProperty({ format: 'uuid' }) checkin_id: string;
@@ -34,7 +35,7 @@ export class CheckinController {
     description: 'The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The appointment id' })
-  @ApiBody({ required: false, schema: { type: 'object', properties: { checkin_id: { type: 'string', format: 'uuid' } } } })
+  @ApiBody({ required: false, type: CheckinBodyDto })
   @ApiEnvelope(200, CheckinResultView)
   @ApiErrors(
     'VALIDATION_ERROR',
@@ -53,7 +54,8 @@ export class CheckinController {
     @Param('id') id: string,
     @Body() body: unknown,
   ): Promise<Envelope<CheckinResult>> {
-    const extra = isPlainObject(body) ? body : {};
-    return ok(await this.checkins.requestFromDriver(driver, { ...extra, appointment_id: id }));
+    // The body is validated as sent (an array or an unknown property is refused), then joined with the path's id.
+    const { checkin_id } = requireInput(CheckinBodyDto, body ?? {});
+    return ok(await this.checkins.requestFromDriver(driver, requireInput(CheckinRequestDto, { appointment_id: id, checkin_id })));
   }
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
-import { isPlainObject } from '../../common/validation/validate.js';
+import { storableText } from '../../common/validation/json-input.js';
+import { parseInput } from '../../common/validation/validate.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { DriverPrincipal, Principal } from '../auth/principal.js';
@@ -10,20 +11,17 @@ import { DriverFeed } from '../feed/driver-feed.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import { RecordsRepository } from '../records/records.repository.js';
+import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
 import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
+import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
 import { TerminalChannel } from './terminal-channel.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_TICKETS = 100;
 const STALE_AFTER_MS = 30_000;
 
-export interface TicketInput {
-  layout_ref: string;
-  content: Record<string, unknown>;
-}
+export type TicketInput = AppointmentTicketDto;
 
 export interface CheckinResult {
   checkin_id: string;
@@ -31,28 +29,6 @@ export interface CheckinResult {
   appointment_ref: string;
   status: 'CHECKED_IN';
   tickets: TicketView[];
-}
-
-function optionalUuid(value: unknown, path: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !UUID.test(value)) throw AppError.validation([{ path, message: 'must be a UUID' }]);
-  return value.toLowerCase();
-}
-
-/** The terminal's tickets, as its ack or its confirm sends them: at most 100 `{layout_ref, content}`. */
-function parseTickets(value: unknown, path: string): TicketInput[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.length > MAX_TICKETS)
-    throw AppError.validation([{ path, message: `must be an array of at most ${MAX_TICKETS} tickets` }]);
-  return value.map((ticket, i) => {
-    const at = `${path}[${i}]`;
-    if (!isPlainObject(ticket) || typeof ticket.layout_ref !== 'string' || !isPlainObject(ticket.content)) {
-      throw AppError.validation([{ path: at, message: 'must be {layout_ref: string, content: object}' }]);
-    }
-    const extra = Object.keys(ticket).find((key) => key !== 'layout_ref' && key !== 'content');
-    if (extra) throw AppError.validation([{ path: `${at}.${extra}`, message: 'is not a known property' }]);
-    return { layout_ref: ticket.layout_ref, content: ticket.content };
-  });
 }
 
 /**
@@ -79,15 +55,13 @@ export class CheckinService {
     this.trips = new RecordsRepository(TRIPS, db);
   }
 
-  requestFromDriver(driver: DriverPrincipal, input: unknown): Promise<CheckinResult> {
+  requestFromDriver(driver: DriverPrincipal, input: CheckinRequestDto): Promise<CheckinResult> {
     return this.measured('driver', () => this.handshake(driver, input));
   }
 
-  private async handshake(driver: DriverPrincipal, input: unknown): Promise<CheckinResult> {
-    if (!isPlainObject(input)) throw AppError.validation([{ path: '', message: 'must be an object {appointment_id, checkin_id?}' }]);
-    const appointmentId = optionalUuid(input.appointment_id, 'appointment_id');
-    if (!appointmentId) throw AppError.validation([{ path: 'appointment_id', message: 'is required' }]);
-    const given = optionalUuid(input.checkin_id, 'checkin_id');
+  private async handshake(driver: DriverPrincipal, input: CheckinRequestDto): Promise<CheckinResult> {
+    const appointmentId = input.appointment_id.toLowerCase();
+    const given = input.checkin_id?.toLowerCase();
     const checkinId = given ?? randomUUID();
 
     const appointment = await this.repository.findAppointment(appointmentId);
@@ -128,9 +102,14 @@ export class CheckinService {
     );
     if (answer.kind === 'shutdown') {
       // The attempt stays pending: a retry with the same checkin_id, on any instance, runs it again.
-      throw new AppError('SERVICE_UNAVAILABLE', 'The service is restarting; retry with the same checkin_id', { checkin_id: checkinId }, {
-        'Retry-After': '1',
-      });
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'The service is restarting; retry with the same checkin_id',
+        { checkin_id: checkinId },
+        {
+          'Retry-After': '1',
+        },
+      );
     }
     if (answer.kind === 'offline')
       throw await this.fail(checkinId, appointment, 'offline', 'TERMINAL_OFFLINE', 'The terminal server is not connected');
@@ -143,27 +122,20 @@ export class CheckinService {
         `The terminal server did not answer within ${this.config.checkinTimeoutMs} ms`,
       );
     }
-    const acks = answer.acks.filter(isPlainObject);
-    const accepted = acks.find((ack) => ack.accepted === true);
+    // Every socket of the terminal may answer: the first usable acceptance counts, else the first refusal.
+    const answers = answer.acks.map((ack) => parseInput(TerminalAnswerDto, ack, 'ack', { allowUnknown: true }));
+    const accepted = answers.find((parsed) => parsed.value?.accepted === true)?.value;
     if (!accepted) {
-      const rejection = acks.find((ack) => ack.accepted === false);
-      if (!rejection)
-        throw await this.fail(checkinId, appointment, 'failed', 'CHECKIN_FAILED', 'The terminal server answered without {accepted}');
-      const reason = typeof rejection.reason === 'string' ? rejection.reason.slice(0, 500) : 'rejected by the terminal';
+      const rejection = answers.find((parsed) => parsed.value?.accepted === false)?.value;
+      if (!rejection) {
+        const issue = answers.flatMap((parsed) => parsed.issues)[0];
+        const why = issue ? `${issue.path}: ${issue.message}` : 'no answer';
+        throw await this.fail(checkinId, appointment, 'failed', 'CHECKIN_FAILED', `The terminal server's answer is unusable (${why})`);
+      }
+      const reason = rejection.reason?.slice(0, 500) || 'rejected by the terminal';
       throw await this.fail(checkinId, appointment, 'rejected', 'CHECKIN_REJECTED', `The terminal refused the check-in: ${reason}`, reason);
     }
-    let tickets: TicketInput[];
-    try {
-      tickets = parseTickets(accepted.tickets, 'tickets');
-    } catch (error) {
-      throw await this.fail(
-        checkinId,
-        appointment,
-        'failed',
-        'CHECKIN_FAILED',
-        `The terminal's tickets are malformed: ${(error as Error).message}`,
-      );
-    }
+    const tickets = accepted.tickets ?? [];
     try {
       return await this.commit(checkinId, appointment, tickets, false);
     } catch (error) {
@@ -182,19 +154,14 @@ export class CheckinService {
     }
   }
 
-  confirmFromTerminal(principal: Principal, input: unknown): Promise<CheckinResult> {
+  confirmFromTerminal(principal: Principal, input: CheckinConfirmDto): Promise<CheckinResult> {
     return this.measured('terminal', () => this.confirm(principal, input));
   }
 
-  private async confirm(principal: Principal, input: unknown): Promise<CheckinResult> {
-    if (!isPlainObject(input) || typeof input.appointment_ref !== 'string' || input.appointment_ref.length === 0) {
-      throw AppError.validation([{ path: 'appointment_ref', message: 'is required' }]);
-    }
-    const extra = Object.keys(input).find((key) => !['appointment_ref', 'tickets', 'checkin_id'].includes(key));
-    if (extra) throw AppError.validation([{ path: extra, message: 'is not a known property' }]);
-    const given = optionalUuid(input.checkin_id, 'checkin_id');
+  private async confirm(principal: Principal, input: CheckinConfirmDto): Promise<CheckinResult> {
+    const given = input.checkin_id?.toLowerCase();
     const checkinId = given ?? randomUUID();
-    const tickets = parseTickets(input.tickets, 'tickets');
+    const tickets = input.tickets ?? [];
 
     const appointment = await this.repository.findAppointmentByRef(principal.accountId!, input.appointment_ref);
     if (!appointment || appointment.status === 'DELETED') {
@@ -334,6 +301,8 @@ export class CheckinService {
     reason: string | null = null,
     details?: Record<string, unknown>,
   ): Promise<AppError> {
+    // Messages may quote the terminal's answer (a path made of its keys): stored text must be storable.
+    [message, reason] = [storableText(message), reason === null ? null : storableText(reason)];
     await this.feed.transaction(async (manager) => {
       await this.repository.finishCheckin(manager, checkinId, status, reason ?? message);
       await this.appointments.insertLogs(manager, [

@@ -13,13 +13,14 @@ import type { Subscription } from 'rxjs';
 import type { Namespace, Socket } from 'socket.io';
 import { LOGGER } from '../../common/logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { isPlainObject } from '../../common/validation/validate.js';
+import { requireInput } from '../../common/validation/validate.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
 import { DriverFeed } from '../feed/driver-feed.js';
-import { FEED_PAGE, feedPage, parseAfter, toPushed } from '../feed/feed-page.js';
+import { FEED_PAGE, feedPage, toPushed } from '../feed/feed-page.js';
 import { CheckinService } from './checkin.service.js';
+import { CheckinRequestDto, SyncDto } from './dto/checkin.dto.js';
 import { guardConnections } from './socket-auth.js';
 import { type AckEnvelope, answer } from './socket-envelope.js';
 import { driverRoom } from './terminal-channel.js';
@@ -55,7 +56,8 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
         for (const event of events) namespace.to(driverRoom(event.driver_id, event.partner_id)).emit('event', toPushed(event));
       }),
       this.revocations.revoked$.subscribe((revocation) => {
-        if (revocation.kind === 'driver-tokens') namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
+        if (revocation.kind === 'driver-tokens')
+          namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
       }),
     );
   }
@@ -73,14 +75,16 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
   @SubscribeMessage('checkin:request')
   checkin(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
     const driver = socket.data.driver as DriverPrincipal;
-    return answer(this.logger, { event: 'checkin:request', driver: driver.driverId }, () => this.checkins.requestFromDriver(driver, body));
+    return answer(this.logger, { event: 'checkin:request', driver: driver.driverId }, () =>
+      this.checkins.requestFromDriver(driver, requireInput(CheckinRequestDto, body)),
+    );
   }
 
   @SubscribeMessage('sync')
   sync(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
     const driver = socket.data.driver as DriverPrincipal;
     return answer(this.logger, { event: 'sync', driver: driver.driverId }, async () => {
-      const after = parseAfter(isPlainObject(body) ? body.after_seq : undefined, 'after_seq');
+      const after = requireInput(SyncDto, body ?? {}).after_seq ?? 0;
       return feedPage(await this.feed.since(driver.driverId, driver.partnerId, after, FEED_PAGE + 1), after);
     });
   }

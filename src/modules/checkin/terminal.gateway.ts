@@ -16,7 +16,9 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { AuthService } from '../auth/auth.service.js';
 import type { Principal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
+import { requireInput } from '../../common/validation/validate.js';
 import { CheckinService } from './checkin.service.js';
+import { CheckinConfirmDto } from './dto/checkin.dto.js';
 import { guardConnections } from './socket-auth.js';
 import { type AckEnvelope, answer } from './socket-envelope.js';
 import { apiKeyRoom, TerminalChannel, terminalRoom } from './terminal-channel.js';
@@ -67,7 +69,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   confirm(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
     const principal = socket.data.principal as Principal;
     return answer(this.logger, { event: 'checkin:confirm', terminal: principal.accountId }, () =>
-      this.checkins.confirmFromTerminal(principal, body),
+      this.checkins.confirmFromTerminal(principal, requireInput(CheckinConfirmDto, body)),
     );
   }
 

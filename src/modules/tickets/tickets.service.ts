@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { dtoItems, parseBatch } from '../../common/batch/batch-input.js';
 import { AppError } from '../../common/errors/app-error.js';
-import { validatePlain } from '../../common/validation/validate.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { Principal } from '../auth/principal.js';
@@ -12,7 +11,7 @@ import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import { RecordsRepository, type LogEntry } from '../records/records.repository.js';
 import { DataSource } from 'typeorm';
-import { AppointmentTicketDto, CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
+import { CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
 import { type AppointmentRef, type TicketRow, TicketsRepository } from './tickets.repository.js';
 
 export type { TicketView };
@@ -95,10 +94,7 @@ export class TicketsService {
     return { created_ids: created.map((ticket) => ticket.id), status: 'created' };
   }
 
-  /**
-   * Stores tickets the terminal returned at check-in, inside the check-in's transaction: layouts and
-   * contents are validated here, since they did not come through the REST body validation.
-   */
+  /** Stores tickets the terminal returned at check-in (validated as its answer was), inside the check-in's transaction. */
   async createForAppointment(
     manager: EntityManager,
     appendFeed: FeedWriter,
@@ -108,8 +104,6 @@ export class TicketsService {
     checkinId: string | null,
   ): Promise<TicketView[]> {
     if (tickets.length === 0) return [];
-    const issues = tickets.flatMap((ticket, i) => validatePlain(AppointmentTicketDto, ticket, `tickets[${i}]`).issues);
-    if (issues.length) throw AppError.validation(issues);
     await this.checkLayouts(
       manager,
       terminalId,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { Nested } from '../../../common/validation/validators.js';
 import { ACCOUNT_KINDS, type AccountKind } from '../account.entity.js';
 
 export class GeoFenceDto {
@@ -34,23 +34,19 @@ export class CreateAccountDto {
   name: string;
 
   @ApiPropertyOptional({ type: GeoFenceDto, description: "A terminal's gate geofence; only terminals have one" })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => GeoFenceDto)
+  @Nested(() => GeoFenceDto, { optional: true })
   location?: GeoFenceDto | null;
 }
 
 export class UpdateAccountDto {
   @ApiPropertyOptional({ example: 'Port A – North gate', minLength: 1, maxLength: 255 })
-  @IsOptional()
+  @ValidateIf((object: { name?: unknown }) => object.name !== undefined)
   @IsString()
   @Length(1, 255)
   name?: string;
 
   @ApiPropertyOptional({ type: GeoFenceDto, nullable: true, description: 'null removes the geofence' })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => GeoFenceDto)
+  @Nested(() => GeoFenceDto, { optional: true })
   location?: GeoFenceDto | null;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
+import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
+import { Nested } from '../../../common/validation/validators.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../appointments.definition.js';
@@ -35,23 +35,17 @@ export class UpdateAppointmentDto extends ScheduleFieldsDto {
 
 export class CreateAppointmentItemDto {
   @ApiProperty({ type: DriverDto })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => DriverDto)
+  @Nested(() => DriverDto)
   driver: DriverDto;
 
   @ApiProperty({ type: CreateAppointmentDto })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CreateAppointmentDto)
+  @Nested(() => CreateAppointmentDto)
   appointment: CreateAppointmentDto;
 }
 
 export class UpdateAppointmentItemDto extends RefField {
   @ApiProperty({ type: UpdateAppointmentDto, description: 'Only the fields to change' })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => UpdateAppointmentDto)
+  @Nested(() => UpdateAppointmentDto)
   appointment: UpdateAppointmentDto;
 }
 

@@ -1,8 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
-  IsDefined,
   IsIn,
   IsNumber,
   IsOptional,
@@ -13,8 +11,8 @@ import {
   MaxLength,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
+import { Nested } from '../../../common/validation/validators.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
@@ -74,23 +72,17 @@ export class UpdateTripDto extends TripFieldsDto {
 
 export class CreateTripItemDto {
   @ApiProperty({ type: DriverDto })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => DriverDto)
+  @Nested(() => DriverDto)
   driver: DriverDto;
 
   @ApiProperty({ type: CreateTripDto })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CreateTripDto)
+  @Nested(() => CreateTripDto)
   trip: CreateTripDto;
 }
 
 export class UpdateTripItemDto extends RefField {
   @ApiProperty({ type: UpdateTripDto, description: 'Only the fields to change' })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => UpdateTripDto)
+  @Nested(() => UpdateTripDto)
   trip: UpdateTripDto;
 }
 
