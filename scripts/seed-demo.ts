@@ -144,6 +144,9 @@ try {
     { taxId: DEMO_DRIVER.tax_id, partnerId: keys.terminal.id, generation: generation! },
     config.driverTokenTtlMinutes,
   );
+  // The commands printed below reach the service on the port this environment configures, not always 3000.
+  const serviceUrl = `http://localhost:${config.port}`;
+  const [start, urlArg] = config.port === 3000 ? ['npm start', ''] : [`PORT=${config.port} npm start`, ` --url ${serviceUrl}`];
 
   console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}).
 
@@ -160,11 +163,11 @@ try {
     ${driverToken.token}
 
 Next, each in a terminal of its own:
-  npm start
-  npm run sim:terminal -- --key ${keys.terminal.key}
-  npm run sim:driver -- --token ${driverToken.token} --checkin-next
+  ${start}
+  npm run sim:terminal -- --key ${keys.terminal.key}${urlArg}
+  npm run sim:driver -- --token ${driverToken.token} --checkin-next${urlArg}
 
-Swagger UI: http://localhost:3000/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
+Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
 } finally {
   await database.close();
 }

@@ -1,17 +1,18 @@
 import { parseArgs } from 'node:util';
 import { io } from 'socket.io-client';
+import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 
 /**
  * A reference driver app: connects to /driver, replays what it missed, prints pushes as they come (tickets
  * drawn from their rendered layouts), and can ask to check in. `npm run sim:driver -- --token <driver token>`.
  */
-const USAGE = `npm run sim:driver -- --token <driver token> [--url http://localhost:3000] [--after 0]
+const USAGE = `npm run sim:driver -- --token <driver token> [--url ${defaultServiceUrl()}] [--after 0]
                        [--checkin-next | --checkin <appointment id>] [--exit-on-ticket]`;
 
 const { values } = parseArgs({
   options: {
     token: { type: 'string' },
-    url: { type: 'string', default: 'http://localhost:3000' },
+    url: { type: 'string', default: defaultServiceUrl() },
     after: { type: 'string', default: '0' },
     checkin: { type: 'string' },
     'checkin-next': { type: 'boolean', default: false },
@@ -147,9 +148,6 @@ socket.on(
   'event',
   (event: FeedEvent) => void (event.seq > lastSeq + 1 ? sync() : apply(event)).catch((error: Error) => console.error(error.message)),
 );
-socket.on('connect_error', (error: Error & { data?: { code?: string } }) => {
-  console.error(`connection refused: ${error.data?.code ?? ''} ${error.message}`);
-  if (error.data?.code === 'UNAUTHORIZED') process.exit(1);
-});
+reportConnectErrors(socket, `${values.url}/driver`, ['UNAUTHORIZED']);
 socket.on('disconnect', (reason) => reason !== 'io client disconnect' && console.log(`disconnected (${reason}); reconnecting`));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (socket.close(), process.exit(0)));

@@ -1,17 +1,18 @@
 import { parseArgs } from 'node:util';
 import { io } from 'socket.io-client';
+import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 
 /**
  * A reference terminal server: connects to /terminal, accepts check-ins with a sample ticket, or rejects
  * them by rule. `npm run sim:terminal -- --key <terminal API key>`.
  */
-const USAGE = `npm run sim:terminal -- --key <terminal API key> [--url http://localhost:3000] [--layout demo-ticket]
+const USAGE = `npm run sim:terminal -- --key <terminal API key> [--url ${defaultServiceUrl()}] [--layout demo-ticket]
                          [--reject-plate ABC1D23 …] [--reject-all] [--delay-ms 0]`;
 
 const { values } = parseArgs({
   options: {
     key: { type: 'string' },
-    url: { type: 'string', default: 'http://localhost:3000' },
+    url: { type: 'string', default: defaultServiceUrl() },
     layout: { type: 'string', default: 'demo-ticket' },
     'reject-plate': { type: 'string', multiple: true, default: [] },
     'reject-all': { type: 'boolean', default: false },
@@ -32,10 +33,7 @@ interface CheckinRequest {
 let lane = 0;
 const socket = io(`${values.url}/terminal`, { auth: { apiKey: values.key }, transports: ['websocket'] });
 socket.on('connect', () => console.log(`terminal connected to ${values.url}/terminal; waiting for check-ins`));
-socket.on('connect_error', (error: Error & { data?: { code?: string } }) => {
-  console.error(`connection refused: ${error.data?.code ?? ''} ${error.message}`);
-  if (error.data?.code === 'UNAUTHORIZED' || error.data?.code === 'FORBIDDEN') process.exit(1);
-});
+reportConnectErrors(socket, `${values.url}/terminal`, ['UNAUTHORIZED', 'FORBIDDEN']);
 socket.on('disconnect', (reason) => reason !== 'io client disconnect' && console.log(`disconnected (${reason}); reconnecting`));
 socket.on('checkin:request', async (request: CheckinRequest, ack: (answer: unknown) => void) => {
   const plate = request.appointment.license_plate ?? '';

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
@@ -19,6 +20,17 @@ export interface GateApp {
   logger: Logger;
 }
 
+/** CORS_ORIGINS on HTTP: the headers clients send and read; no credentials, as keys and tokens travel in headers. */
+function httpCors(origin: '*' | string[]): CorsOptions {
+  return {
+    origin,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    credentials: false,
+  };
+}
+
 /** Opens and migrates the store, then builds the HTTP app; `main.ts` and the tests both start here. */
 export async function createApp(config: AppConfig, logger: Logger = createLogger(config.logLevel)): Promise<GateApp> {
   const database = await openDatabase(config);
@@ -33,8 +45,11 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     });
     app.set('trust proxy', true);
     app.disable('x-powered-by');
-    app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)), jsonBodyParser());
-    app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }));
+    app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
+    // Ahead of the routes, so every answer (errors included) carries the headers; preflights still get a request id and a log line.
+    if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
+    app.use(jsonBodyParser());
+    app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins));
     mountOpenApi(app);
     await app.init();
     return { app, database, logger };

@@ -18,7 +18,11 @@ export interface AppConfig {
   rateLimitPerMin: number;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
+  /** Browser origins allowed cross-origin access (HTTP and Socket.IO); `*` any; null none (same-origin only). */
+  corsOrigins: CorsOrigins;
 }
+
+export type CorsOrigins = '*' | string[] | null;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -65,7 +69,8 @@ function url(env: Env, name: string, protocols: string[]): string | null {
 
 function name(env: Env, variable: string, fallback: string): string {
   const raw = read(env, variable) ?? fallback;
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) throw new ConfigError(variable, `must be 1 to 64 letters, digits, dots, dashes or underscores, got "${raw}"`);
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw))
+    throw new ConfigError(variable, `must be 1 to 64 letters, digits, dots, dashes or underscores, got "${raw}"`);
   return raw;
 }
 
@@ -74,6 +79,42 @@ function secret(env: Env, name: string, minLength: number): string | null {
   if (raw === undefined) return null;
   if (raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
   return raw;
+}
+
+/**
+ * Exact origins, as browsers send them in `Origin` (scheme, lower-case host, port unless the default, no path),
+ * so a listed origin always matches: anything else is refused rather than silently never matching.
+ */
+function origins(env: Env, name: string): CorsOrigins {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  const list = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (list.includes('*')) {
+    if (list.length > 1) throw new ConfigError(name, 'must be * alone or a list of origins, not both');
+    return '*';
+  }
+  const example = 'such as https://panel.example.com';
+  for (const item of list) {
+    let parsed: URL;
+    try {
+      parsed = new URL(item);
+    } catch {
+      throw new ConfigError(name, `must be * or a comma-separated list of origins ${example}, got "${item}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new ConfigError(name, `origins must use http:// or https://, got "${item}"`);
+    }
+    if (parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash || item.endsWith('/')) {
+      const hint = parsed.origin !== item ? ` (did you mean "${parsed.origin}"?)` : '';
+      throw new ConfigError(name, `origins are scheme://host[:port] without a path, got "${item}"${hint}`);
+    }
+    if (parsed.origin !== item)
+      throw new ConfigError(name, `origins must be written as browsers send them: "${parsed.origin}", not "${item}"`);
+  }
+  return list.length ? list : null;
 }
 
 /** The whole table of variables lives here and in `.env.example`; keep the two in step. */
@@ -97,6 +138,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
   };
 }
 

@@ -7,7 +7,8 @@ import { freePort, spawnWithOutput, until } from '../setup/processes.js';
 
 /**
  * The README's walkthrough, step by step, with the same npm commands on the embedded store. The only
- * additions: a DATA_DIR and a PORT of the test's own, and `--url` pointing the simulators at that port.
+ * additions: a DATA_DIR and a PORT of the test's own; the seed then prints the simulator commands with `--url`
+ * pointing at that port, and they run as printed.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'gate-walkthrough-'));
 const processes: ChildProcess[] = [];
@@ -31,15 +32,17 @@ afterAll(() => {
 
 describe('the README walkthrough', () => {
   it('seed, start, terminal simulator, driver simulator: a ticket arrives on the driver', async () => {
-    const seed = npm(['seed:demo'], {});
+    const port = String(await freePort());
+    const seed = npm(['seed:demo'], { PORT: port });
     expect(await seed.exit).toBe(0);
-    const terminalKey = /npm run sim:terminal -- --key (\S+)/.exec(seed.output())?.[1];
-    const driverToken = /npm run sim:driver -- --token (\S+)/.exec(seed.output())?.[1];
+    const [, terminalKey, url] = /npm run sim:terminal -- --key (\S+) --url (\S+)/.exec(seed.output()) ?? [];
+    const driverToken = /npm run sim:driver -- --token (\S+) --checkin-next --url (\S+)/.exec(seed.output())?.[1];
     expect(terminalKey).toMatch(/^gsk_/);
     expect(driverToken).toBeDefined();
+    expect(url).toBe(`http://localhost:${port}`);
+    expect(seed.output()).toContain(`PORT=${port} npm start`);
+    expect(seed.output()).toContain(`Swagger UI: ${url}/docs`);
 
-    const port = String(await freePort());
-    const url = `http://127.0.0.1:${port}`;
     const service = npm(['start'], { PORT: port, LOG_LEVEL: 'warn' });
     await until(async () => (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200, 'the service');
     expect((await fetch(`${url}/docs`)).status).toBe(200);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
-describe('configuration (contract §7, §9)', () => {
+describe('configuration', () => {
   it('has a default for every variable', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
@@ -14,6 +14,7 @@ describe('configuration (contract §7, §9)', () => {
       checkinTimeoutMs: 10_000,
       rateLimitPerMin: 1200,
       logLevel: 'info',
+      corsOrigins: null,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
@@ -31,6 +32,18 @@ describe('configuration (contract §7, §9)', () => {
     ['ADMIN_API_KEY', 'short', /ADMIN_API_KEY must be at least 16 characters/],
     ['JWT_SECRET', 'short', /JWT_SECRET must be at least 32 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
+    ['CORS_ORIGINS', 'panel.example.com', /CORS_ORIGINS must be \* or a comma-separated list of origins such as https:\/\/panel/],
+    ['CORS_ORIGINS', 'ftp://panel.example.com', /CORS_ORIGINS origins must use http:\/\/ or https:\/\//],
+    [
+      'CORS_ORIGINS',
+      'https://panel.example.com/app',
+      /CORS_ORIGINS origins are scheme:\/\/host\[:port\] without a path.*"https:\/\/panel.example.com"\?/,
+    ],
+    ['CORS_ORIGINS', 'https://a.example.com,https://b.example.com/', /without a path, got "https:\/\/b.example.com\/"/],
+    ['CORS_ORIGINS', 'https://user@panel.example.com', /without a path/],
+    ['CORS_ORIGINS', 'https://Panel.example.com', /as browsers send them: "https:\/\/panel.example.com"/],
+    ['CORS_ORIGINS', 'https://panel.example.com:443', /as browsers send them: "https:\/\/panel.example.com"/],
+    ['CORS_ORIGINS', '*,https://panel.example.com', /CORS_ORIGINS must be \* alone/],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     let caught: unknown;
     try {
@@ -60,5 +73,15 @@ describe('configuration (contract §7, §9)', () => {
       rateLimitPerMin: 0,
       dataDir: '/tmp/x',
     });
+  });
+
+  it('reads CORS_ORIGINS as exact origins, or *', () => {
+    expect(loadConfig({ CORS_ORIGINS: ' https://panel.example.com , http://localhost:5173,http://[::1]:8080 ' }).corsOrigins).toEqual([
+      'https://panel.example.com',
+      'http://localhost:5173',
+      'http://[::1]:8080',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: ' ' }).corsOrigins).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
+import type { CorsOrigins } from '../../config/config.js';
 
 /**
  * Socket.IO server of the service: with REDIS_URL, the Redis adapter shares rooms, broadcasts and
@@ -14,12 +15,15 @@ export class GateIoAdapter extends IoAdapter {
   constructor(
     app: INestApplicationContext,
     private readonly redis: { url: string | null; prefix: string },
+    private readonly corsOrigins: CorsOrigins = null,
   ) {
     super(app);
   }
 
   override createIOServer(port: number, options?: Partial<ServerOptions>): Server {
-    const server: Server = super.createIOServer(port, { ...options, cors: { origin: '*' }, serveClient: false } as ServerOptions);
+    // CORS_ORIGINS, as on HTTP; unset: no CORS headers (only the long-polling transport needs them; WebSocket has none).
+    const cors = this.corsOrigins ? { origin: this.corsOrigins, methods: ['GET', 'POST'] } : undefined;
+    const server: Server = super.createIOServer(port, { ...options, cors, serveClient: false } as ServerOptions);
     if (this.redis.url) {
       const pub = new Redis(this.redis.url, { maxRetriesPerRequest: 1 });
       const sub = pub.duplicate();
