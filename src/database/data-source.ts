@@ -7,6 +7,9 @@ import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 
+/** Injection token of the open Database. */
+export const DATABASE = Symbol('DATABASE');
+
 /** A data source plus whatever must be closed after it (the embedded engine and its folder lock). */
 export interface Database {
   dataSource: DataSource;

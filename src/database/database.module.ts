@@ -1,8 +1,8 @@
 import { type DynamicModule, Global, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Database } from './data-source.js';
+import { DATABASE, type Database } from './data-source.js';
+import { InstanceLiveness } from './instance-liveness.js';
 
-export const DATABASE = Symbol('DATABASE');
 
 /** Provides the already-open, migrated DataSource and closes the store when the app shuts down. */
 @Global()
@@ -15,8 +15,9 @@ export class DatabaseModule {
         { provide: DATABASE, useValue: database },
         { provide: DataSource, useValue: database.dataSource },
         { provide: DatabaseCloser, useFactory: () => new DatabaseCloser(database) },
+        InstanceLiveness,
       ],
-      exports: [DATABASE, DataSource],
+      exports: [DATABASE, DataSource, InstanceLiveness],
     };
   }
 }
@@ -28,3 +29,5 @@ class DatabaseCloser implements OnApplicationShutdown {
     await this.database.close();
   }
 }
+
+export { DATABASE };

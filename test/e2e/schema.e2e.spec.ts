@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -25,7 +26,11 @@ describe('schema: migrations and entities agree', () => {
 
   it('gives existing feed events the partner owning their record, renumbered per (driver, partner), and back', async () => {
     const db = t.app.get(DataSource);
-    await db.undoLastMigration({ transaction: 'each' });
+    const revertThrough = async (name: string) => {
+      while ((await db.query(`SELECT 1 FROM migrations WHERE name = $1`, [name])).length)
+        await db.undoLastMigration({ transaction: 'each' });
+    };
+    await revertThrough(PartnerScopedDrivers1763888400000.name);
     const [t1, t2, c1] = await Promise.all(
       ['terminal', 'terminal', 'carrier'].map(
         async (kind) => (await db.query(`INSERT INTO accounts (kind, name) VALUES ($1, 'x') RETURNING id`, [kind]))[0].id,
@@ -84,7 +89,7 @@ describe('schema: migrations and entities agree', () => {
       ]),
     );
 
-    await db.undoLastMigration({ transaction: 'each' });
+    await revertThrough(PartnerScopedDrivers1763888400000.name);
     expect(await db.query(`SELECT seq::int, type FROM driver_events WHERE driver_id = $1 ORDER BY seq`, [driverId])).toEqual(
       events.map(([seq, type]) => ({ seq, type })),
     );

@@ -3,6 +3,7 @@ import { TripsAppointments1763877600000 } from './1763877600000-trips-appointmen
 import { TicketsFeedCheckins1763881200000 } from './1763881200000-tickets-feed-checkins.js';
 import { Settings1763884800000 } from './1763884800000-settings.js';
 import { PartnerScopedDrivers1763888400000 } from './1763888400000-partner-scoped-drivers.js';
+import { CheckinInstances1763892000000 } from './1763892000000-checkin-instances.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   TicketsFeedCheckins1763881200000,
   Settings1763884800000,
   PartnerScopedDrivers1763888400000,
+  CheckinInstances1763892000000,
 ];

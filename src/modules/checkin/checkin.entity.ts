@@ -1,14 +1,15 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { Appointment } from '../appointments/appointment.entity.js';
 
-export const CHECKIN_STATUSES = ['pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed'] as const;
+export const CHECKIN_STATUSES = ['pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed', 'interrupted'] as const;
 export type CheckinStatus = (typeof CHECKIN_STATUSES)[number];
 
 /** One check-in attempt, keyed by its checkin_id: what makes a repeated request or a late ack harmless. */
 @Entity('checkins')
 @Index('checkins_appointment_idx', ['appointmentId'])
 @Check('checkins_source_check', `source IN ('driver', 'terminal')`)
-@Check('checkins_status_check', `status IN ('pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed')`)
+@Check('checkins_status_check', `status IN ('pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed', 'interrupted')`)
+@Index('checkins_pending_idx', ['instanceId'], { where: `status = 'pending'` })
 export class Checkin {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
@@ -31,6 +32,10 @@ export class Checkin {
 
   @Column({ type: 'text' })
   status: CheckinStatus;
+
+  /** The service instance running the attempt while it is pending (docs/checkin.md#interrupted-check-ins). */
+  @Column({ name: 'instance_id', type: 'uuid', nullable: true })
+  instanceId: string | null;
 
   @Column({ type: 'text', nullable: true })
   reason: string | null;

@@ -34,7 +34,9 @@ export interface CheckinRow {
   status: CheckinStatus;
   reason: string | null;
   ticket_ids: string[];
+  instance_id: string | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
@@ -59,19 +61,55 @@ export class CheckinRepository {
     return rows[0] ?? null;
   }
 
-  async findCheckin(id: string, manager: EntityManager | DataSource = this.db): Promise<CheckinRow | null> {
-    const rows: CheckinRow[] = await manager.query(`SELECT * FROM checkins WHERE id = $1`, [id]);
+  async findCheckin(id: string): Promise<CheckinRow | null> {
+    const rows: CheckinRow[] = await this.db.query(`SELECT * FROM checkins WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
 
   /** False when a check-in with this id exists already (a repeated or racing request). */
-  async insertCheckin(manager: EntityManager, row: Omit<CheckinRow, 'reason' | 'ticket_ids' | 'created_at'>): Promise<boolean> {
+  async insertCheckin(
+    manager: EntityManager,
+    row: Omit<CheckinRow, 'reason' | 'ticket_ids' | 'created_at' | 'updated_at'>,
+  ): Promise<boolean> {
     const inserted: unknown[] = await manager.query(
-      `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [row.id, row.appointment_id, row.driver_id, row.terminal_id, row.source, row.status],
+      `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [row.id, row.appointment_id, row.driver_id, row.terminal_id, row.source, row.status, row.instance_id],
     );
     return inserted.length > 0;
+  }
+
+  /**
+   * Makes `instanceId` the runner of an interrupted attempt, or of a pending one still held by `from` (a
+   * dead instance); false when another retry got there first.
+   */
+  async takeOver(manager: EntityManager, id: string, instanceId: string, from: string | null): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `UPDATE checkins SET status = 'pending', reason = NULL, instance_id = $2, updated_at = now()
+        WHERE id = $1 AND (status = 'interrupted' OR (status = 'pending' AND instance_id IS NOT DISTINCT FROM $3))
+        RETURNING id`,
+      [id, instanceId, from],
+    );
+    return rows.length > 0;
+  }
+
+  /** The instances running pending attempts (null: attempts that name none). */
+  async pendingInstances(): Promise<(string | null)[]> {
+    const rows: { instance_id: string | null }[] = await this.db.query(`SELECT DISTINCT instance_id FROM checkins WHERE status = 'pending'`);
+    return rows.map((row) => row.instance_id);
+  }
+
+  /** Marks the pending attempts of these (dead) instances interrupted; answers them. */
+  interrupt(manager: EntityManager, instanceIds: (string | null)[], reason: string): Promise<{ id: string; appointment_id: string }[]> {
+    return manager.query(
+      `WITH interrupted AS (
+         UPDATE checkins SET status = 'interrupted', reason = $3, updated_at = now()
+          WHERE status = 'pending' AND (instance_id = ANY($1::uuid[]) OR (instance_id IS NULL AND $2))
+         RETURNING id, appointment_id
+       )
+       SELECT * FROM interrupted`,
+      [instanceIds.filter((id) => id !== null), instanceIds.includes(null), reason],
+    );
   }
 
   async finishCheckin(

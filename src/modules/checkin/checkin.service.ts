@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { storableText } from '../../common/validation/json-input.js';
 import { parseInput } from '../../common/validation/validate.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { DriverPrincipal, Principal } from '../auth/principal.js';
 import { DriverFeed } from '../feed/driver-feed.js';
@@ -38,7 +39,7 @@ export interface CheckinResult {
  * Every attempt is a row keyed by checkin_id, so a repeat or a late answer never stores tickets twice.
  */
 @Injectable()
-export class CheckinService {
+export class CheckinService implements OnApplicationBootstrap {
   private readonly appointments: RecordsRepository;
   private readonly trips: RecordsRepository;
 
@@ -49,6 +50,7 @@ export class CheckinService {
     private readonly channel: TerminalChannel,
     private readonly metrics: MetricsService,
     db: DataSource,
+    private readonly instance: InstanceLiveness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.appointments = new RecordsRepository(APPOINTMENTS, db);
@@ -68,29 +70,30 @@ export class CheckinService {
     // A token sees only the appointments of the terminal that minted it (docs/driver-tokens.md).
     if (!appointment || appointment.driver_id !== driver.driverId || appointment.terminal_id !== driver.partnerId)
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
-    const repeated = given ? await this.repeated(checkinId, appointment) : null;
-    if (repeated) return repeated;
+    const previous = given ? await this.repeated(checkinId, appointment) : null;
+    if (previous && 'outcome' in previous) return previous.outcome;
     this.checkScheduled(appointment);
     this.checkWindow(appointment);
 
     const started = await this.feed.transaction(async (manager) => {
-      const fresh = await this.repository.insertCheckin(manager, {
-        id: checkinId,
-        appointment_id: appointment.id,
-        driver_id: appointment.driver_id,
-        terminal_id: appointment.terminal_id,
-        source: 'driver',
-        status: 'pending',
-      });
-      if (fresh)
-        await this.appointments.insertLogs(manager, [
-          { recordId: appointment.id, event: 'checkin_requested', message: `Check-in ${checkinId} requested by the driver` },
-        ]);
+      const fresh = previous
+        ? await this.repository.takeOver(manager, checkinId, this.instance.id, previous.resumeFrom)
+        : await this.repository.insertCheckin(manager, {
+            id: checkinId,
+            appointment_id: appointment.id,
+            driver_id: appointment.driver_id,
+            terminal_id: appointment.terminal_id,
+            source: 'driver',
+            status: 'pending',
+            instance_id: this.instance.id,
+          });
+      const message = previous ? `Check-in ${checkinId} resumed after an interruption` : `Check-in ${checkinId} requested by the driver`;
+      if (fresh) await this.appointments.insertLogs(manager, [{ recordId: appointment.id, event: 'checkin_requested', message }]);
       return fresh;
     });
     if (!started) {
       const outcome = await this.repeated(checkinId, appointment);
-      if (outcome) return outcome;
+      if (outcome && 'outcome' in outcome) return outcome.outcome;
       throw this.inProgress(checkinId);
     }
 
@@ -137,7 +140,7 @@ export class CheckinService {
     }
     const tickets = accepted.tickets ?? [];
     try {
-      return await this.commit(checkinId, appointment, tickets, false);
+      return await this.commit(checkinId, appointment, tickets, { terminalInitiated: false });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const failure = await this.fail(
@@ -167,10 +170,10 @@ export class CheckinService {
     if (!appointment || appointment.status === 'DELETED') {
       throw new AppError('APPOINTMENT_NOT_FOUND', `Appointment ${input.appointment_ref} not found`, { refs: [input.appointment_ref] });
     }
-    const repeated = given ? await this.repeated(checkinId, appointment) : null;
-    if (repeated) return repeated;
+    const previous = given ? await this.repeated(checkinId, appointment) : null;
+    if (previous && 'outcome' in previous) return previous.outcome;
     this.checkScheduled(appointment);
-    return this.commit(checkinId, appointment, tickets, true);
+    return this.commit(checkinId, appointment, tickets, { terminalInitiated: true, resumeFrom: previous?.resumeFrom });
   }
 
   /** Counts each handshake by outcome (the error code, lower-cased, when it did not go through) and times it. */
@@ -196,28 +199,33 @@ export class CheckinService {
     checkinId: string,
     appointment: AppointmentForCheckin,
     tickets: TicketInput[],
-    terminalInitiated: boolean,
+    how: { terminalInitiated: boolean; resumeFrom?: string | null },
   ): Promise<CheckinResult> {
+    const { terminalInitiated } = how;
     const fence = appointment.terminal_location;
     return this.feed.transaction(async (manager, appendFeed) => {
       const locked = await this.repository.lockAppointment(manager, appointment.id);
       if (terminalInitiated) {
-        const fresh = await this.repository.insertCheckin(manager, {
-          id: checkinId,
-          appointment_id: appointment.id,
-          driver_id: appointment.driver_id,
-          terminal_id: appointment.terminal_id,
-          source: 'terminal',
-          status: 'pending',
-        });
+        const fresh =
+          how.resumeFrom !== undefined
+            ? await this.repository.takeOver(manager, checkinId, this.instance.id, how.resumeFrom)
+            : await this.repository.insertCheckin(manager, {
+                id: checkinId,
+                appointment_id: appointment.id,
+                driver_id: appointment.driver_id,
+                terminal_id: appointment.terminal_id,
+                source: 'terminal',
+                status: 'pending',
+                instance_id: this.instance.id,
+              });
         if (!fresh) throw this.inProgress(checkinId);
       }
       if (locked?.status !== 'SCHEDULED') this.checkScheduled({ ...appointment, status: locked?.status ?? 'DELETED' });
 
       await this.appointments.setStatus(manager, [appointment.id], 'CHECKED_IN');
-      const how = terminalInitiated ? 'confirmed by the terminal' : 'accepted by the terminal server';
+      const verb = terminalInitiated ? 'confirmed by the terminal' : 'accepted by the terminal server';
       await this.appointments.insertLogs(manager, [
-        { recordId: appointment.id, event: 'checked_in', message: `Check-in ${checkinId} ${how}` },
+        { recordId: appointment.id, event: 'checked_in', message: `Check-in ${checkinId} ${verb}` },
       ]);
       await appendFeed([
         {
@@ -258,8 +266,15 @@ export class CheckinService {
     });
   }
 
-  /** A checkin_id seen before: its stored outcome, never a second set of tickets. */
-  private async repeated(checkinId: string, appointment: AppointmentForCheckin): Promise<CheckinResult | null> {
+  /**
+   * A checkin_id seen before: its stored outcome (never a second set of tickets), or, when its attempt
+   * was interrupted (its instance died, or it has been pending far longer than any handshake takes), the
+   * instance to take it over from, so the retry runs the handshake again.
+   */
+  private async repeated(
+    checkinId: string,
+    appointment: AppointmentForCheckin,
+  ): Promise<{ outcome: CheckinResult } | { resumeFrom: string | null } | null> {
     const previous = await this.repository.findCheckin(checkinId);
     if (!previous) return null;
     if (previous.appointment_id !== appointment.id) {
@@ -267,15 +282,36 @@ export class CheckinService {
     }
     switch (previous.status) {
       case 'accepted':
-        return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticket_ids));
-      case 'pending':
-        // An attempt whose process died mid-handshake would otherwise block its checkin_id for good.
-        if (Date.now() - previous.created_at.getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS)
-          throw this.outcomeError('failed', 'abandoned');
+        return { outcome: this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticket_ids)) };
+      case 'interrupted':
+        return { resumeFrom: previous.instance_id };
+      case 'pending': {
+        const stale = Date.now() - previous.updated_at.getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS;
+        if (stale || !(await this.instance.isAlive(previous.instance_id))) return { resumeFrom: previous.instance_id };
         throw this.inProgress(checkinId);
+      }
       default:
         throw this.outcomeError(previous.status, previous.reason);
     }
+  }
+
+  /**
+   * At start-up: attempts left pending by instances that are gone (this process before a crash, or another
+   * instance) are marked interrupted and logged, so the ledger tells the truth; a retry runs them again.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const owners = await this.repository.pendingInstances();
+    const dead: (string | null)[] = [];
+    for (const owner of owners) if (!(await this.instance.isAlive(owner))) dead.push(owner);
+    if (dead.length === 0) return;
+    const reason = 'interrupted: the service stopped before the outcome was stored; a retry with the same checkin_id runs it again';
+    await this.feed.transaction(async (manager) => {
+      const interrupted = await this.repository.interrupt(manager, dead, reason);
+      await this.appointments.insertLogs(
+        manager,
+        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.id} ${reason}` })),
+      );
+    });
   }
 
   private outcomeError(status: CheckinStatus, reason: string | null): AppError {
