@@ -35,7 +35,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     app.disable('x-powered-by');
     app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)), jsonBodyParser());
     app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }));
-    mountOpenApi(app);
+    mountOpenApi(app, config.port);
     await app.init();
     return { app, database, logger };
   } catch (error) {

@@ -8,7 +8,7 @@ import { DriverFeed, FEED_EVENT_TYPES } from '../feed/driver-feed.js';
 import { FEED_PAGE, feedPage, parseAfter } from '../feed/feed-page.js';
 
 class FeedEventView {
-  @ApiProperty({ description: 'Strictly increasing, gap-free per driver' }) seq: number;
+  @ApiProperty({ type: 'integer', description: 'Strictly increasing, gap-free per driver' }) seq: number;
   @ApiProperty({ enum: FEED_EVENT_TYPES }) type: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) data: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -16,7 +16,7 @@ class FeedEventView {
 
 class FeedPageView {
   @ApiProperty({ type: [FeedEventView] }) events: FeedEventView[];
-  @ApiProperty({ description: 'The seq to ask after next time' }) last_seq: number;
+  @ApiProperty({ type: 'integer', description: 'The seq to ask after next time' }) last_seq: number;
   @ApiProperty({ description: `True when more than ${FEED_PAGE} events were waiting: ask again with after=last_seq` }) has_more: boolean;
 }
 
@@ -29,7 +29,7 @@ export class DriverEventsController {
 
   @Get('events')
   @ApiOperation({ summary: "Replay the driver's feed after a seq (what a reconnecting app missed), oldest first" })
-  @ApiQuery({ name: 'after', required: false, description: 'Last seq the app has seen (default 0)' })
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Last seq the app has seen' })
   @ApiEnvelope(200, FeedPageView)
   @ApiErrors('VALIDATION_ERROR')
   async events(@CurrentDriver() driver: DriverPrincipal, @Query('after') afterParam: unknown): Promise<Envelope<FeedPageView>> {

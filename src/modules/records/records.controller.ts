@@ -25,6 +25,14 @@ const oneOrMany = (item: Type<unknown>, description: string) => ({
   schema: { oneOf: [{ $ref: getSchemaPath(item) }, { type: 'array', items: { $ref: getSchemaPath(item) }, minItems: 1 }] },
 });
 
+/** A repeated query parameter: `?refs=A&refs=B`. */
+export const refsQuery = {
+  type: 'array' as const,
+  items: { type: 'string' as const, minLength: 1, maxLength: REF_MAX },
+  minItems: 1,
+  maxItems: MAX_QUERY_REFS,
+};
+
 const refsBody = {
   description: 'One ref, or an array of refs',
   schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }], example: ['REF-0001', 'REF-0002'] },
@@ -71,7 +79,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
 
     @Put()
     @HttpCode(200)
-    @ApiOperation({ summary: `Update ${plural} by ref: only the fields sent change; status moves per contract §5` })
+    @ApiOperation({ summary: `Update ${plural} by ref: only the fields sent change; status moves as statuses.md says` })
     @ApiBody(oneOrMany(updateItem, `\`{ref, ${def.noun}}\`, or an array of them`))
     @ApiEnvelope(200, UpdatedRecordsView)
     @ApiErrors(
@@ -101,10 +109,11 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     @ApiOperation({ summary: `Tracking history of ${plural}: each ref once, in request order; unknown refs found: false` })
     @ApiQuery({
       name: 'refs',
-      type: [String],
-      isArray: true,
       required: true,
       description: `Repeat per ref: ?refs=A&refs=B (1 to ${MAX_QUERY_REFS})`,
+      schema: refsQuery,
+      style: 'form',
+      explode: true,
     })
     @ApiEnvelope(200, LogsElementView, { isArray: true })
     @ApiErrors('VALIDATION_ERROR')

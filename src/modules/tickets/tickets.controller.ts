@@ -6,6 +6,7 @@ import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { REF_MAX } from '../records/dto/record-fields.dto.js';
+import { refsQuery } from '../records/records.controller.js';
 import { MAX_QUERY_REFS } from '../records/records.service.js';
 import {
   CreatedTicketsView,
@@ -73,10 +74,11 @@ export class TicketsController {
   @ApiOperation({ summary: 'Tickets of appointments: each ref once, in request order; unknown refs found: false' })
   @ApiQuery({
     name: 'appointment_refs',
-    type: [String],
-    isArray: true,
     required: true,
-    description: `Repeat per ref (1 to ${MAX_QUERY_REFS})`,
+    description: `Repeat per ref: ?appointment_refs=A&appointment_refs=B (1 to ${MAX_QUERY_REFS})`,
+    schema: refsQuery,
+    style: 'form',
+    explode: true,
   })
   @ApiEnvelope(200, TicketsOfAppointmentView, { isArray: true })
   @ApiErrors('VALIDATION_ERROR')

@@ -23,11 +23,11 @@ export class CreateAppointmentDto extends ScheduleFieldsDto {
 }
 
 export class UpdateAppointmentDto extends ScheduleFieldsDto {
-  @ApiPropertyOptional({ maxLength: REF_MAX })
+  @ApiPropertyOptional({ type: String, example: 'demo-appointment', minLength: 1, maxLength: REF_MAX })
   @OptionalRef('layout_ref')
   layout_ref?: string;
 
-  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES, description: 'ON_GOING or COMPLETED as contract §5 allows' })
+  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES, example: 'ON_GOING', description: 'ON_GOING or COMPLETED, as the moves in statuses.md allow' })
   @ValidateIf(whenSent('status'))
   @IsIn(APPOINTMENT_STATUSES)
   status?: AppointmentStatus;
@@ -67,8 +67,8 @@ export class AppointmentLogView {
   @ApiProperty({ nullable: true, type: String }) license_plate: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_start: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_end: string | null;
-  @ApiProperty() start_tolerance: number;
-  @ApiProperty() end_tolerance: number;
+  @ApiProperty({ type: 'integer' }) start_tolerance: number;
+  @ApiProperty({ type: 'integer' }) end_tolerance: number;
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) custom_data: Record<string, unknown> | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;

@@ -19,7 +19,11 @@ import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
 
-const TEXT = { maxLength: 255, nullable: true };
+const TEXT = { type: String, maxLength: 255, nullable: true };
+const STATE = { type: String, example: 'SP', description: '2 letters', pattern: '^[A-Za-z]{2}$', nullable: true };
+const ZIP = { type: String, example: '11010000', description: 'digits only', pattern: '^\\d{1,20}$', nullable: true };
+const LAT = { type: Number, example: -23.9608, minimum: -90, maximum: 90, nullable: true };
+const LNG = { type: Number, example: -46.3336, minimum: -180, maximum: 180, nullable: true };
 
 const Text = () => applyDecorators(IsOptional(), IsString(), MaxLength(255));
 const State = () => applyDecorators(IsOptional(), IsString(), Matches(/^[A-Za-z]{2}$/, { message: '$property must be exactly 2 letters' }));
@@ -33,20 +37,20 @@ export class TripFieldsDto extends ScheduleFieldsDto {
   @ApiPropertyOptional(TEXT) @Text() origin_street?: string | null;
   @ApiPropertyOptional(TEXT) @Text() origin_number?: string | null;
   @ApiPropertyOptional(TEXT) @Text() origin_city?: string | null;
-  @ApiPropertyOptional({ example: 'SP', description: '2 letters', nullable: true }) @State() origin_state?: string | null;
+  @ApiPropertyOptional(STATE) @State() origin_state?: string | null;
   @ApiPropertyOptional(TEXT) @Text() origin_country?: string | null;
-  @ApiPropertyOptional({ example: '11010000', description: 'digits only', nullable: true }) @Zip() origin_zip?: string | null;
-  @ApiPropertyOptional({ minimum: -90, maximum: 90, nullable: true }) @Coordinate(90) origin_lat?: number | null;
-  @ApiPropertyOptional({ minimum: -180, maximum: 180, nullable: true }) @Coordinate(180) origin_lng?: number | null;
+  @ApiPropertyOptional(ZIP) @Zip() origin_zip?: string | null;
+  @ApiPropertyOptional(LAT) @Coordinate(90) origin_lat?: number | null;
+  @ApiPropertyOptional(LNG) @Coordinate(180) origin_lng?: number | null;
   @ApiPropertyOptional(TEXT) @Text() to_location?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_street?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_number?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_city?: string | null;
-  @ApiPropertyOptional({ example: 'SP', description: '2 letters', nullable: true }) @State() destiny_state?: string | null;
+  @ApiPropertyOptional(STATE) @State() destiny_state?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_country?: string | null;
-  @ApiPropertyOptional({ example: '11010000', description: 'digits only', nullable: true }) @Zip() destiny_zip?: string | null;
-  @ApiPropertyOptional({ minimum: -90, maximum: 90, nullable: true }) @Coordinate(90) destiny_lat?: number | null;
-  @ApiPropertyOptional({ minimum: -180, maximum: 180, nullable: true }) @Coordinate(180) destiny_lng?: number | null;
+  @ApiPropertyOptional(ZIP) @Zip() destiny_zip?: string | null;
+  @ApiPropertyOptional(LAT) @Coordinate(90) destiny_lat?: number | null;
+  @ApiPropertyOptional(LNG) @Coordinate(180) destiny_lng?: number | null;
 }
 
 export class CreateTripDto extends TripFieldsDto {
@@ -62,11 +66,11 @@ export class CreateTripDto extends TripFieldsDto {
 }
 
 export class UpdateTripDto extends TripFieldsDto {
-  @ApiPropertyOptional({ maxLength: REF_MAX })
+  @ApiPropertyOptional({ type: String, example: 'demo-trip', minLength: 1, maxLength: REF_MAX })
   @OptionalRef('layout_ref')
   layout_ref?: string;
 
-  @ApiPropertyOptional({ enum: TRIP_STATUSES, description: 'IN_TRANSIT, ON_GOING or COMPLETED as contract §5 allows' })
+  @ApiPropertyOptional({ enum: TRIP_STATUSES, example: 'IN_TRANSIT', description: 'IN_TRANSIT, ON_GOING or COMPLETED, as the moves in statuses.md allow' })
   @ValidateIf(whenSent('status'))
   @IsIn(TRIP_STATUSES)
   status?: TripStatus;
