@@ -599,17 +599,15 @@ export interface components {
        */
       window_end?: string | null;
       /**
-       * @description Minutes before window_start still accepted
-       * @default 0
+       * @description Minutes before window_start still accepted (default 0)
        * @example 30
        */
-      start_tolerance: number;
+      start_tolerance?: number;
       /**
-       * @description Minutes after window_end still accepted
-       * @default 0
+       * @description Minutes after window_end still accepted (default 0)
        * @example 30
        */
-      end_tolerance: number;
+      end_tolerance?: number;
       /**
        * @description Free JSON object, up to 64 KB
        * @example {
@@ -689,17 +687,15 @@ export interface components {
        */
       window_end?: string | null;
       /**
-       * @description Minutes before window_start still accepted
-       * @default 0
+       * @description Minutes before window_start still accepted (default 0)
        * @example 30
        */
-      start_tolerance: number;
+      start_tolerance?: number;
       /**
-       * @description Minutes after window_end still accepted
-       * @default 0
+       * @description Minutes after window_end still accepted (default 0)
        * @example 30
        */
-      end_tolerance: number;
+      end_tolerance?: number;
       /**
        * @description Free JSON object, up to 64 KB
        * @example {
@@ -845,17 +841,15 @@ export interface components {
        */
       window_end?: string | null;
       /**
-       * @description Minutes before window_start still accepted
-       * @default 0
+       * @description Minutes before window_start still accepted (default 0)
        * @example 30
        */
-      start_tolerance: number;
+      start_tolerance?: number;
       /**
-       * @description Minutes after window_end still accepted
-       * @default 0
+       * @description Minutes after window_end still accepted (default 0)
        * @example 30
        */
-      end_tolerance: number;
+      end_tolerance?: number;
       /**
        * @description Free JSON object, up to 64 KB
        * @example {
@@ -897,17 +891,15 @@ export interface components {
        */
       window_end?: string | null;
       /**
-       * @description Minutes before window_start still accepted
-       * @default 0
+       * @description Minutes before window_start still accepted (default 0)
        * @example 30
        */
-      start_tolerance: number;
+      start_tolerance?: number;
       /**
-       * @description Minutes after window_end still accepted
-       * @default 0
+       * @description Minutes after window_end still accepted (default 0)
        * @example 30
        */
-      end_tolerance: number;
+      end_tolerance?: number;
       /**
        * @description Free JSON object, up to 64 KB
        * @example {
@@ -6210,7 +6202,7 @@ export interface operations {
   DriverEventsController_events: {
     parameters: {
       query?: {
-        /** @description Last seq the app has seen */
+        /** @description Last seq the app has seen (default 0) */
         after?: number;
       };
       header?: never;

@@ -29,7 +29,12 @@ export class DriverEventsController {
 
   @Get('events')
   @ApiOperation({ summary: "Replay the driver's feed after a seq (what a reconnecting app missed), oldest first" })
-  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Last seq the app has seen' })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'Last seq the app has seen (default 0)',
+  })
   @ApiEnvelope(200, FeedPageView)
   @ApiErrors('VALIDATION_ERROR')
   async events(@CurrentDriver() driver: DriverPrincipal, @Query('after') afterParam: unknown): Promise<Envelope<FeedPageView>> {

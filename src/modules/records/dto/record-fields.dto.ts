@@ -46,14 +46,27 @@ export class ScheduleFieldsDto {
   @NotBefore('window_start')
   window_end?: string | null;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'Minutes before window_start still accepted', example: 30, minimum: 0, maximum: 1440, default: 0 })
+  // The default goes in the description: with `default`, generators (openapi-typescript) make the field required in requests.
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Minutes before window_start still accepted (default 0)',
+    example: 30,
+    minimum: 0,
+    maximum: 1440,
+  })
   @ValidateIf(whenSent('start_tolerance'))
   @IsInt()
   @Min(0)
   @Max(1440)
   start_tolerance?: number;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'Minutes after window_end still accepted', example: 30, minimum: 0, maximum: 1440, default: 0 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Minutes after window_end still accepted (default 0)',
+    example: 30,
+    minimum: 0,
+    maximum: 1440,
+  })
   @ValidateIf(whenSent('end_tolerance'))
   @IsInt()
   @Min(0)
