@@ -405,13 +405,30 @@ export interface components {
        */
       radius_m: number;
     };
+    CreateAccountDto: {
+      /**
+       * @example terminal
+       * @enum {string}
+       */
+      kind: 'carrier' | 'terminal' | 'admin';
+      /** @example Port A */
+      name: string;
+      /** @description A terminal's gate geofence; only terminals have one */
+      location?: components['schemas']['GeoFenceDto'];
+    };
+    UpdateAccountDto: {
+      /** @example Port A – North gate */
+      name?: string;
+      /** @description null removes the geofence */
+      location?: (components['schemas']['GeoFenceDto'] | null) | null;
+    };
     CreatedAccountView: {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
       kind: 'carrier' | 'terminal' | 'admin';
       name: string;
-      location: components['schemas']['GeoFenceDto'] | null;
+      location: (components['schemas']['GeoFenceDto'] | null) | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -427,24 +444,13 @@ export interface components {
        */
       api_key_id: string;
     };
-    CreateAccountDto: {
-      /**
-       * @example terminal
-       * @enum {string}
-       */
-      kind: 'carrier' | 'terminal' | 'admin';
-      /** @example Port A */
-      name: string;
-      /** @description A terminal's gate geofence; only terminals have one */
-      location?: components['schemas']['GeoFenceDto'];
-    };
     AccountView: {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
       kind: 'carrier' | 'terminal' | 'admin';
       name: string;
-      location: components['schemas']['GeoFenceDto'] | null;
+      location: (components['schemas']['GeoFenceDto'] | null) | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -469,24 +475,43 @@ export interface components {
       /** @enum {string} */
       kind: 'carrier' | 'terminal' | 'admin';
       name: string;
-      location: components['schemas']['GeoFenceDto'] | null;
+      location: (components['schemas']['GeoFenceDto'] | null) | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
       updated_at: string;
       api_keys: components['schemas']['ApiKeyView'][];
     };
-    UpdateAccountDto: {
-      /** @example Port A – North gate */
-      name?: string;
-      /** @description null removes the geofence */
-      location?: components['schemas']['GeoFenceDto'] | null;
-    };
     IssuedKeyView: {
       /** Format: uuid */
       id: string;
       /** @description The new key: shown this once, store it now */
       api_key: string;
+    };
+    PutLayoutDto: {
+      /** @example Container pickup */
+      name?: string | null;
+      /** @description trip and appointment sets: the card in the list */
+      card_layout?: ({
+        /** @enum {string} */
+        type: 'section' | 'field' | 'alert' | 'qrcode';
+      } & {
+        [key: string]: unknown;
+      })[];
+      /** @description trip and appointment sets: the detail modal */
+      modal_layout?: ({
+        /** @enum {string} */
+        type: 'section' | 'field' | 'alert' | 'qrcode';
+      } & {
+        [key: string]: unknown;
+      })[];
+      /** @description ticket set: the ticket, top to bottom */
+      elements?: ({
+        /** @enum {string} */
+        type: 'field' | 'section' | 'divider' | 'tag_container' | 'attention' | 'instruction' | 'text' | 'highlight' | 'highlight_grid';
+      } & {
+        [key: string]: unknown;
+      })[];
     };
     LayoutView: {
       /** @example pickup-v1 */
@@ -516,31 +541,6 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
-    };
-    PutLayoutDto: {
-      /** @example Container pickup */
-      name?: string | null;
-      /** @description trip and appointment sets: the card in the list */
-      card_layout?: ({
-        /** @enum {string} */
-        type: 'section' | 'field' | 'alert' | 'qrcode';
-      } & {
-        [key: string]: unknown;
-      })[];
-      /** @description trip and appointment sets: the detail modal */
-      modal_layout?: ({
-        /** @enum {string} */
-        type: 'section' | 'field' | 'alert' | 'qrcode';
-      } & {
-        [key: string]: unknown;
-      })[];
-      /** @description ticket set: the ticket, top to bottom */
-      elements?: ({
-        /** @enum {string} */
-        type: 'field' | 'section' | 'divider' | 'tag_container' | 'attention' | 'instruction' | 'text' | 'highlight' | 'highlight_grid';
-      } & {
-        [key: string]: unknown;
-      })[];
     };
     RenderedLayoutView: {
       layout_ref: string;
@@ -821,7 +821,7 @@ export interface components {
       ref: string;
       found: boolean;
       /** @description null when found is false */
-      data: components['schemas']['TripLogsData'] | null;
+      data: (components['schemas']['TripLogsData'] | null) | null;
     };
     CreateAppointmentDto: {
       /** @example ABC1D23 */
@@ -962,7 +962,7 @@ export interface components {
       ref: string;
       found: boolean;
       /** @description null when found is false */
-      data: components['schemas']['AppointmentLogsData'] | null;
+      data: (components['schemas']['AppointmentLogsData'] | null) | null;
     };
     CreateTicketDto: {
       /**
@@ -1048,17 +1048,35 @@ export interface components {
       /** @enum {string} */
       status: 'CHECKED_IN';
       /** @description The tickets the terminal returned, as stored */
-      tickets: {
-        [key: string]: unknown;
-      }[];
+      tickets: components['schemas']['TicketView'][];
       /** @description Refs of the driver's trips that arrived at this terminal */
       checked_in_trips: string[];
     };
-    DriverRecordView: {
+    OwnerView: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+    };
+    DriverAppointmentView: {
       /** Format: uuid */
       id: string;
       ref: string;
-      status: string;
+      layout_ref: string;
+      license_plate: string | null;
+      summary: string | null;
+      /** Format: date-time */
+      window_start: string | null;
+      /** Format: date-time */
+      window_end: string | null;
+      start_tolerance: number;
+      end_tolerance: number;
+      custom_data: {
+        [key: string]: unknown;
+      } | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
       /**
        * Format: date-time
        * @description window_start minus start_tolerance: the gate accepts from here
@@ -1069,16 +1087,86 @@ export interface components {
        * @description window_end plus end_tolerance: the gate accepts until here
        */
       admissible_until: string | null;
-      layout: components['schemas']['RenderedLayoutView'] | null;
+      /** @description null when the layout is gone */
+      layout: (components['schemas']['RenderedLayoutView'] | null) | null;
+      /** @enum {string} */
+      status: 'SCHEDULED' | 'CHECKED_IN' | 'ON_GOING';
+      /** @description The terminal */
+      terminal: components['schemas']['OwnerView'];
+    };
+    DriverTripView: {
+      /** Format: uuid */
+      id: string;
+      ref: string;
+      layout_ref: string;
+      license_plate: string | null;
+      summary: string | null;
+      /** Format: date-time */
+      window_start: string | null;
+      /** Format: date-time */
+      window_end: string | null;
+      start_tolerance: number;
+      end_tolerance: number;
+      custom_data: {
+        [key: string]: unknown;
+      } | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /**
+       * Format: date-time
+       * @description window_start minus start_tolerance: the gate accepts from here
+       */
+      admissible_from: string | null;
+      /**
+       * Format: date-time
+       * @description window_end plus end_tolerance: the gate accepts until here
+       */
+      admissible_until: string | null;
+      /** @description null when the layout is gone */
+      layout: (components['schemas']['RenderedLayoutView'] | null) | null;
+      /** @enum {string} */
+      status: 'PLANNED' | 'IN_TRANSIT' | 'CHECKED_IN' | 'ON_GOING';
+      /** @description The carrier */
+      carrier: components['schemas']['OwnerView'];
+      from_location: string | null;
+      origin_street: string | null;
+      origin_number: string | null;
+      origin_city: string | null;
+      origin_state: string | null;
+      origin_country: string | null;
+      origin_zip: string | null;
+      origin_lat: number | null;
+      origin_lng: number | null;
+      to_location: string | null;
+      destiny_street: string | null;
+      destiny_number: string | null;
+      destiny_city: string | null;
+      destiny_state: string | null;
+      destiny_country: string | null;
+      destiny_zip: string | null;
+      destiny_lat: number | null;
+      destiny_lng: number | null;
     };
     DriverTicketView: {
       /** Format: uuid */
       id: string;
+      /** Format: uuid */
+      appointment_id: string;
       appointment_ref: string;
+      /** Format: uuid */
+      terminal_id: string;
+      layout_ref: string;
       content: {
         [key: string]: unknown;
       };
-      layout: components['schemas']['RenderedLayoutView'] | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description null when the layout is gone */
+      layout: (components['schemas']['RenderedLayoutView'] | null) | null;
     };
     FeedEventView: {
       /** @description Strictly increasing, gap-free per driver */
@@ -1142,6 +1230,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "status": "ok"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1166,6 +1262,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "status": "ok",
+           *         "checks": {
+           *           "database": "up",
+           *           "redis": "disabled"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1212,6 +1320,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "kind": "terminal",
+           *           "name": "Port A",
+           *           "location": {
+           *             "lat": -23.9608,
+           *             "lng": -46.3336,
+           *             "radius_m": 800
+           *           },
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T04:48:54.123Z"
+           *         },
+           *         {
+           *           "id": "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee",
+           *           "kind": "carrier",
+           *           "name": "Fast Freight",
+           *           "location": null,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T04:48:54.123Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1239,7 +1374,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1348,6 +1483,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The account; a terminal may have a gate geofence */
     requestBody: {
       content: {
         'application/json': components['schemas']['CreateAccountDto'];
@@ -1360,6 +1496,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "kind": "terminal",
+           *         "name": "Port A",
+           *         "location": {
+           *           "lat": -23.9608,
+           *           "lng": -46.3336,
+           *           "radius_m": 800
+           *         },
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z",
+           *         "api_key": "gsk_5gUcsUitpUyGtqq3hvngtNBpJ1lv4s5yogSsLeFKVtE",
+           *         "api_key_id": "075ef8a5-598b-4ced-8cdf-de8333bb6649"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1387,7 +1542,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1546,6 +1701,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "kind": "terminal",
+           *         "name": "Port A",
+           *         "location": {
+           *           "lat": -23.9608,
+           *           "lng": -46.3336,
+           *           "radius_m": 800
+           *         },
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z",
+           *         "api_keys": [
+           *           {
+           *             "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *             "prefix": "gsk_5gUcsU",
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "revoked_at": null
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1553,7 +1733,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1684,6 +1864,7 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Only the fields to change */
     requestBody: {
       content: {
         'application/json': components['schemas']['UpdateAccountDto'];
@@ -1696,6 +1877,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "kind": "terminal",
+           *         "name": "Port A – North gate",
+           *         "location": {
+           *           "lat": -23.9608,
+           *           "lng": -46.3336,
+           *           "radius_m": 800
+           *         },
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1723,7 +1921,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1902,6 +2100,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "api_key": "gsk_5gUcsUitpUyGtqq3hvngtNBpJ1lv4s5yogSsLeFKVtE"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -1909,7 +2116,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2048,6 +2255,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "prefix": "gsk_5gUcsU",
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "revoked_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2055,7 +2273,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2197,6 +2415,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "layout_ref": "gate-ticket",
+           *         "set": "ticket",
+           *         "name": "Gate ticket",
+           *         "elements": [
+           *           {
+           *             "type": "section",
+           *             "title": "Gate pass"
+           *           },
+           *           {
+           *             "type": "highlight",
+           *             "label": "Gate",
+           *             "path": "content.gate"
+           *           },
+           *           {
+           *             "type": "instruction",
+           *             "steps": [
+           *               "Show this ticket at the gate",
+           *               "Follow the signs to your bay"
+           *             ]
+           *           }
+           *         ],
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2224,7 +2472,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2358,6 +2606,7 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description card_layout and modal_layout for the trip and appointment sets, elements for the ticket set */
     requestBody: {
       content: {
         'application/json': components['schemas']['PutLayoutDto'];
@@ -2370,6 +2619,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "layout_ref": "pickup-v1",
+           *         "set": "appointment",
+           *         "name": "Container pickup",
+           *         "card_layout": [
+           *           {
+           *             "type": "section",
+           *             "title": "Pickup"
+           *           },
+           *           {
+           *             "type": "field",
+           *             "label": "Plate",
+           *             "path": "license_plate"
+           *           },
+           *           {
+           *             "type": "alert",
+           *             "color": "yellow",
+           *             "text": "Bring the seal",
+           *             "icon": "warning"
+           *           }
+           *         ],
+           *         "modal_layout": [
+           *           {
+           *             "type": "field",
+           *             "label": "Container",
+           *             "path": "custom_data.container.number"
+           *           },
+           *           {
+           *             "type": "qrcode",
+           *             "path": "ref"
+           *           }
+           *         ],
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2383,6 +2672,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "layout_ref": "pickup-v1",
+           *         "set": "appointment",
+           *         "name": "Container pickup",
+           *         "card_layout": [
+           *           {
+           *             "type": "section",
+           *             "title": "Pickup"
+           *           },
+           *           {
+           *             "type": "field",
+           *             "label": "Plate",
+           *             "path": "license_plate"
+           *           },
+           *           {
+           *             "type": "alert",
+           *             "color": "yellow",
+           *             "text": "Bring the seal",
+           *             "icon": "warning"
+           *           }
+           *         ],
+           *         "modal_layout": [
+           *           {
+           *             "type": "field",
+           *             "label": "Container",
+           *             "path": "custom_data.container.number"
+           *           },
+           *           {
+           *             "type": "qrcode",
+           *             "path": "ref"
+           *           }
+           *         ],
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2410,7 +2739,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2592,6 +2921,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "deleted_refs": [
+           *           "pickup-v1"
+           *         ],
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2619,7 +2959,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2779,6 +3119,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "layout_ref": "pickup-v1",
+           *           "set": "appointment",
+           *           "name": "Container pickup",
+           *           "card_layout": [
+           *             {
+           *               "type": "section",
+           *               "title": "Pickup"
+           *             },
+           *             {
+           *               "type": "field",
+           *               "label": "Plate",
+           *               "path": "license_plate"
+           *             },
+           *             {
+           *               "type": "alert",
+           *               "color": "yellow",
+           *               "text": "Bring the seal",
+           *               "icon": "warning"
+           *             }
+           *           ],
+           *           "modal_layout": [
+           *             {
+           *               "type": "field",
+           *               "label": "Container",
+           *               "path": "custom_data.container.number"
+           *             },
+           *             {
+           *               "type": "qrcode",
+           *               "path": "ref"
+           *             }
+           *           ],
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T04:48:54.123Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2786,7 +3168,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2920,6 +3302,7 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description A sample record under `data` */
     requestBody: {
       content: {
         'application/json': {
@@ -2936,6 +3319,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "layout_ref": "pickup-v1",
+           *         "name": "Container pickup",
+           *         "card_layout": [
+           *           {
+           *             "type": "section",
+           *             "title": "Pickup"
+           *           },
+           *           {
+           *             "type": "field",
+           *             "label": "Plate",
+           *             "path": "license_plate",
+           *             "value": "ABC1D23"
+           *           },
+           *           {
+           *             "type": "alert",
+           *             "color": "yellow",
+           *             "text": "Bring the seal",
+           *             "icon": "warning"
+           *           }
+           *         ],
+           *         "modal_layout": [
+           *           {
+           *             "type": "field",
+           *             "label": "Container",
+           *             "path": "custom_data.container.number",
+           *             "value": "MSCU1234567"
+           *           },
+           *           {
+           *             "type": "qrcode",
+           *             "path": "ref",
+           *             "value": null
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -2963,7 +3386,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3142,6 +3565,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwMSIsImlhdCI6MTc5NTMzNjkzNCwiZXhwIjoxNzk1MzgwMTM0fQ.kpkgiTBY0iazC8VmkiWQgrPqA47ZLPmQOinpGQ59gyA",
+           *         "expires_at": "2026-11-22T16:48:54.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -3149,7 +3581,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3291,6 +3723,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "updated_refs": [
+           *           "TRIP-0001",
+           *           "TRIP-0002"
+           *         ],
+           *         "status": "updated"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -3318,7 +3762,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3520,6 +3964,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "created_refs": [
+           *           "TRIP-0001",
+           *           "TRIP-0002"
+           *         ],
+           *         "created_ids": [
+           *           "6dbb5862-ed72-4b9b-a3f6-3645d3062a77",
+           *           "7a1b2c3d-4e5f-4a6b-9c8d-7e6f5a4b3c2d"
+           *         ],
+           *         "status": "created"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -3547,7 +4007,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3729,6 +4189,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "deleted_refs": [
+           *           "TRIP-0001",
+           *           "TRIP-0002"
+           *         ],
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -3756,7 +4228,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3956,6 +4428,55 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "ref": "TRIP-0001",
+           *           "found": true,
+           *           "data": {
+           *             "trip": {
+           *               "ref": "TRIP-0001",
+           *               "layout_ref": "demo-trip",
+           *               "license_plate": "ABC1D23",
+           *               "status": "IN_TRANSIT",
+           *               "from_location": "Campinas DC",
+           *               "to_location": "Port A",
+           *               "origin_city": "Campinas",
+           *               "origin_state": "SP",
+           *               "destiny_city": "Santos",
+           *               "destiny_state": "SP",
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             },
+           *             "driver": {
+           *               "tax_id": "12345678901",
+           *               "driver_license_number": "SP-998877",
+           *               "driver_license_category": "E"
+           *             },
+           *             "logs": [
+           *               {
+           *                 "event": "in_transit",
+           *                 "message": "Status changed from PLANNED to IN_TRANSIT",
+           *                 "created_at": "2026-11-22T05:02:10.456789"
+           *               },
+           *               {
+           *                 "event": "created",
+           *                 "message": "Trip created",
+           *                 "created_at": "2026-11-22T04:48:54.123456"
+           *               }
+           *             ]
+           *           }
+           *         },
+           *         {
+           *           "ref": "UNKNOWN-REF",
+           *           "found": false,
+           *           "data": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -3983,7 +4504,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4105,6 +4626,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "updated_refs": [
+           *           "APPT-0001",
+           *           "APPT-0002"
+           *         ],
+           *         "status": "updated"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -4132,7 +4665,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4334,6 +4867,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "created_refs": [
+           *           "APPT-0001",
+           *           "APPT-0002"
+           *         ],
+           *         "created_ids": [
+           *           "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *           "1d2c3b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+           *         ],
+           *         "status": "created"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -4361,7 +4910,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4543,6 +5092,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "deleted_refs": [
+           *           "APPT-0001",
+           *           "APPT-0002"
+           *         ],
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -4570,7 +5131,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4770,6 +5331,62 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "ref": "APPT-0001",
+           *           "found": true,
+           *           "data": {
+           *             "appointment": {
+           *               "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "ref": "APPT-0001",
+           *               "layout_ref": "demo-appointment",
+           *               "user_tax_id": "12345678901",
+           *               "status": "SCHEDULED",
+           *               "summary": "Pick up container MSCU1234567 at berth 4",
+           *               "license_plate": "ABC1D23",
+           *               "window_start": "2026-11-22T11:00:00.000Z",
+           *               "window_end": "2026-11-22T13:00:00.000Z",
+           *               "start_tolerance": 30,
+           *               "end_tolerance": 15,
+           *               "custom_data": {
+           *                 "container": {
+           *                   "number": "MSCU1234567"
+           *                 }
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             },
+           *             "driver": {
+           *               "tax_id": "12345678901",
+           *               "driver_license_number": "SP-998877",
+           *               "driver_license_category": "E"
+           *             },
+           *             "logs": [
+           *               {
+           *                 "event": "ticket_created",
+           *                 "message": "Ticket 3ca52219-979d-412b-ab3f-10061b1d4f8d created (layout demo-ticket)",
+           *                 "created_at": "2026-11-22T05:02:10.456789"
+           *               },
+           *               {
+           *                 "event": "created",
+           *                 "message": "Appointment created",
+           *                 "created_at": "2026-11-22T04:48:54.123456"
+           *               }
+           *             ]
+           *           }
+           *         },
+           *         {
+           *           "ref": "UNKNOWN-REF",
+           *           "found": false,
+           *           "data": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -4797,7 +5414,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4917,6 +5534,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "ref": "APPT-0001",
+           *           "found": true,
+           *           "data": [
+           *             {
+           *               "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *               "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "appointment_ref": "APPT-0001",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "layout_ref": "demo-ticket",
+           *               "content": {
+           *                 "gate": "A3",
+           *                 "lane": 2
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "ref": "APPT-9999",
+           *           "found": false,
+           *           "data": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -4944,7 +5592,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5066,6 +5714,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "updated_ids": [
+           *           "3ca52219-979d-412b-ab3f-10061b1d4f8d"
+           *         ],
+           *         "status": "updated"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -5093,7 +5752,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5275,6 +5934,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "created_ids": [
+           *           "3ca52219-979d-412b-ab3f-10061b1d4f8d"
+           *         ],
+           *         "status": "created"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -5302,7 +5972,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5484,6 +6154,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "deleted_ids": [
+           *           "3ca52219-979d-412b-ab3f-10061b1d4f8d"
+           *         ],
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -5511,7 +6192,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5686,7 +6367,10 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
-          /** Format: uuid */
+          /**
+           * Format: uuid
+           * @description Idempotency key: a retry with the same id answers the same outcome
+           */
           checkin_id?: string;
         };
       };
@@ -5698,6 +6382,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "checkin_id": "9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f",
+           *         "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *         "appointment_ref": "APPT-0001",
+           *         "status": "CHECKED_IN",
+           *         "tickets": [
+           *           {
+           *             "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *             "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *             "appointment_ref": "APPT-0001",
+           *             "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *             "layout_ref": "demo-ticket",
+           *             "content": {
+           *               "gate": "A3",
+           *               "lane": 2
+           *             },
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "updated_at": "2026-11-22T05:02:10.456Z"
+           *           }
+           *         ],
+           *         "checked_in_trips": [
+           *           "TRIP-0001"
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -5725,7 +6438,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5902,14 +6615,65 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *           "ref": "APPT-0001",
+           *           "layout_ref": "demo-appointment",
+           *           "status": "SCHEDULED",
+           *           "license_plate": "ABC1D23",
+           *           "summary": null,
+           *           "window_start": "2026-11-22T11:00:00.000Z",
+           *           "window_end": "2026-11-22T13:00:00.000Z",
+           *           "start_tolerance": 30,
+           *           "end_tolerance": 0,
+           *           "custom_data": {
+           *             "container": {
+           *               "number": "MSCU1234567"
+           *             }
+           *           },
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T05:02:10.456Z",
+           *           "admissible_from": "2026-11-22T10:30:00.000Z",
+           *           "admissible_until": "2026-11-22T13:00:00.000Z",
+           *           "terminal": {
+           *             "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *             "name": "Port A"
+           *           },
+           *           "layout": {
+           *             "layout_ref": "demo-appointment",
+           *             "name": "Container pickup",
+           *             "card_layout": [
+           *               {
+           *                 "type": "field",
+           *                 "label": "Plate",
+           *                 "path": "license_plate",
+           *                 "value": "ABC1D23"
+           *               }
+           *             ],
+           *             "modal_layout": [
+           *               {
+           *                 "type": "qrcode",
+           *                 "path": "ref",
+           *                 "value": "APPT-0001"
+           *               }
+           *             ]
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
-            data: components['schemas']['DriverRecordView'][];
+            data: components['schemas']['DriverAppointmentView'][];
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6006,14 +6770,84 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "6dbb5862-ed72-4b9b-a3f6-3645d3062a77",
+           *           "ref": "TRIP-0001",
+           *           "layout_ref": "demo-trip",
+           *           "status": "IN_TRANSIT",
+           *           "license_plate": "ABC1D23",
+           *           "summary": null,
+           *           "window_start": "2026-11-22T11:00:00.000Z",
+           *           "window_end": "2026-11-22T13:00:00.000Z",
+           *           "start_tolerance": 30,
+           *           "end_tolerance": 0,
+           *           "custom_data": {
+           *             "container": {
+           *               "number": "MSCU1234567"
+           *             }
+           *           },
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T05:02:10.456Z",
+           *           "admissible_from": "2026-11-22T10:30:00.000Z",
+           *           "admissible_until": "2026-11-22T13:00:00.000Z",
+           *           "carrier": {
+           *             "id": "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee",
+           *             "name": "Fast Freight"
+           *           },
+           *           "from_location": "Campinas DC",
+           *           "origin_street": null,
+           *           "origin_number": null,
+           *           "origin_country": "BR",
+           *           "origin_zip": null,
+           *           "origin_city": "Campinas",
+           *           "origin_state": "SP",
+           *           "origin_lat": -22.9056,
+           *           "origin_lng": -47.0608,
+           *           "to_location": "Port A",
+           *           "destiny_street": null,
+           *           "destiny_number": null,
+           *           "destiny_country": "BR",
+           *           "destiny_zip": null,
+           *           "destiny_city": "Santos",
+           *           "destiny_state": "SP",
+           *           "destiny_lat": -23.9608,
+           *           "destiny_lng": -46.3336,
+           *           "layout": {
+           *             "layout_ref": "demo-trip",
+           *             "name": "Trip card",
+           *             "card_layout": [
+           *               {
+           *                 "type": "field",
+           *                 "label": "To",
+           *                 "path": "to_location",
+           *                 "value": "Port A"
+           *               }
+           *             ],
+           *             "modal_layout": [
+           *               {
+           *                 "type": "field",
+           *                 "label": "Container",
+           *                 "path": "custom_data.container.number",
+           *                 "value": "MSCU1234567"
+           *               }
+           *             ]
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
-            data: components['schemas']['DriverRecordView'][];
+            data: components['schemas']['DriverTripView'][];
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6110,6 +6944,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *           "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *           "appointment_ref": "APPT-0001",
+           *           "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "layout_ref": "demo-ticket",
+           *           "content": {
+           *             "gate": "A3",
+           *             "lane": 2
+           *           },
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T05:02:10.456Z",
+           *           "layout": {
+           *             "layout_ref": "demo-ticket",
+           *             "name": "Gate ticket",
+           *             "elements": [
+           *               {
+           *                 "type": "highlight",
+           *                 "label": "Gate",
+           *                 "path": "content.gate",
+           *                 "value": "A3"
+           *               }
+           *             ]
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -6117,7 +6983,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6217,6 +7083,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "events": [
+           *           {
+           *             "seq": 41,
+           *             "type": "appointment.status",
+           *             "data": {
+           *               "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "ref": "APPT-0001",
+           *               "status": "CHECKED_IN",
+           *               "previous_status": "SCHEDULED"
+           *             },
+           *             "created_at": "2026-11-22T04:48:54.123Z"
+           *           },
+           *           {
+           *             "seq": 42,
+           *             "type": "ticket.created",
+           *             "data": {
+           *               "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *               "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "appointment_ref": "APPT-0001",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "layout_ref": "demo-ticket",
+           *               "content": {
+           *                 "gate": "A3",
+           *                 "lane": 2
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             },
+           *             "created_at": "2026-11-22T04:48:54.123Z"
+           *           }
+           *         ],
+           *         "last_seq": 42,
+           *         "has_more": false
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: true;
@@ -6244,7 +7150,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key missing, unknown or revoked */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;

@@ -62,7 +62,14 @@ describe('a typed client generated from /docs-json', () => {
     const trip = await carrier.POST('/api/v1/trips', {
       body: {
         driver,
-        trip: { ref: 'TYPED-TRIP-1', layout_ref: 'typed-trip', license_plate: 'ABC1D23', origin_lat: -23.5, destiny_state: 'SP', summary: null },
+        trip: {
+          ref: 'TYPED-TRIP-1',
+          layout_ref: 'typed-trip',
+          license_plate: 'ABC1D23',
+          origin_lat: -23.5,
+          destiny_state: 'SP',
+          summary: null,
+        },
       },
     });
     expect(trip.data?.data).toMatchObject({ created_refs: ['TYPED-TRIP-1'], status: 'created' });

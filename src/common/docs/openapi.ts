@@ -34,7 +34,24 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
       if (operation && !operation.security) operation.security = [];
     }
   }
+  nullableRefs(document.components?.schemas);
   return document;
+}
+
+/**
+ * A nullable property of a model type comes out of @nestjs/swagger as `{nullable, type: object, allOf: [$ref]}`,
+ * which a validator reads as "must match the model", refusing null. `anyOf: [$ref, {enum: [null]}]` says what is
+ * meant, and openapi-typescript still emits `Model | null`.
+ */
+function nullableRefs(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(nullableRefs);
+  const schema = node as Record<string, unknown>;
+  if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1 && '$ref' in schema.allOf[0]) {
+    schema.anyOf = [schema.allOf[0], { enum: [null] }];
+    delete schema.allOf;
+  }
+  Object.values(schema).forEach(nullableRefs);
 }
 
 /** Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json. */

@@ -1,10 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { isPlainObject } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
+import { TICKET_EXAMPLE, TicketView } from '../tickets/dto/ticket.dto.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
 
 class CheckinResultView {
@@ -12,12 +14,8 @@ class CheckinResultView {
   @ApiProperty({ format: 'uuid' }) appointment_id: string;
   @ApiProperty() appointment_ref: string;
   @ApiProperty({ enum: ['CHECKED_IN'] }) status: 'CHECKED_IN';
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'The tickets the terminal returned, as stored',
-  })
-  tickets: unknown[];
+  @ApiProperty({ type: [TicketView], description: 'The tickets the terminal returned, as stored' })
+  tickets: TicketView[];
   @ApiProperty({ type: [String], description: "Refs of the driver's trips that arrived at this terminal" }) checked_in_trips: string[];
 }
 
@@ -35,8 +33,24 @@ export class CheckinController {
     description: 'The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The appointment id' })
-  @ApiBody({ required: false, schema: { type: 'object', properties: { checkin_id: { type: 'string', format: 'uuid' } } } })
-  @ApiEnvelope(200, CheckinResultView)
+  @ApiBody({
+    required: false,
+    schema: {
+      type: 'object',
+      properties: {
+        checkin_id: { type: 'string', format: 'uuid', description: 'Idempotency key: a retry with the same id answers the same outcome' },
+      },
+    },
+    examples: { retrySafe: { summary: 'With an idempotency key', value: { checkin_id: EXAMPLE.checkinId } } },
+  })
+  @ApiEnvelope(200, CheckinResultView, {
+    checkin_id: EXAMPLE.checkinId,
+    appointment_id: EXAMPLE.appointmentId,
+    appointment_ref: 'APPT-0001',
+    status: 'CHECKED_IN',
+    tickets: [TICKET_EXAMPLE],
+    checked_in_trips: ['TRIP-0001'],
+  })
   @ApiErrors(
     'VALIDATION_ERROR',
     'MALFORMED_JSON',

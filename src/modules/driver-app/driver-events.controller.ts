@@ -1,6 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
+import { TICKET_EXAMPLE } from '../tickets/dto/ticket.dto.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
@@ -35,7 +37,19 @@ export class DriverEventsController {
     schema: { type: 'integer', minimum: 0 },
     description: 'Last seq the app has seen (default 0)',
   })
-  @ApiEnvelope(200, FeedPageView)
+  @ApiEnvelope(200, FeedPageView, {
+    events: [
+      {
+        seq: 41,
+        type: 'appointment.status',
+        data: { id: EXAMPLE.appointmentId, ref: 'APPT-0001', status: 'CHECKED_IN', previous_status: 'SCHEDULED' },
+        created_at: EXAMPLE.createdAt,
+      },
+      { seq: 42, type: 'ticket.created', data: TICKET_EXAMPLE, created_at: EXAMPLE.createdAt },
+    ],
+    last_seq: 42,
+    has_more: false,
+  })
   @ApiErrors('VALIDATION_ERROR')
   async events(@CurrentDriver() driver: DriverPrincipal, @Query('after') afterParam: unknown): Promise<Envelope<FeedPageView>> {
     const after = parseAfter(afterParam, 'after');

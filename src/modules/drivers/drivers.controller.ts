@@ -1,6 +1,7 @@
 import { Controller, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
@@ -21,7 +22,7 @@ export class DriversController {
   @Post(':tax_id/tokens')
   @ApiOperation({ summary: 'A driver token for the driver app; the caller must own a live trip or appointment of this driver' })
   @ApiParam({ name: 'tax_id', example: '12345678901' })
-  @ApiEnvelope(201, DriverTokenView)
+  @ApiEnvelope(201, DriverTokenView, { token: EXAMPLE.driverToken, expires_at: '2026-11-22T16:48:54.000Z' })
   @ApiErrors('NOT_FOUND')
   async issue(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<DriverTokenView>> {
     return ok(await this.drivers.issueToken(principal, taxId));

@@ -15,6 +15,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { EXAMPLE } from '../../../common/docs/examples.js';
+import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
@@ -70,7 +72,11 @@ export class UpdateTripDto extends TripFieldsDto {
   @OptionalRef('layout_ref')
   layout_ref?: string;
 
-  @ApiPropertyOptional({ enum: TRIP_STATUSES, example: 'IN_TRANSIT', description: 'IN_TRANSIT, ON_GOING or COMPLETED, as the moves in statuses.md allow' })
+  @ApiPropertyOptional({
+    enum: TRIP_STATUSES,
+    example: 'IN_TRANSIT',
+    description: 'IN_TRANSIT, ON_GOING or COMPLETED, as the moves in statuses.md allow',
+  })
   @ValidateIf(whenSent('status'))
   @IsIn(TRIP_STATUSES)
   status?: TripStatus;
@@ -113,3 +119,57 @@ export class TripLogView {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
+
+/** Examples of the trip routes in the OpenAPI document. */
+export const TRIP_EXAMPLES: RecordExamples = {
+  create: [
+    {
+      driver: EXAMPLE.driver,
+      trip: {
+        ref: 'TRIP-0001',
+        layout_ref: 'demo-trip',
+        license_plate: 'ABC1D23',
+        window_start: '2026-11-22T08:00:00-03:00',
+        window_end: '2026-11-22T10:00:00-03:00',
+        start_tolerance: 30,
+        from_location: 'Campinas DC',
+        origin_city: 'Campinas',
+        origin_state: 'SP',
+        origin_lat: -22.9056,
+        origin_lng: -47.0608,
+        to_location: 'Port A',
+        destiny_city: 'Santos',
+        destiny_state: 'SP',
+        destiny_zip: '11010000',
+        destiny_lat: -23.9608,
+        destiny_lng: -46.3336,
+        custom_data: { container: { number: 'MSCU1234567' } },
+      },
+    },
+    { driver: EXAMPLE.driver, trip: { ref: 'TRIP-0002', layout_ref: 'demo-trip', to_location: 'Port A' } },
+  ],
+  update: [
+    { ref: 'TRIP-0001', trip: { status: 'IN_TRANSIT' } },
+    { ref: 'TRIP-0002', trip: { license_plate: 'XYZ9K88', summary: null } },
+  ],
+  refs: ['TRIP-0001', 'TRIP-0002'],
+  ids: [EXAMPLE.tripId, EXAMPLE.tripId2],
+  logged: {
+    ref: 'TRIP-0001',
+    layout_ref: 'demo-trip',
+    license_plate: 'ABC1D23',
+    status: 'IN_TRANSIT',
+    from_location: 'Campinas DC',
+    to_location: 'Port A',
+    origin_city: 'Campinas',
+    origin_state: 'SP',
+    destiny_city: 'Santos',
+    destiny_state: 'SP',
+    created_at: EXAMPLE.createdAt,
+    updated_at: EXAMPLE.updatedAt,
+  },
+  logs: [
+    { event: 'in_transit', message: 'Status changed from PLANNED to IN_TRANSIT', created_at: EXAMPLE.loggedLater },
+    { event: 'created', message: 'Trip created', created_at: EXAMPLE.loggedAt },
+  ],
+};
