@@ -50,7 +50,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
     app.use(jsonBodyParser());
     app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins));
-    mountOpenApi(app);
+    mountOpenApi(app, config.port);
     await app.init();
     return { app, database, logger };
   } catch (error) {

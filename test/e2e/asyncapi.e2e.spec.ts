@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
 import { Parser } from '@asyncapi/parser';
+import ajvModule from 'ajv';
+import formatsModule from 'ajv-formats';
 import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -40,6 +43,33 @@ describe('AsyncAPI document of the real-time channel', () => {
     expect(codes).toEqual(ERROR_CODES);
     for (const code of ['CHECKIN_REJECTED', 'TERMINAL_TIMEOUT', 'TERMINAL_OFFLINE', 'CHECKIN_OUTSIDE_WINDOW', 'CHECKIN_FAILED'])
       expect(codes).toContain(code);
+  });
+
+  it('has examples on every message, each valid against its payload schema', async () => {
+    const res = await t.http.get('/asyncapi.json');
+    const { document } = await new Parser().parse(JSON.stringify(res.body));
+    // CommonJS packages: their default export is the module object under NodeNext typing, the function at run time; .default is both.
+    const ajv = new ajvModule.default({ strict: false, allErrors: true });
+    formatsModule.default(ajv);
+    const problems: string[] = [];
+    const messages = document!.allMessages().all();
+    expect(messages.length).toBe(9);
+    for (const message of messages) {
+      const examples = message.examples().all();
+      if (examples.length === 0) problems.push(`${message.id()}: no example`);
+      const validate = ajv.compile(message.payload()!.json());
+      for (const example of examples)
+        if (!validate(example.payload())) problems.push(`${message.id()} / ${example.name()}: ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('names the host the document was fetched from as the socket server', async () => {
+    const port = (t.app.getHttpServer().address() as AddressInfo).port;
+    const res = await t.http.get('/asyncapi.json');
+    expect(res.body.servers.gate.host).toBe(`127.0.0.1:${port}`);
+    const proxied = await t.http.get('/asyncapi.json').set('X-Forwarded-Host', 'gate.example.org');
+    expect(proxied.body.servers.gate.host).toBe('gate.example.org');
   });
 
   it('is linked from the OpenAPI description', async () => {

@@ -1,6 +1,7 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
+import { okExample } from './examples.js';
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   EMPTY_PAYLOAD: 'The body is empty or an empty array',
@@ -9,7 +10,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'A field is missing, unknown or malformed; details.errors[].path locates it',
   BATCH_TOO_LARGE: 'More items than MAX_BATCH_SIZE',
   PROTECTED_FIELD: 'An update tried to change a protected field',
-  UNAUTHORIZED: 'X-API-Key missing, unknown or revoked',
+  UNAUTHORIZED: 'X-API-Key (or the driver token) missing, unknown, revoked or expired',
   FORBIDDEN: "The key's account kind cannot use this endpoint",
   NOT_FOUND: 'No such route or resource',
   REFS_NOT_FOUND: 'Some refs do not exist for the calling account',
@@ -70,8 +71,16 @@ export function ApiErrors(...codes: ErrorCode[]) {
   );
 }
 
-/** Documents a success response as the envelope `{success: true, data}` around `model` (or an array of it). */
-export function ApiEnvelope(status: number, model: Type<unknown>, options: { isArray?: boolean; description?: string } = {}) {
+/**
+ * Documents a success response as the envelope `{success: true, data}` around `model` (or an array of it),
+ * with `example` as its data: every success response carries one, checked against the schema by the lint test.
+ */
+export function ApiEnvelope(
+  status: number,
+  model: Type<unknown>,
+  example: unknown,
+  options: { isArray?: boolean; description?: string } = {},
+) {
   const data = options.isArray ? { type: 'array', items: { $ref: getSchemaPath(model) } } : { $ref: getSchemaPath(model) };
   return applyDecorators(
     ApiExtraModels(model),
@@ -79,6 +88,12 @@ export function ApiEnvelope(status: number, model: Type<unknown>, options: { isA
       status,
       description: options.description ?? 'Success',
       schema: { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', enum: [true] }, data } },
+      example: okExample(example),
     }),
   );
+}
+
+/** A JSON body described by `schema`, with named examples (Swagger UI offers each in a drop-down). */
+export function ApiJsonBody(description: string, schema: object, examples: Record<string, { summary: string; value: unknown }>) {
+  return ApiBody({ description, required: true, schema, examples });
 }

@@ -1,4 +1,5 @@
 import { ERROR_CODES } from '../errors/error-codes.js';
+import { EXAMPLE } from './examples.js';
 
 const ref = (path: string) => ({ $ref: path });
 const schema = (name: string) => ref(`#/components/schemas/${name}`);
@@ -23,11 +24,38 @@ const ackEnvelope = (data: object) => ({
   oneOf: [{ type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } }, schema('AckError')],
 });
 
+const example = (name: string, summary: string, payload: unknown) => ({ name, summary, payload });
+
+const TICKET = {
+  id: EXAMPLE.ticketId,
+  appointment_id: EXAMPLE.appointmentId,
+  appointment_ref: 'APPT-0001',
+  terminal_id: EXAMPLE.terminalId,
+  layout_ref: 'demo-ticket',
+  content: { gate: 'A3', lane: 2 },
+  created_at: EXAMPLE.createdAt,
+  updated_at: EXAMPLE.createdAt,
+};
+const CHECKIN_RESULT = {
+  checkin_id: EXAMPLE.checkinId,
+  appointment_id: EXAMPLE.appointmentId,
+  appointment_ref: 'APPT-0001',
+  status: 'CHECKED_IN',
+  tickets: [TICKET],
+};
+const FEED_EVENT = {
+  seq: 42,
+  type: 'appointment.status',
+  data: { id: EXAMPLE.appointmentId, ref: 'APPT-0001', status: 'CHECKED_IN', previous_status: 'SCHEDULED' },
+  created_at: EXAMPLE.createdAt,
+};
+const rejected = (code: string, message: string, details: object) => ({ success: false, error: { code, message, details } });
+
 /**
- * The AsyncAPI 3.0 description of the real-time channel (contract §7): both Socket.IO namespaces, every
+ * The AsyncAPI 3.0 description of the real-time channel (see [docs/checkin.md](../../../docs/checkin.md)): both Socket.IO namespaces, every
  * event, payload, acknowledgement and error code. Served at /asyncapi.json beside /docs.
  */
-export function buildAsyncApi(serverHost = 'localhost:3000') {
+export function buildAsyncApi(serverHost: string) {
   return {
     asyncapi: '3.0.0',
     info: {
@@ -40,7 +68,7 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
         'the default namespace `/` always refuses.\n\n' +
         'Acknowledgements use the REST envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`.\n\n' +
         'The driver feed: every ticket change and every status change of the driver’s trips and appointments is stored with a `seq` that is ' +
-        'strictly increasing and gap-free per driver, then pushed as `event`. A driver app keeps the last `seq` it has applied; on (re)connect, ' +
+        'strictly increasing and gap-free per token view (the driver with the partner that minted the token), then pushed as `event`. A driver app keeps the last `seq` it has applied; on (re)connect, ' +
         'and whenever a pushed `seq` is not last+1, it sends `sync {after_seq: last}` (or calls `GET /api/v1/driver/events?after=last`) and applies ' +
         'the events in order, ignoring any `seq` it already has. With REDIS_URL set, instances share rooms and acknowledgements.',
     },
@@ -64,37 +92,118 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
             title: 'Check-in request (service → terminal server, with acknowledgement)',
             summary: 'A driver asks to check in; answer within CHECKIN_TIMEOUT_MS through the acknowledgement.',
             payload: schema('TerminalCheckinRequest'),
+            examples: [
+              example('request', 'A driver at the gate of Port A', {
+                checkin_id: EXAMPLE.checkinId,
+                appointment: {
+                  id: EXAMPLE.appointmentId,
+                  ref: 'APPT-0001',
+                  layout_ref: 'demo-appointment',
+                  status: 'SCHEDULED',
+                  license_plate: 'ABC1D23',
+                  summary: null,
+                  window_start: EXAMPLE.windowStart,
+                  window_end: EXAMPLE.windowEnd,
+                  start_tolerance: 30,
+                  end_tolerance: 0,
+                  custom_data: { container: { number: 'MSCU1234567' } },
+                },
+                driver: EXAMPLE.driverView,
+              }),
+            ],
           },
           checkinRequestAck: {
             name: 'checkin:request ack',
             title: 'The terminal server’s answer',
             summary: 'Accept (optionally with tickets) or reject with a reason. A late answer is ignored.',
             payload: schema('TerminalCheckinAnswer'),
+            examples: [
+              example('accepted', 'Accepted with a gate ticket', {
+                accepted: true,
+                tickets: [{ layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } }],
+              }),
+              example('refused', 'Refused, with the reason the driver sees', { accepted: false, reason: 'Plate ABC1D23 is blocked' }),
+            ],
           },
           checkinConfirm: {
             name: 'checkin:confirm',
             title: 'Check-in confirmed by the terminal (terminal server → service)',
             summary: 'The terminal saw the truck at the gate (plate read) and checks the appointment in on its own, with tickets.',
             payload: schema('CheckinConfirm'),
+            examples: [
+              example('confirm', 'The plate was read at the gate', {
+                appointment_ref: 'APPT-0001',
+                tickets: [{ layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } }],
+                checkin_id: EXAMPLE.checkinId,
+              }),
+            ],
           },
-          checkinConfirmAck: { name: 'checkin:confirm ack', title: 'Outcome of a confirm', payload: ackEnvelope(schema('CheckinResult')) },
+          checkinConfirmAck: {
+            name: 'checkin:confirm ack',
+            title: 'Outcome of a confirm',
+            payload: ackEnvelope(schema('CheckinResult')),
+            examples: [
+              example('checkedIn', 'Checked in', { success: true, data: CHECKIN_RESULT }),
+              example(
+                'unknownRef',
+                'No such appointment',
+                rejected('APPOINTMENT_NOT_FOUND', 'Appointment not found', { ref: 'APPT-9999' }),
+              ),
+            ],
+          },
         },
       },
       driver: {
         address: '/driver',
         title: 'Driver apps',
-        description: 'Namespace /driver. Each driver app joins its driver’s room and receives only that driver’s events.',
+        description:
+          'Namespace /driver. Each driver app joins the room of its token’s feed and receives only the events of that partner’s records of its driver (docs/driver-tokens.md).',
         messages: {
-          event: { name: 'event', title: 'Feed event (service → driver app)', payload: schema('FeedEvent') },
+          event: {
+            name: 'event',
+            title: 'Feed event (service → driver app)',
+            payload: schema('FeedEvent'),
+            examples: [
+              example('status', 'The appointment was checked in', FEED_EVENT),
+              example('ticket', 'A new ticket', { seq: 43, type: 'ticket.created', data: TICKET, created_at: EXAMPLE.createdAt }),
+            ],
+          },
           checkinRequest: {
             name: 'checkin:request',
             title: 'Check in at the gate (driver app → service, with acknowledgement)',
             summary: 'Same as POST /api/v1/driver/appointments/{id}/check-in.',
             payload: schema('DriverCheckinRequest'),
+            examples: [
+              example('checkIn', 'Check in, safe to retry', { appointment_id: EXAMPLE.appointmentId, checkin_id: EXAMPLE.checkinId }),
+            ],
           },
-          checkinRequestAck: { name: 'checkin:request ack', title: 'Outcome of a check-in', payload: ackEnvelope(schema('CheckinResult')) },
-          sync: { name: 'sync', title: 'Replay what was missed (driver app → service)', payload: schema('SyncRequest') },
-          syncAck: { name: 'sync ack', title: 'Missed events, oldest first', payload: ackEnvelope(schema('FeedPage')) },
+          checkinRequestAck: {
+            name: 'checkin:request ack',
+            title: 'Outcome of a check-in',
+            payload: ackEnvelope(schema('CheckinResult')),
+            examples: [
+              example('checkedIn', 'Checked in, with the tickets the terminal returned', { success: true, data: CHECKIN_RESULT }),
+              example(
+                'rejected',
+                'The terminal refused',
+                rejected('CHECKIN_REJECTED', 'The terminal refused the check-in', { reason: 'Plate ABC1D23 is blocked' }),
+              ),
+            ],
+          },
+          sync: {
+            name: 'sync',
+            title: 'Replay what was missed (driver app → service)',
+            payload: schema('SyncRequest'),
+            examples: [example('after', 'Everything after seq 41', { after_seq: 41 })],
+          },
+          syncAck: {
+            name: 'sync ack',
+            title: 'Missed events, oldest first',
+            payload: ackEnvelope(schema('FeedPage')),
+            examples: [
+              example('page', 'One missed event', { success: true, data: { events: [FEED_EVENT], last_seq: 42, has_more: false } }),
+            ],
+          },
         },
       },
     },
@@ -209,14 +318,13 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
         },
         CheckinResult: {
           type: 'object',
-          required: ['checkin_id', 'appointment_id', 'appointment_ref', 'status', 'tickets', 'checked_in_trips'],
+          required: ['checkin_id', 'appointment_id', 'appointment_ref', 'status', 'tickets'],
           properties: {
             checkin_id: { type: 'string', format: 'uuid' },
             appointment_id: { type: 'string', format: 'uuid' },
             appointment_ref: { type: 'string' },
             status: { type: 'string', enum: ['CHECKED_IN'] },
             tickets: { type: 'array', items: schema('Ticket') },
-            checked_in_trips: { type: 'array', items: { type: 'string' } },
           },
         },
         Ticket: ticket,
@@ -228,13 +336,14 @@ export function buildAsyncApi(serverHost = 'localhost:3000') {
           type: 'object',
           required: ['seq', 'type', 'data', 'created_at'],
           properties: {
-            seq: { type: 'integer', description: 'Strictly increasing and gap-free per driver' },
+            seq: { type: 'integer', description: 'Strictly increasing and gap-free per driver and partner (the token’s view)' },
             type: { type: 'string', enum: ['ticket.created', 'ticket.updated', 'ticket.deleted', 'appointment.status', 'trip.status'] },
             data: {
               description:
                 'ticket.created / ticket.updated: the ticket; ticket.deleted: {id, appointment_id, appointment_ref}; ' +
                 'appointment.status / trip.status: {id, ref, status, previous_status}',
-              oneOf: [
+              // anyOf: a ticket also has the fields of a deleted ticket's data, so exactly-one would refuse it.
+              anyOf: [
                 ticket,
                 {
                   type: 'object',

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../modules/auth/auth.decorators.js';
 import { buildAsyncApi } from './asyncapi.js';
@@ -15,19 +16,50 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
         'in AsyncAPI at [/asyncapi.json](/asyncapi.json).',
     )
     .setVersion('1')
+    // Relative: the API is served beside its document, whatever host and port that is.
+    .addServer('/', 'This service')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An account API key' }, API_KEY_SCHEME)
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A driver token (POST /api/v1/drivers/{tax_id}/tokens)' },
       DRIVER_TOKEN_SCHEME,
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  // Not open source, and no public licence page to link to (DocumentBuilder.setLicense would write an empty url).
+  document.info.license = { name: 'Proprietary' };
+  // Public routes (health, metrics) say so explicitly: `security: []`, rather than leaving generators to guess.
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (operation && !operation.security) operation.security = [];
+    }
+  }
+  nullableRefs(document.components?.schemas);
+  return document;
+}
+
+/**
+ * A nullable property of a model type comes out of @nestjs/swagger as `{nullable, type: object, allOf: [$ref]}`,
+ * which a validator reads as "must match the model", refusing null. `anyOf: [$ref, {enum: [null]}]` says what is
+ * meant, and openapi-typescript still emits `Model | null`.
+ */
+function nullableRefs(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(nullableRefs);
+  const schema = node as Record<string, unknown>;
+  if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1 && '$ref' in schema.allOf[0]) {
+    schema.anyOf = [schema.allOf[0], { enum: [null] }];
+    delete schema.allOf;
+  }
+  Object.values(schema).forEach(nullableRefs);
 }
 
 /** Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json. */
-export function mountOpenApi(app: INestApplication): void {
-  const asyncApi = buildAsyncApi();
-  app.getHttpAdapter().get('/asyncapi.json', (_request: unknown, response: { json(body: unknown): void }) => response.json(asyncApi));
+export function mountOpenApi(app: INestApplication, port: number): void {
+  // The socket server is the host the document was fetched from (behind a proxy too: trust proxy is on); the configured port without a Host header.
+  app
+    .getHttpAdapter()
+    .get('/asyncapi.json', (request: Request, response: Response) => response.json(buildAsyncApi(request.host || `localhost:${port}`)));
   SwaggerModule.setup('docs', app, buildOpenApi(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Gate service API',

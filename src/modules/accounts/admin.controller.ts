@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth } from '../auth/auth.decorators.js';
 import { AccountsService } from './accounts.service.js';
@@ -15,7 +16,20 @@ import {
   UpdateAccountDto,
 } from './dto/account.dto.js';
 
+const GEOFENCE = { lat: -23.9608, lng: -46.3336, radius_m: 800 };
+const TERMINAL = {
+  id: EXAMPLE.terminalId,
+  kind: 'terminal',
+  name: 'Port A',
+  location: GEOFENCE,
+  created_at: EXAMPLE.createdAt,
+  updated_at: EXAMPLE.createdAt,
+};
+const CARRIER = { ...TERMINAL, id: EXAMPLE.carrierId, kind: 'carrier', name: 'Fast Freight', location: null };
+const API_KEY = { id: EXAMPLE.apiKeyId, prefix: EXAMPLE.apiKeyPrefix, created_at: EXAMPLE.createdAt, revoked_at: null };
+
 @ApiTags('admin')
+@ApiExtraModels(CreateAccountDto, UpdateAccountDto)
 @Auth('admin')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/admin')
@@ -24,7 +38,15 @@ export class AdminController {
 
   @Post('accounts')
   @ApiOperation({ summary: 'Create a carrier, terminal or admin account with its first API key (shown once)' })
-  @ApiEnvelope(201, CreatedAccountView)
+  @ApiJsonBody(
+    'The account; a terminal may have a gate geofence',
+    { $ref: getSchemaPath(CreateAccountDto) },
+    {
+      terminal: { summary: 'A terminal with its gate geofence', value: { kind: 'terminal', name: 'Port A', location: GEOFENCE } },
+      carrier: { summary: 'A carrier', value: { kind: 'carrier', name: 'Fast Freight' } },
+    },
+  )
+  @ApiEnvelope(201, CreatedAccountView, { ...TERMINAL, api_key: EXAMPLE.apiKey, api_key_id: EXAMPLE.apiKeyId })
   @ApiErrors(...BODY_ERRORS)
   async create(@Body() body: CreateAccountDto): Promise<Envelope<CreatedAccountView>> {
     return ok(await this.accounts.create(body));
@@ -32,7 +54,7 @@ export class AdminController {
 
   @Get('accounts')
   @ApiOperation({ summary: 'List accounts, optionally of one kind' })
-  @ApiEnvelope(200, AccountView, { isArray: true })
+  @ApiEnvelope(200, AccountView, [TERMINAL, CARRIER], { isArray: true })
   @ApiErrors('VALIDATION_ERROR')
   async list(@Query() query: ListAccountsQueryDto): Promise<Envelope<AccountView[]>> {
     return ok(await this.accounts.list(query.kind));
@@ -40,7 +62,7 @@ export class AdminController {
 
   @Get('accounts/:id')
   @ApiOperation({ summary: 'One account with its API keys (prefixes only)' })
-  @ApiEnvelope(200, AccountDetailView)
+  @ApiEnvelope(200, AccountDetailView, { ...TERMINAL, api_keys: [API_KEY] })
   @ApiErrors('NOT_FOUND')
   async get(@Param('id') id: string): Promise<Envelope<AccountDetailView>> {
     return ok(await this.accounts.get(id));
@@ -48,7 +70,16 @@ export class AdminController {
 
   @Patch('accounts/:id')
   @ApiOperation({ summary: "Rename an account or set a terminal's gate geofence" })
-  @ApiEnvelope(200, AccountView)
+  @ApiJsonBody(
+    'Only the fields to change',
+    { $ref: getSchemaPath(UpdateAccountDto) },
+    {
+      rename: { summary: 'Rename', value: { name: 'Port A – North gate' } },
+      geofence: { summary: 'Move the gate geofence', value: { location: { ...GEOFENCE, radius_m: 1200 } } },
+      clear: { summary: 'Remove the geofence', value: { location: null } },
+    },
+  )
+  @ApiEnvelope(200, AccountView, { ...TERMINAL, name: 'Port A – North gate', updated_at: EXAMPLE.updatedAt })
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async update(@Param('id') id: string, @Body() body: UpdateAccountDto): Promise<Envelope<AccountView>> {
     return ok(await this.accounts.update(id, body));
@@ -56,7 +87,7 @@ export class AdminController {
 
   @Post('accounts/:id/api-keys')
   @ApiOperation({ summary: 'Issue another API key for an account (shown once)' })
-  @ApiEnvelope(201, IssuedKeyView)
+  @ApiEnvelope(201, IssuedKeyView, { id: EXAMPLE.apiKeyId, api_key: EXAMPLE.apiKey })
   @ApiErrors('NOT_FOUND')
   async issueKey(@Param('id') id: string): Promise<Envelope<IssuedKeyView>> {
     return ok(await this.accounts.issueKey(id));
@@ -65,7 +96,7 @@ export class AdminController {
   @Delete('api-keys/:id')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke an API key; it is refused from the next request on' })
-  @ApiEnvelope(200, ApiKeyView)
+  @ApiEnvelope(200, ApiKeyView, { ...API_KEY, revoked_at: EXAMPLE.updatedAt })
   @ApiErrors('NOT_FOUND')
   async revokeKey(@Param('id') id: string): Promise<Envelope<ApiKeyView>> {
     return ok(await this.accounts.revokeKey(id));

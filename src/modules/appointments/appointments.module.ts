@@ -4,7 +4,7 @@ import { LayoutsModule } from '../layouts/layouts.module.js';
 import { recordsController } from '../records/records.controller.js';
 import { recordsServiceProvider } from '../records/records.providers.js';
 import { APPOINTMENTS } from './appointments.definition.js';
-import { AppointmentLogView, CreateAppointmentItemDto, UpdateAppointmentItemDto } from './dto/appointment.dto.js';
+import { APPOINTMENT_EXAMPLES, AppointmentLogView, CreateAppointmentItemDto, UpdateAppointmentItemDto } from './dto/appointment.dto.js';
 
 export const APPOINTMENTS_SERVICE = Symbol('APPOINTMENTS_SERVICE');
 
@@ -16,6 +16,7 @@ export const APPOINTMENTS_SERVICE = Symbol('APPOINTMENTS_SERVICE');
       service: APPOINTMENTS_SERVICE,
       createItem: CreateAppointmentItemDto,
       updateItem: UpdateAppointmentItemDto,
+      examples: APPOINTMENT_EXAMPLES,
       logView: AppointmentLogView,
     }),
   ],

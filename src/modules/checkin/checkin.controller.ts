@@ -1,10 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { requireInput } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
+import { TICKET_EXAMPLE, TicketView } from '../tickets/dto/ticket.dto.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
 import { CheckinBodyDto, CheckinRequestDto } from './dto/checkin.dto.js';
 
@@ -13,12 +15,8 @@ class CheckinResultView {
   @ApiProperty({ format: 'uuid' }) appointment_id: string;
   @ApiProperty() appointment_ref: string;
   @ApiProperty({ enum: ['CHECKED_IN'] }) status: 'CHECKED_IN';
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'The tickets the terminal returned, as stored',
-  })
-  tickets: unknown[];
+  @ApiProperty({ type: [TicketView], description: 'The tickets the terminal returned, as stored' })
+  tickets: TicketView[];
 }
 
 @ApiTags('driver app')
@@ -35,8 +33,18 @@ export class CheckinController {
     description: 'The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The appointment id' })
-  @ApiBody({ required: false, type: CheckinBodyDto })
-  @ApiEnvelope(200, CheckinResultView)
+  @ApiBody({
+    required: false,
+    type: CheckinBodyDto,
+    examples: { retrySafe: { summary: 'With an idempotency key', value: { checkin_id: EXAMPLE.checkinId } } },
+  })
+  @ApiEnvelope(200, CheckinResultView, {
+    checkin_id: EXAMPLE.checkinId,
+    appointment_id: EXAMPLE.appointmentId,
+    appointment_ref: 'APPT-0001',
+    status: 'CHECKED_IN',
+    tickets: [TICKET_EXAMPLE],
+  })
   @ApiErrors(
     'VALIDATION_ERROR',
     'MALFORMED_JSON',

@@ -6,12 +6,30 @@ import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import type { RenderedLayout } from '../rendering/render.js';
 import { RenderedLayoutView } from '../rendering/rendered-layout.dto.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
+import { TICKET_EXAMPLE, TicketView } from '../tickets/dto/ticket.dto.js';
+import { LIVE_STATUSES } from './driver-app.repository.js';
 import { DriverAppService } from './driver-app.service.js';
 
+class OwnerView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+}
+
+/** What both record kinds show the driver: the record's own fields (no internal ids), its window and its layout rendered. */
 class DriverRecordView {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() ref: string;
-  @ApiProperty() status: string;
+  @ApiProperty() layout_ref: string;
+  @ApiProperty({ nullable: true, type: String }) license_plate: string | null;
+  @ApiProperty({ nullable: true, type: String }) summary: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_start: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_end: string | null;
+  @ApiProperty({ type: 'integer' }) start_tolerance: number;
+  @ApiProperty({ type: 'integer' }) end_tolerance: number;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) custom_data: Record<string, unknown> | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
   @ApiProperty({
     nullable: true,
     type: String,
@@ -26,15 +44,107 @@ class DriverRecordView {
     description: 'window_end plus end_tolerance: the gate accepts until here',
   })
   admissible_until: string | null;
-  @ApiProperty({ type: RenderedLayoutView, nullable: true }) layout: RenderedLayout | null;
+  @ApiProperty({ type: RenderedLayoutView, nullable: true, description: 'null when the layout is gone' }) layout: RenderedLayout | null;
 }
 
-class DriverTicketView {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() appointment_ref: string;
-  @ApiProperty({ type: 'object', additionalProperties: true }) content: Record<string, unknown>;
-  @ApiProperty({ type: RenderedLayoutView, nullable: true }) layout: RenderedLayout | null;
+class DriverAppointmentView extends DriverRecordView {
+  @ApiProperty({ enum: LIVE_STATUSES.appointment }) status: string;
+  @ApiProperty({ type: OwnerView, description: 'The terminal' }) terminal: OwnerView;
 }
+
+const TEXT = { type: String, nullable: true };
+const COORDINATE = { type: Number, nullable: true };
+
+class DriverTripView extends DriverRecordView {
+  @ApiProperty({ enum: LIVE_STATUSES.trip }) status: string;
+  @ApiProperty({ type: OwnerView, description: 'The carrier' }) carrier: OwnerView;
+  @ApiProperty(TEXT) from_location: string | null;
+  @ApiProperty(TEXT) origin_street: string | null;
+  @ApiProperty(TEXT) origin_number: string | null;
+  @ApiProperty(TEXT) origin_city: string | null;
+  @ApiProperty(TEXT) origin_state: string | null;
+  @ApiProperty(TEXT) origin_country: string | null;
+  @ApiProperty(TEXT) origin_zip: string | null;
+  @ApiProperty(COORDINATE) origin_lat: number | null;
+  @ApiProperty(COORDINATE) origin_lng: number | null;
+  @ApiProperty(TEXT) to_location: string | null;
+  @ApiProperty(TEXT) destiny_street: string | null;
+  @ApiProperty(TEXT) destiny_number: string | null;
+  @ApiProperty(TEXT) destiny_city: string | null;
+  @ApiProperty(TEXT) destiny_state: string | null;
+  @ApiProperty(TEXT) destiny_country: string | null;
+  @ApiProperty(TEXT) destiny_zip: string | null;
+  @ApiProperty(COORDINATE) destiny_lat: number | null;
+  @ApiProperty(COORDINATE) destiny_lng: number | null;
+}
+
+/** A ticket as GET /tickets shows it, plus its layout rendered. */
+class DriverTicketView extends TicketView {
+  @ApiProperty({ type: RenderedLayoutView, nullable: true, description: 'null when the layout is gone' }) layout: RenderedLayout | null;
+}
+
+const RECORD = {
+  license_plate: 'ABC1D23',
+  summary: null,
+  window_start: EXAMPLE.windowStart,
+  window_end: EXAMPLE.windowEnd,
+  start_tolerance: 30,
+  end_tolerance: 0,
+  custom_data: { container: { number: 'MSCU1234567' } },
+  created_at: EXAMPLE.createdAt,
+  updated_at: EXAMPLE.updatedAt,
+  admissible_from: '2026-11-22T10:30:00.000Z',
+  admissible_until: EXAMPLE.windowEnd,
+};
+const APPOINTMENT = {
+  id: EXAMPLE.appointmentId,
+  ref: 'APPT-0001',
+  layout_ref: 'demo-appointment',
+  status: 'SCHEDULED',
+  ...RECORD,
+  terminal: { id: EXAMPLE.terminalId, name: 'Port A' },
+  layout: {
+    layout_ref: 'demo-appointment',
+    name: 'Container pickup',
+    card_layout: [{ type: 'field', label: 'Plate', path: 'license_plate', value: 'ABC1D23' }],
+    modal_layout: [{ type: 'qrcode', path: 'ref', value: 'APPT-0001' }],
+  },
+};
+const PLACE = { street: null, number: null, country: 'BR', zip: null };
+const TRIP = {
+  id: EXAMPLE.tripId,
+  ref: 'TRIP-0001',
+  layout_ref: 'demo-trip',
+  status: 'IN_TRANSIT',
+  ...RECORD,
+  carrier: { id: EXAMPLE.carrierId, name: 'Fast Freight' },
+  from_location: 'Campinas DC',
+  ...Object.fromEntries(Object.entries(PLACE).map(([key, value]) => [`origin_${key}`, value])),
+  origin_city: 'Campinas',
+  origin_state: 'SP',
+  origin_lat: -22.9056,
+  origin_lng: -47.0608,
+  to_location: 'Port A',
+  ...Object.fromEntries(Object.entries(PLACE).map(([key, value]) => [`destiny_${key}`, value])),
+  destiny_city: 'Santos',
+  destiny_state: 'SP',
+  destiny_lat: -23.9608,
+  destiny_lng: -46.3336,
+  layout: {
+    layout_ref: 'demo-trip',
+    name: 'Trip card',
+    card_layout: [{ type: 'field', label: 'To', path: 'to_location', value: 'Port A' }],
+    modal_layout: [{ type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' }],
+  },
+};
+const TICKET = {
+  ...TICKET_EXAMPLE,
+  layout: {
+    layout_ref: 'demo-ticket',
+    name: 'Gate ticket',
+    elements: [{ type: 'highlight', label: 'Gate', path: 'content.gate', value: 'A3' }],
+  },
+};
 
 @ApiTags('driver app')
 @DriverAuth()
@@ -48,21 +158,23 @@ export class DriverAppController {
     summary:
       "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, with card and modal rendered, and the terminal's name",
   })
-  @ApiEnvelope(200, DriverRecordView, { isArray: true })
+  @ApiEnvelope(200, DriverAppointmentView, [APPOINTMENT], { isArray: true })
   async appointments(@CurrentDriver() driver: DriverPrincipal) {
     return ok(await this.driverApp.records('appointment', driver));
   }
 
   @Get('trips')
-  @ApiOperation({ summary: "The driver's live trips (PLANNED to ON_GOING) of the token's carrier, with card and modal rendered, and the carrier's name" })
-  @ApiEnvelope(200, DriverRecordView, { isArray: true })
+  @ApiOperation({
+    summary: "The driver's live trips (PLANNED to ON_GOING) of the token's carrier, with card and modal rendered, and the carrier's name",
+  })
+  @ApiEnvelope(200, DriverTripView, [TRIP], { isArray: true })
   async trips(@CurrentDriver() driver: DriverPrincipal) {
     return ok(await this.driverApp.records('trip', driver));
   }
 
   @Get('tickets')
   @ApiOperation({ summary: "The tickets of the driver's live appointments, each with its ticket layout rendered" })
-  @ApiEnvelope(200, DriverTicketView, { isArray: true })
+  @ApiEnvelope(200, DriverTicketView, [TICKET], { isArray: true })
   async tickets(@CurrentDriver() driver: DriverPrincipal): Promise<Envelope<unknown[]>> {
     return ok(await this.driverApp.tickets(driver));
   }

@@ -1,6 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
+import { TICKET_EXAMPLE } from '../tickets/dto/ticket.dto.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
@@ -8,7 +10,7 @@ import { DriverFeed, FEED_EVENT_TYPES } from '../feed/driver-feed.js';
 import { FEED_PAGE, feedPage, parseAfter } from '../feed/feed-page.js';
 
 class FeedEventView {
-  @ApiProperty({ description: "Strictly increasing, gap-free in this token's feed (driver and partner)" }) seq: number;
+  @ApiProperty({ type: 'integer', description: "Strictly increasing, gap-free in this token's feed (driver and partner)" }) seq: number;
   @ApiProperty({ enum: FEED_EVENT_TYPES }) type: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) data: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -16,7 +18,7 @@ class FeedEventView {
 
 class FeedPageView {
   @ApiProperty({ type: [FeedEventView] }) events: FeedEventView[];
-  @ApiProperty({ description: 'The seq to ask after next time' }) last_seq: number;
+  @ApiProperty({ type: 'integer', description: 'The seq to ask after next time' }) last_seq: number;
   @ApiProperty({ description: `True when more than ${FEED_PAGE} events were waiting: ask again with after=last_seq` }) has_more: boolean;
 }
 
@@ -29,8 +31,25 @@ export class DriverEventsController {
 
   @Get('events')
   @ApiOperation({ summary: "Replay the driver's feed after a seq (what a reconnecting app missed), oldest first" })
-  @ApiQuery({ name: 'after', required: false, description: 'Last seq the app has seen (default 0)' })
-  @ApiEnvelope(200, FeedPageView)
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'Last seq the app has seen (default 0)',
+  })
+  @ApiEnvelope(200, FeedPageView, {
+    events: [
+      {
+        seq: 41,
+        type: 'appointment.status',
+        data: { id: EXAMPLE.appointmentId, ref: 'APPT-0001', status: 'CHECKED_IN', previous_status: 'SCHEDULED' },
+        created_at: EXAMPLE.createdAt,
+      },
+      { seq: 42, type: 'ticket.created', data: TICKET_EXAMPLE, created_at: EXAMPLE.createdAt },
+    ],
+    last_seq: 42,
+    has_more: false,
+  })
   @ApiErrors('VALIDATION_ERROR')
   async events(@CurrentDriver() driver: DriverPrincipal, @Query('after') afterParam: unknown): Promise<Envelope<FeedPageView>> {
     const after = parseAfter(afterParam, 'after');

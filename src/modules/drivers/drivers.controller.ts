@@ -1,6 +1,7 @@
 import { Controller, Delete, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
@@ -12,7 +13,7 @@ class DriverTokenView {
 }
 
 class RevokedTokensView {
-  @ApiProperty({ example: '12345678901' }) tax_id: string;
+  @ApiProperty({ example: '12345678901', description: 'The driver whose tokens you minted are now refused' }) tax_id: string;
   @ApiProperty({ enum: ['revoked'] }) status: 'revoked';
 }
 
@@ -31,7 +32,7 @@ export class DriversController {
       'driver: a driver app working with several partners holds one token per partner. See docs/driver-tokens.md.',
   })
   @ApiParam({ name: 'tax_id', example: '12345678901' })
-  @ApiEnvelope(201, DriverTokenView)
+  @ApiEnvelope(201, DriverTokenView, { token: EXAMPLE.driverToken, expires_at: '2026-11-22T16:48:54.000Z' })
   @ApiErrors('NOT_FOUND')
   async issue(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<DriverTokenView>> {
     return ok(await this.drivers.issueToken(principal, taxId));
@@ -43,7 +44,7 @@ export class DriversController {
     description: 'Tokens minted by other partners are not affected. A token minted afterwards works again.',
   })
   @ApiParam({ name: 'tax_id', example: '12345678901' })
-  @ApiEnvelope(200, RevokedTokensView)
+  @ApiEnvelope(200, RevokedTokensView, { tax_id: '12345678901', status: 'revoked' })
   @ApiErrors('NOT_FOUND')
   async revoke(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<RevokedTokensView>> {
     return ok(await this.drivers.revokeTokens(principal, taxId));

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
@@ -12,10 +13,40 @@ import { LayoutsService } from './layouts.service.js';
 import { RenderedLayoutView } from '../rendering/rendered-layout.dto.js';
 import type { RenderedLayout } from '../rendering/render.js';
 
+const CARD = {
+  name: 'Container pickup',
+  card_layout: [
+    { type: 'section', title: 'Pickup' },
+    { type: 'field', label: 'Plate', path: 'license_plate' },
+    { type: 'alert', color: 'yellow', text: 'Bring the seal', icon: 'warning' },
+  ],
+  modal_layout: [
+    { type: 'field', label: 'Container', path: 'custom_data.container.number' },
+    { type: 'qrcode', path: 'ref' },
+  ],
+};
+const TICKET = {
+  name: 'Gate ticket',
+  elements: [
+    { type: 'section', title: 'Gate pass' },
+    { type: 'highlight', label: 'Gate', path: 'content.gate' },
+    { type: 'instruction', steps: ['Show this ticket at the gate', 'Follow the signs to your bay'] },
+  ],
+};
+const stored = (set: string, layout_ref: string, body: object) => ({
+  layout_ref,
+  set,
+  ...body,
+  created_at: EXAMPLE.createdAt,
+  updated_at: EXAMPLE.createdAt,
+});
+const CARD_VIEW = stored('appointment', 'pickup-v1', CARD);
+
 const SET_PARAM = { name: 'set', enum: LAYOUT_SETS, description: 'trip (carrier keys), appointment or ticket (terminal keys)' };
 const REF_PARAM = { name: 'layout_ref', description: '1 to 100 characters', example: 'pickup-v1' };
 
 @ApiTags('layouts')
+@ApiExtraModels(PutLayoutDto)
 @Auth('carrier', 'terminal')
 @ApiErrors(...COMMON_ERRORS)
 @UseGuards(LayoutSetGuard)
@@ -27,9 +58,16 @@ export class LayoutsController {
   @ApiOperation({ summary: 'Create or replace a layout of the calling account (201 created, 200 replaced)' })
   @ApiParam(SET_PARAM)
   @ApiParam(REF_PARAM)
-  @ApiBody({ type: PutLayoutDto })
-  @ApiEnvelope(201, LayoutView, { description: 'Created' })
-  @ApiEnvelope(200, LayoutView, { description: 'Replaced' })
+  @ApiJsonBody(
+    'card_layout and modal_layout for the trip and appointment sets, elements for the ticket set',
+    { $ref: getSchemaPath(PutLayoutDto) },
+    {
+      card: { summary: 'A trip or appointment layout', value: CARD },
+      ticket: { summary: 'A ticket layout', value: TICKET },
+    },
+  )
+  @ApiEnvelope(201, LayoutView, CARD_VIEW, { description: 'Created' })
+  @ApiEnvelope(200, LayoutView, { ...CARD_VIEW, updated_at: EXAMPLE.updatedAt }, { description: 'Replaced' })
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async put(
     @CurrentPrincipal() principal: Principal,
@@ -46,7 +84,7 @@ export class LayoutsController {
   @Get(':set')
   @ApiOperation({ summary: 'The layouts of one set owned by the calling account' })
   @ApiParam(SET_PARAM)
-  @ApiEnvelope(200, LayoutView, { isArray: true })
+  @ApiEnvelope(200, LayoutView, [CARD_VIEW], { isArray: true })
   @ApiErrors('NOT_FOUND')
   async list(@CurrentPrincipal() principal: Principal, @Param('set') set: string): Promise<Envelope<LayoutView[]>> {
     return ok(await this.layouts.list(principal, set));
@@ -56,7 +94,7 @@ export class LayoutsController {
   @ApiOperation({ summary: 'One layout' })
   @ApiParam(SET_PARAM)
   @ApiParam(REF_PARAM)
-  @ApiEnvelope(200, LayoutView)
+  @ApiEnvelope(200, LayoutView, stored('ticket', 'gate-ticket', TICKET))
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR')
   async get(
     @CurrentPrincipal() principal: Principal,
@@ -76,17 +114,32 @@ export class LayoutsController {
   })
   @ApiParam(SET_PARAM)
   @ApiParam(REF_PARAM)
-  @ApiBody({
-    schema: {
-      type: 'object',
-      required: ['data'],
-      properties: { data: { type: 'object', additionalProperties: true } },
-      example: {
-        data: { license_plate: 'ABC1D23', driver: { tax_id: '12345678901' }, custom_data: { container: { number: 'MSCU1234567' } } },
+  @ApiJsonBody(
+    'A sample record under `data`',
+    { type: 'object', required: ['data'], properties: { data: { type: 'object', additionalProperties: true } } },
+    {
+      record: {
+        summary: 'A trip or appointment',
+        value: {
+          data: { license_plate: 'ABC1D23', driver: { tax_id: '12345678901' }, custom_data: { container: { number: 'MSCU1234567' } } },
+        },
       },
+      ticket: { summary: 'A ticket', value: { data: { content: { gate: 'C1', lane: 4 } } } },
     },
+  )
+  @ApiEnvelope(200, RenderedLayoutView, {
+    layout_ref: 'pickup-v1',
+    name: 'Container pickup',
+    card_layout: [
+      { type: 'section', title: 'Pickup' },
+      { type: 'field', label: 'Plate', path: 'license_plate', value: 'ABC1D23' },
+      { type: 'alert', color: 'yellow', text: 'Bring the seal', icon: 'warning' },
+    ],
+    modal_layout: [
+      { type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' },
+      { type: 'qrcode', path: 'ref', value: null },
+    ],
   })
-  @ApiEnvelope(200, RenderedLayoutView)
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async preview(
     @CurrentPrincipal() principal: Principal,
@@ -101,7 +154,7 @@ export class LayoutsController {
   @ApiOperation({ summary: 'Delete a layout; refused with LAYOUT_IN_USE while a live record uses it' })
   @ApiParam(SET_PARAM)
   @ApiParam(REF_PARAM)
-  @ApiEnvelope(200, DeletedLayoutView)
+  @ApiEnvelope(200, DeletedLayoutView, { deleted_refs: ['pickup-v1'], status: 'deleted' })
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR', 'LAYOUT_IN_USE')
   async delete(
     @CurrentPrincipal() principal: Principal,

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put, Query, type Type } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiProperty, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { ApiExtraModels, ApiOperation, ApiProperty, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
@@ -18,23 +19,41 @@ export interface RecordsApi {
   createItem: Type<unknown>;
   updateItem: Type<unknown>;
   logView: Type<unknown>;
+  examples: RecordExamples;
 }
 
-const oneOrMany = (item: Type<unknown>, description: string) => ({
-  description,
-  schema: { oneOf: [{ $ref: getSchemaPath(item) }, { type: 'array', items: { $ref: getSchemaPath(item) }, minItems: 1 }] },
+/** Examples of one kind of record for the OpenAPI document: two of each so batches show too. */
+export interface RecordExamples {
+  /** Two create items, `{driver, trip}` or `{driver, appointment}`. */
+  create: [object, object];
+  /** Two update items, `{ref, trip}` or `{ref, appointment}`. */
+  update: [object, object];
+  refs: [string, string];
+  ids: [string, string];
+  /** The first record as the logs query shows it, and its log entries (newest first). */
+  logged: object;
+  logs: { event: string; message: string; created_at: string }[];
+}
+
+const oneOrMany = (item: Type<unknown>) => ({
+  oneOf: [{ $ref: getSchemaPath(item) }, { type: 'array', items: { $ref: getSchemaPath(item) }, minItems: 1 }],
 });
 
-const refsBody = {
-  description: 'One ref, or an array of refs',
-  schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }], example: ['REF-0001', 'REF-0002'] },
+/** A repeated query parameter: `?refs=A&refs=B`. */
+export const refsQuery = {
+  type: 'array' as const,
+  items: { type: 'string' as const, minLength: 1, maxLength: REF_MAX },
+  minItems: 1,
+  maxItems: MAX_QUERY_REFS,
 };
+
+const refsBody = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
 
 /**
  * The four routes of trips or appointments (interface: Endpoints), built from one definition so both
  * modules answer alike. The controller only translates HTTP; the rules live in RecordsService.
  */
-export function recordsController({ def, service, createItem, updateItem, logView }: RecordsApi): Type<unknown> {
+export function recordsController({ def, service, createItem, updateItem, logView, examples }: RecordsApi): Type<unknown> {
   const plural = `${def.noun}s`;
   const Title = def.noun === 'trip' ? 'Trip' : 'Appointment';
 
@@ -62,8 +81,11 @@ export function recordsController({ def, service, createItem, updateItem, logVie
 
     @Post()
     @ApiOperation({ summary: `Create ${plural}: one object or an array, all or nothing; drivers are created or updated` })
-    @ApiBody(oneOrMany(createItem, `\`{driver, ${def.noun}}\`, or an array of them`))
-    @ApiEnvelope(201, CreatedRecordsView)
+    @ApiJsonBody(`\`{driver, ${def.noun}}\`, or an array of them`, oneOrMany(createItem), {
+      one: { summary: `One ${def.noun}`, value: examples.create[0] },
+      batch: { summary: `Several ${plural}`, value: examples.create },
+    })
+    @ApiEnvelope(201, CreatedRecordsView, { created_refs: examples.refs, created_ids: examples.ids, status: 'created' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'DUPLICATE_KEY')
     async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<CreatedRecordsView>> {
       return ok(await this.records.create(principal, body));
@@ -71,9 +93,12 @@ export function recordsController({ def, service, createItem, updateItem, logVie
 
     @Put()
     @HttpCode(200)
-    @ApiOperation({ summary: `Update ${plural} by ref: only the fields sent change; status moves per contract §5` })
-    @ApiBody(oneOrMany(updateItem, `\`{ref, ${def.noun}}\`, or an array of them`))
-    @ApiEnvelope(200, UpdatedRecordsView)
+    @ApiOperation({ summary: `Update ${plural} by ref: only the fields sent change; status moves as statuses.md says` })
+    @ApiJsonBody(`\`{ref, ${def.noun}}\`, or an array of them`, oneOrMany(updateItem), {
+      one: { summary: `One ${def.noun}`, value: examples.update[0] },
+      batch: { summary: `Several ${plural}`, value: examples.update },
+    })
+    @ApiEnvelope(200, UpdatedRecordsView, { updated_refs: examples.refs, status: 'updated' })
     @ApiErrors(
       ...BODY_ERRORS,
       'EMPTY_PAYLOAD',
@@ -90,8 +115,11 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     @Delete()
     @HttpCode(200)
     @ApiOperation({ summary: `Cancel ${plural} by ref: status becomes DELETED (the record and its ref are kept)` })
-    @ApiBody(refsBody)
-    @ApiEnvelope(200, DeletedRecordsView)
+    @ApiJsonBody('One ref, or an array of refs', refsBody, {
+      one: { summary: `One ${def.noun}`, value: examples.refs[0] },
+      batch: { summary: `Several ${plural}`, value: examples.refs },
+    })
+    @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: examples.refs, status: 'deleted' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
     async remove(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<DeletedRecordsView>> {
       return ok(await this.records.delete(principal, body));
@@ -101,12 +129,21 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     @ApiOperation({ summary: `Tracking history of ${plural}: each ref once, in request order; unknown refs found: false` })
     @ApiQuery({
       name: 'refs',
-      type: [String],
-      isArray: true,
       required: true,
       description: `Repeat per ref: ?refs=A&refs=B (1 to ${MAX_QUERY_REFS})`,
+      schema: refsQuery,
+      style: 'form',
+      explode: true,
     })
-    @ApiEnvelope(200, LogsElementView, { isArray: true })
+    @ApiEnvelope(
+      200,
+      LogsElementView,
+      [
+        { ref: examples.refs[0], found: true, data: { [def.noun]: examples.logged, driver: EXAMPLE.driverView, logs: examples.logs } },
+        { ref: 'UNKNOWN-REF', found: false, data: null },
+      ],
+      { isArray: true },
+    )
     @ApiErrors('VALIDATION_ERROR')
     async logs(@CurrentPrincipal() principal: Principal, @Query('refs') refs: unknown): Promise<Envelope<LogsElement[]>> {
       return ok(await this.records.logs(principal, parseQueryList(refs, 'refs', MAX_QUERY_REFS, REF_MAX)));

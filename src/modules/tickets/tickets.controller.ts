@@ -1,28 +1,30 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
+import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { REF_MAX } from '../records/dto/record-fields.dto.js';
+import { refsQuery } from '../records/records.controller.js';
 import { MAX_QUERY_REFS } from '../records/records.service.js';
 import {
   CreatedTicketsView,
   CreateTicketDto,
   DeletedTicketsView,
+  TICKET_EXAMPLE,
   TicketsOfAppointmentView,
   UpdatedTicketsView,
   UpdateTicketDto,
 } from './dto/ticket.dto.js';
 import { TicketsService } from './tickets.service.js';
 
-const oneOrMany = (model: object, description: string) => ({
-  description,
-  schema: {
-    oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }],
-  },
+const oneOrMany = (model: object) => ({
+  oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }],
 });
+
+const NEW_TICKET = { appointment_ref: 'APPT-0001', layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } };
 
 @ApiTags('tickets')
 @Auth('terminal')
@@ -34,8 +36,11 @@ export class TicketsController {
 
   @Post()
   @ApiOperation({ summary: 'Create tickets for appointments of the calling terminal; each is pushed to the driver' })
-  @ApiBody(oneOrMany(CreateTicketDto, '`{appointment_ref, layout_ref, content}`, or an array of them'))
-  @ApiEnvelope(201, CreatedTicketsView)
+  @ApiJsonBody('`{appointment_ref, layout_ref, content}`, or an array of them', oneOrMany(CreateTicketDto), {
+    one: { summary: 'One ticket', value: NEW_TICKET },
+    batch: { summary: 'Several tickets', value: [NEW_TICKET, { ...NEW_TICKET, appointment_ref: 'APPT-0002', content: { gate: 'B7' } }] },
+  })
+  @ApiEnvelope(201, CreatedTicketsView, { created_ids: [EXAMPLE.ticketId], status: 'created' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'APPOINTMENT_NOT_FOUND')
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<CreatedTicketsView>> {
     return ok(await this.tickets.create(principal, body));
@@ -44,8 +49,17 @@ export class TicketsController {
   @Put()
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace the content (and optionally the layout) of tickets' })
-  @ApiBody(oneOrMany(UpdateTicketDto, '`{ticket_id, content, layout_ref?}`, or an array of them'))
-  @ApiEnvelope(200, UpdatedTicketsView)
+  @ApiJsonBody('`{ticket_id, content, layout_ref?}`, or an array of them', oneOrMany(UpdateTicketDto), {
+    one: { summary: 'New content', value: { ticket_id: EXAMPLE.ticketId, content: { gate: 'C1', lane: 4 } } },
+    batch: {
+      summary: 'Several, one with another layout',
+      value: [
+        { ticket_id: EXAMPLE.ticketId, content: { gate: 'C1' } },
+        { ticket_id: EXAMPLE.ticketId2, content: { gate: 'C2' }, layout_ref: 'express-ticket' },
+      ],
+    },
+  })
+  @ApiEnvelope(200, UpdatedTicketsView, { updated_ids: [EXAMPLE.ticketId], status: 'updated' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'TICKETS_NOT_FOUND')
   async update(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<UpdatedTicketsView>> {
     return ok(await this.tickets.update(principal, body));
@@ -54,16 +68,20 @@ export class TicketsController {
   @Delete()
   @HttpCode(200)
   @ApiOperation({ summary: 'Remove tickets' })
-  @ApiBody({
-    description: 'One ticket id, or an array of them',
-    schema: {
+  @ApiJsonBody(
+    'One ticket id, or an array of them',
+    {
       oneOf: [
         { type: 'string', format: 'uuid' },
         { type: 'array', minItems: 1, items: { type: 'string', format: 'uuid' } },
       ],
     },
-  })
-  @ApiEnvelope(200, DeletedTicketsView)
+    {
+      one: { summary: 'One ticket', value: EXAMPLE.ticketId },
+      batch: { summary: 'Several tickets', value: [EXAMPLE.ticketId, EXAMPLE.ticketId2] },
+    },
+  )
+  @ApiEnvelope(200, DeletedTicketsView, { deleted_ids: [EXAMPLE.ticketId], status: 'deleted' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
   async remove(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<DeletedTicketsView>> {
     return ok(await this.tickets.delete(principal, body));
@@ -73,12 +91,21 @@ export class TicketsController {
   @ApiOperation({ summary: 'Tickets of appointments: each ref once, in request order; unknown refs found: false' })
   @ApiQuery({
     name: 'appointment_refs',
-    type: [String],
-    isArray: true,
     required: true,
-    description: `Repeat per ref (1 to ${MAX_QUERY_REFS})`,
+    description: `Repeat per ref: ?appointment_refs=A&appointment_refs=B (1 to ${MAX_QUERY_REFS})`,
+    schema: refsQuery,
+    style: 'form',
+    explode: true,
   })
-  @ApiEnvelope(200, TicketsOfAppointmentView, { isArray: true })
+  @ApiEnvelope(
+    200,
+    TicketsOfAppointmentView,
+    [
+      { ref: 'APPT-0001', found: true, data: [TICKET_EXAMPLE] },
+      { ref: 'APPT-9999', found: false, data: null },
+    ],
+    { isArray: true },
+  )
   @ApiErrors('VALIDATION_ERROR')
   async list(
     @CurrentPrincipal() principal: Principal,

@@ -3,7 +3,7 @@ import { DriversModule } from '../drivers/drivers.module.js';
 import { LayoutsModule } from '../layouts/layouts.module.js';
 import { recordsController } from '../records/records.controller.js';
 import { recordsServiceProvider } from '../records/records.providers.js';
-import { CreateTripItemDto, TripLogView, UpdateTripItemDto } from './dto/trip.dto.js';
+import { CreateTripItemDto, TRIP_EXAMPLES, TripLogView, UpdateTripItemDto } from './dto/trip.dto.js';
 import { TRIPS } from './trips.definition.js';
 
 export const TRIPS_SERVICE = Symbol('TRIPS_SERVICE');
@@ -16,6 +16,7 @@ export const TRIPS_SERVICE = Symbol('TRIPS_SERVICE');
       service: TRIPS_SERVICE,
       createItem: CreateTripItemDto,
       updateItem: UpdateTripItemDto,
+      examples: TRIP_EXAMPLES,
       logView: TripLogView,
     }),
   ],

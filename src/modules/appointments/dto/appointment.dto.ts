@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
 import { Nested } from '../../../common/validation/validators.js';
+import { EXAMPLE } from '../../../common/docs/examples.js';
+import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../appointments.definition.js';
@@ -23,11 +25,15 @@ export class CreateAppointmentDto extends ScheduleFieldsDto {
 }
 
 export class UpdateAppointmentDto extends ScheduleFieldsDto {
-  @ApiPropertyOptional({ maxLength: REF_MAX })
+  @ApiPropertyOptional({ type: String, example: 'demo-appointment', minLength: 1, maxLength: REF_MAX })
   @OptionalRef('layout_ref')
   layout_ref?: string;
 
-  @ApiPropertyOptional({ enum: APPOINTMENT_STATUSES, description: 'ON_GOING or COMPLETED as contract §5 allows' })
+  @ApiPropertyOptional({
+    enum: APPOINTMENT_STATUSES,
+    example: 'ON_GOING',
+    description: 'ON_GOING or COMPLETED, as the moves in statuses.md allow',
+  })
   @ValidateIf(whenSent('status'))
   @IsIn(APPOINTMENT_STATUSES)
   status?: AppointmentStatus;
@@ -61,9 +67,57 @@ export class AppointmentLogView {
   @ApiProperty({ nullable: true, type: String }) license_plate: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_start: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_end: string | null;
-  @ApiProperty() start_tolerance: number;
-  @ApiProperty() end_tolerance: number;
+  @ApiProperty({ type: 'integer' }) start_tolerance: number;
+  @ApiProperty({ type: 'integer' }) end_tolerance: number;
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) custom_data: Record<string, unknown> | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
+
+/** Examples of the appointment routes in the OpenAPI document. */
+export const APPOINTMENT_EXAMPLES: RecordExamples = {
+  create: [
+    {
+      driver: EXAMPLE.driver,
+      appointment: {
+        ref: 'APPT-0001',
+        layout_ref: 'demo-appointment',
+        license_plate: 'ABC1D23',
+        summary: 'Pick up container MSCU1234567 at berth 4',
+        window_start: '2026-11-22T08:00:00-03:00',
+        window_end: '2026-11-22T10:00:00-03:00',
+        start_tolerance: 30,
+        end_tolerance: 15,
+        custom_data: { container: { number: 'MSCU1234567' } },
+      },
+    },
+    { driver: EXAMPLE.driver, appointment: { ref: 'APPT-0002', layout_ref: 'demo-appointment' } },
+  ],
+  update: [
+    { ref: 'APPT-0001', appointment: { window_end: '2026-11-22T11:00:00-03:00', end_tolerance: 30 } },
+    { ref: 'APPT-0002', appointment: { status: 'ON_GOING' } },
+  ],
+  refs: ['APPT-0001', 'APPT-0002'],
+  ids: [EXAMPLE.appointmentId, EXAMPLE.appointmentId2],
+  logged: {
+    id: EXAMPLE.appointmentId,
+    terminal_id: EXAMPLE.terminalId,
+    ref: 'APPT-0001',
+    layout_ref: 'demo-appointment',
+    user_tax_id: EXAMPLE.driver.tax_id,
+    status: 'SCHEDULED',
+    summary: 'Pick up container MSCU1234567 at berth 4',
+    license_plate: 'ABC1D23',
+    window_start: EXAMPLE.windowStart,
+    window_end: EXAMPLE.windowEnd,
+    start_tolerance: 30,
+    end_tolerance: 15,
+    custom_data: { container: { number: 'MSCU1234567' } },
+    created_at: EXAMPLE.createdAt,
+    updated_at: EXAMPLE.updatedAt,
+  },
+  logs: [
+    { event: 'ticket_created', message: `Ticket ${EXAMPLE.ticketId} created (layout demo-ticket)`, created_at: EXAMPLE.loggedLater },
+    { event: 'created', message: 'Appointment created', created_at: EXAMPLE.loggedAt },
+  ],
+};

@@ -35,7 +35,7 @@ const ticketElement = {
 
 /** Body of PUT /layouts/{set}/{ref}: card and modal for trip and appointment sets, elements for tickets. */
 export class PutLayoutDto {
-  @ApiPropertyOptional({ maxLength: 255, nullable: true, example: 'Container pickup' })
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, example: 'Container pickup' })
   name?: string | null;
 
   @ApiPropertyOptional({ type: 'array', items: cardElement, description: 'trip and appointment sets: the card in the list' })

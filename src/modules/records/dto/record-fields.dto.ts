@@ -9,26 +9,34 @@ export const CUSTOM_DATA_MAX_BYTES = 64 * 1024;
 /** Validate when sent, so an explicit null is refused (the field cannot be cleared). */
 export const whenSent = (property: string) => (object: Record<string, unknown>) => object[property] !== undefined;
 
-/** Fields trips and appointments share (contract §4). `null` clears an optional field on update. */
+/** Fields trips and appointments share. `null` clears an optional field on update. */
 export class ScheduleFieldsDto {
-  @ApiPropertyOptional({ example: 'ABC1D23', maxLength: 16, nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'ABC1D23', minLength: 1, maxLength: 16, nullable: true })
   @IsOptional()
   @IsString()
   @Length(1, 16)
   license_plate?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'Pick up container MSCU1234567 at berth 4', maxLength: 2000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
   summary?: string | null;
 
-  @ApiPropertyOptional({ example: '2026-11-22T08:00:00-03:00', description: 'ISO 8601 with a zone', nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    example: '2026-11-22T08:00:00-03:00',
+    description: 'ISO 8601 with a zone',
+    nullable: true,
+  })
   @IsOptional()
   @IsIsoTimestamp()
   window_start?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
     example: '2026-11-22T10:00:00-03:00',
     description: 'ISO 8601 with a zone, not before window_start',
     nullable: true,
@@ -38,14 +46,27 @@ export class ScheduleFieldsDto {
   @NotBefore('window_start')
   window_end?: string | null;
 
-  @ApiPropertyOptional({ description: 'Minutes before window_start still accepted', minimum: 0, maximum: 1440, default: 0 })
+  // The default goes in the description: with `default`, generators (openapi-typescript) make the field required in requests.
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Minutes before window_start still accepted (default 0)',
+    example: 30,
+    minimum: 0,
+    maximum: 1440,
+  })
   @ValidateIf(whenSent('start_tolerance'))
   @IsInt()
   @Min(0)
   @Max(1440)
   start_tolerance?: number;
 
-  @ApiPropertyOptional({ description: 'Minutes after window_end still accepted', minimum: 0, maximum: 1440, default: 0 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Minutes after window_end still accepted (default 0)',
+    example: 30,
+    minimum: 0,
+    maximum: 1440,
+  })
   @ValidateIf(whenSent('end_tolerance'))
   @IsInt()
   @Min(0)

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsDefined, IsString, IsUUID, Length } from 'class-validator';
+import { EXAMPLE } from '../../../common/docs/examples.js';
 import { IsJsonObject } from '../../../common/validation/validators.js';
 import { CUSTOM_DATA_MAX_BYTES, OptionalRef, REF_MAX } from '../../records/dto/record-fields.dto.js';
 
@@ -48,6 +49,17 @@ export class TicketView {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
+
+export const TICKET_EXAMPLE = {
+  id: EXAMPLE.ticketId,
+  appointment_id: EXAMPLE.appointmentId,
+  appointment_ref: 'APPT-0001',
+  terminal_id: EXAMPLE.terminalId,
+  layout_ref: 'demo-ticket',
+  content: { gate: 'A3', lane: 2 },
+  created_at: EXAMPLE.createdAt,
+  updated_at: EXAMPLE.updatedAt,
+};
 
 export class CreatedTicketsView {
   @ApiProperty({ type: [String], format: 'uuid', description: 'In the order sent' }) created_ids: string[];

@@ -1,23 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsIn,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { Nested } from '../../../common/validation/validators.js';
+import { EXAMPLE } from '../../../common/docs/examples.js';
+import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
 
-const TEXT = { maxLength: 255, nullable: true };
+const TEXT = { type: String, maxLength: 255, nullable: true };
+const STATE = { type: String, example: 'SP', description: '2 letters', pattern: '^[A-Za-z]{2}$', nullable: true };
+const ZIP = { type: String, example: '11010000', description: 'digits only', pattern: '^\\d{1,20}$', nullable: true };
+const LAT = { type: Number, example: -23.9608, minimum: -90, maximum: 90, nullable: true };
+const LNG = { type: Number, example: -46.3336, minimum: -180, maximum: 180, nullable: true };
 
 const Text = () => applyDecorators(IsOptional(), IsString(), MaxLength(255));
 const State = () => applyDecorators(IsOptional(), IsString(), Matches(/^[A-Za-z]{2}$/, { message: '$property must be exactly 2 letters' }));
@@ -31,20 +26,20 @@ export class TripFieldsDto extends ScheduleFieldsDto {
   @ApiPropertyOptional(TEXT) @Text() origin_street?: string | null;
   @ApiPropertyOptional(TEXT) @Text() origin_number?: string | null;
   @ApiPropertyOptional(TEXT) @Text() origin_city?: string | null;
-  @ApiPropertyOptional({ example: 'SP', description: '2 letters', nullable: true }) @State() origin_state?: string | null;
+  @ApiPropertyOptional(STATE) @State() origin_state?: string | null;
   @ApiPropertyOptional(TEXT) @Text() origin_country?: string | null;
-  @ApiPropertyOptional({ example: '11010000', description: 'digits only', nullable: true }) @Zip() origin_zip?: string | null;
-  @ApiPropertyOptional({ minimum: -90, maximum: 90, nullable: true }) @Coordinate(90) origin_lat?: number | null;
-  @ApiPropertyOptional({ minimum: -180, maximum: 180, nullable: true }) @Coordinate(180) origin_lng?: number | null;
+  @ApiPropertyOptional(ZIP) @Zip() origin_zip?: string | null;
+  @ApiPropertyOptional(LAT) @Coordinate(90) origin_lat?: number | null;
+  @ApiPropertyOptional(LNG) @Coordinate(180) origin_lng?: number | null;
   @ApiPropertyOptional(TEXT) @Text() to_location?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_street?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_number?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_city?: string | null;
-  @ApiPropertyOptional({ example: 'SP', description: '2 letters', nullable: true }) @State() destiny_state?: string | null;
+  @ApiPropertyOptional(STATE) @State() destiny_state?: string | null;
   @ApiPropertyOptional(TEXT) @Text() destiny_country?: string | null;
-  @ApiPropertyOptional({ example: '11010000', description: 'digits only', nullable: true }) @Zip() destiny_zip?: string | null;
-  @ApiPropertyOptional({ minimum: -90, maximum: 90, nullable: true }) @Coordinate(90) destiny_lat?: number | null;
-  @ApiPropertyOptional({ minimum: -180, maximum: 180, nullable: true }) @Coordinate(180) destiny_lng?: number | null;
+  @ApiPropertyOptional(ZIP) @Zip() destiny_zip?: string | null;
+  @ApiPropertyOptional(LAT) @Coordinate(90) destiny_lat?: number | null;
+  @ApiPropertyOptional(LNG) @Coordinate(180) destiny_lng?: number | null;
 }
 
 export class CreateTripDto extends TripFieldsDto {
@@ -60,11 +55,15 @@ export class CreateTripDto extends TripFieldsDto {
 }
 
 export class UpdateTripDto extends TripFieldsDto {
-  @ApiPropertyOptional({ maxLength: REF_MAX })
+  @ApiPropertyOptional({ type: String, example: 'demo-trip', minLength: 1, maxLength: REF_MAX })
   @OptionalRef('layout_ref')
   layout_ref?: string;
 
-  @ApiPropertyOptional({ enum: TRIP_STATUSES, description: 'IN_TRANSIT, ON_GOING or COMPLETED as contract §5 allows' })
+  @ApiPropertyOptional({
+    enum: TRIP_STATUSES,
+    example: 'IN_TRANSIT',
+    description: 'IN_TRANSIT, ON_GOING or COMPLETED, as the moves in statuses.md allow',
+  })
   @ValidateIf(whenSent('status'))
   @IsIn(TRIP_STATUSES)
   status?: TripStatus;
@@ -101,3 +100,57 @@ export class TripLogView {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
+
+/** Examples of the trip routes in the OpenAPI document. */
+export const TRIP_EXAMPLES: RecordExamples = {
+  create: [
+    {
+      driver: EXAMPLE.driver,
+      trip: {
+        ref: 'TRIP-0001',
+        layout_ref: 'demo-trip',
+        license_plate: 'ABC1D23',
+        window_start: '2026-11-22T08:00:00-03:00',
+        window_end: '2026-11-22T10:00:00-03:00',
+        start_tolerance: 30,
+        from_location: 'Campinas DC',
+        origin_city: 'Campinas',
+        origin_state: 'SP',
+        origin_lat: -22.9056,
+        origin_lng: -47.0608,
+        to_location: 'Port A',
+        destiny_city: 'Santos',
+        destiny_state: 'SP',
+        destiny_zip: '11010000',
+        destiny_lat: -23.9608,
+        destiny_lng: -46.3336,
+        custom_data: { container: { number: 'MSCU1234567' } },
+      },
+    },
+    { driver: EXAMPLE.driver, trip: { ref: 'TRIP-0002', layout_ref: 'demo-trip', to_location: 'Port A' } },
+  ],
+  update: [
+    { ref: 'TRIP-0001', trip: { status: 'IN_TRANSIT' } },
+    { ref: 'TRIP-0002', trip: { license_plate: 'XYZ9K88', summary: null } },
+  ],
+  refs: ['TRIP-0001', 'TRIP-0002'],
+  ids: [EXAMPLE.tripId, EXAMPLE.tripId2],
+  logged: {
+    ref: 'TRIP-0001',
+    layout_ref: 'demo-trip',
+    license_plate: 'ABC1D23',
+    status: 'IN_TRANSIT',
+    from_location: 'Campinas DC',
+    to_location: 'Port A',
+    origin_city: 'Campinas',
+    origin_state: 'SP',
+    destiny_city: 'Santos',
+    destiny_state: 'SP',
+    created_at: EXAMPLE.createdAt,
+    updated_at: EXAMPLE.updatedAt,
+  },
+  logs: [
+    { event: 'in_transit', message: 'Status changed from PLANNED to IN_TRANSIT', created_at: EXAMPLE.loggedLater },
+    { event: 'created', message: 'Trip created', created_at: EXAMPLE.loggedAt },
+  ],
+};

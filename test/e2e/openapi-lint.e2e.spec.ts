@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
+import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+type Json = Record<string, any>;
+
+const describeProblem = (p: NormalizedProblem) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`;
+
+describe('the OpenAPI document served at /docs-json', () => {
+  let t: TestApp;
+  let document: Json;
+  beforeAll(async () => {
+    t = await startTestApp();
+    document = (await t.http.get('/docs-json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  it("passes Redocly's recommended rules: no error, no invalid example", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'docs-json.json', config });
+    const failing = problems.filter((p) => p.severity === 'error' || p.ruleId === 'no-invalid-media-type-examples');
+    expect(failing.map(describeProblem)).toEqual([]);
+  });
+
+  it('types every property: no scalar comes out as a bare object, no array without item type', () => {
+    const untyped: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Json;
+      for (const [name, property] of Object.entries<Json>(schema.properties ?? {})) {
+        const composed = property.$ref || property.allOf || property.anyOf || property.oneOf;
+        const bareObject = property.type === 'object' && !property.properties && !property.additionalProperties;
+        if (!composed && (property.type === undefined || bareObject)) untyped.push(`${path}.${name}`);
+        if (property.type === 'array' && !property.items?.type && !property.items?.$ref) untyped.push(`${path}.${name}[]`);
+      }
+      for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`);
+    };
+    walk(document, '#');
+    for (const [path, item] of Object.entries<Json>(document.paths))
+      for (const [method, operation] of Object.entries<Json>(item))
+        for (const parameter of operation.parameters ?? [])
+          if (!parameter.schema?.type || (parameter.schema.type === 'array' && !parameter.schema.items?.type))
+            untyped.push(`${method} ${path} ?${parameter.name}`);
+    expect(untyped).toEqual([]);
+  });
+
+  it('has an example for every request body and every success response', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<Json>(document.paths))
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        const bodies = Object.entries<Json>(operation.requestBody?.content ?? {}).map(([type, media]) => [`body ${type}`, media] as const);
+        const successes = Object.entries<Json>(operation.responses)
+          .filter(([status]) => status.startsWith('2'))
+          .flatMap(([status, response]) =>
+            Object.entries<Json>(response.content ?? {}).map(([type, media]) => [`${status} ${type}`, media] as const),
+          );
+        for (const [what, media] of [...bodies, ...successes])
+          if (media.example === undefined && !media.examples && media.schema?.type !== 'string') missing.push(`${method} ${path} ${what}`);
+      }
+    expect(missing).toEqual([]);
+  });
+
+  it('is the one committed in client/openapi.json (run `npm run client:generate` after changing the API)', () => {
+    const committed = JSON.parse(readFileSync('client/openapi.json', 'utf8'));
+    try {
+      expect(document).toEqual(committed);
+    } catch (error) {
+      throw new Error(`client/openapi.json is not the served document: run \`npm run client:generate\` and commit client/.\n${error}`);
+    }
+  });
+});
