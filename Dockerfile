@@ -11,6 +11,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/docs ./docs
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

@@ -189,12 +189,12 @@ export interface paths {
     put?: never;
     /**
      * A driver token for the driver app; the caller must own a live trip or appointment of this driver
-     * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See docs/driver-tokens.md.
+     * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See [driver tokens](/guide/driver-tokens.md).
      */
     post: operations['DriversController_issue'];
     /**
      * Revoke every driver token the caller minted for this driver; their open /driver sockets are closed at once
-     * @description Tokens minted by other partners are not affected. A token minted afterwards works again.
+     * @description Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](/guide/driver-tokens.md#revoking).
      */
     delete: operations['DriversController_revoke'];
     options?: never;
@@ -210,7 +210,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Update trips by ref: only the fields sent change; status moves as statuses.md says */
+    /**
+     * Update trips by ref: only the fields sent change; status moves as the status table allows
+     * @description The moves each status allows: [statuses](/guide/statuses.md).
+     */
     put: operations['TripsController_update'];
     /** Create trips: one object or an array, all or nothing; drivers are created or updated */
     post: operations['TripsController_create'];
@@ -246,7 +249,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Update appointments by ref: only the fields sent change; status moves as statuses.md says */
+    /**
+     * Update appointments by ref: only the fields sent change; status moves as the status table allows
+     * @description The moves each status allows: [statuses](/guide/statuses.md).
+     */
     put: operations['AppointmentsController_update'];
     /** Create appointments: one object or an array, all or nothing; drivers are created or updated */
     post: operations['AppointmentsController_create'];
@@ -764,7 +770,7 @@ export interface components {
       /** @example demo-trip */
       layout_ref?: string;
       /**
-       * @description IN_TRANSIT, ON_GOING or COMPLETED, as the moves in statuses.md allow
+       * @description IN_TRANSIT, ON_GOING or COMPLETED, as [the moves](/guide/statuses.md) allow
        * @example IN_TRANSIT
        * @enum {string}
        */
@@ -930,7 +936,7 @@ export interface components {
       /** @example demo-appointment */
       layout_ref?: string;
       /**
-       * @description ON_GOING or COMPLETED, as the moves in statuses.md allow
+       * @description ON_GOING or COMPLETED, as [the moves](/guide/statuses.md) allow
        * @example ON_GOING
        * @enum {string}
        */

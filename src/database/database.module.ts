@@ -3,7 +3,6 @@ import { DataSource } from 'typeorm';
 import { DATABASE, type Database } from './data-source.js';
 import { InstanceLiveness } from './instance-liveness.js';
 
-
 /** Provides the already-open, migrated DataSource and closes the store when the app shuts down. */
 @Global()
 @Module({})

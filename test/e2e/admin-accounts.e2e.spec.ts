@@ -3,7 +3,7 @@ import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js
 
 const FENCE = { lat: -23.96, lng: -46.33, radius_m: 800 };
 
-describe('admin endpoints (contract §1)', () => {
+describe('admin endpoints', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();

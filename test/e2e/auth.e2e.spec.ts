@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
-describe('API keys and access (contract §1)', () => {
+describe('API keys and access', () => {
   let t: TestApp;
   let carrier: TestAccount;
   let terminal: TestAccount;

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const UUID = /^[0-9a-f-]{36}$/;
 
-describe('the error envelope and the transport-level codes (contract §2)', () => {
+describe('the error envelope and the transport-level codes', () => {
   let t: TestApp;
   let terminal: TestAccount;
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { CARD_LAYOUT, TICKET_LAYOUT } from '../factories/layouts.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
-describe('layouts (contract §1)', () => {
+describe('layouts', () => {
   let t: TestApp;
   let terminal: TestAccount;
   let carrier: TestAccount;

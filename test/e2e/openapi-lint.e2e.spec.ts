@@ -61,6 +61,20 @@ describe('the OpenAPI document served at /docs-json', () => {
     expect(missing).toEqual([]);
   });
 
+  it("links the guide's pages, and every link it makes to /guide resolves to the page (served from docs/)", async () => {
+    const links = [...new Set(JSON.stringify(document).match(/\/guide\/[a-z-]+\.md/g) ?? [])];
+    expect(links).toEqual(
+      expect.arrayContaining(['/guide/statuses.md', '/guide/errors.md', '/guide/checkin.md', '/guide/driver-tokens.md']),
+    );
+    for (const link of links) {
+      const page = await t.http.get(link);
+      expect([link, page.status, page.type]).toEqual([link, 200, 'text/markdown']);
+      expect(page.text).toMatch(/^# /);
+    }
+    expect((await t.http.get('/guide/nothing.md')).status).toBe(404);
+    expect((await t.http.get('/guide/..%2Fpackage.json')).status).toBe(404);
+  });
+
   it('is the one committed in client/openapi.json (run `npm run client:generate` after changing the API)', () => {
     const committed = JSON.parse(readFileSync('client/openapi.json', 'utf8'));
     try {

@@ -450,7 +450,7 @@ describe.each([
   });
 });
 
-describe('status transitions (contract §5)', () => {
+describe('status transitions', () => {
   let carrier: TestAccount;
   let terminal: TestAccount;
   beforeAll(async () => {

@@ -17,7 +17,7 @@ afterAll(() => t.close());
 const json = (body: unknown) => JSON.stringify(body);
 const UNKNOWN_ID = '3f0b5a55-0000-4000-8000-000000000000';
 
-describe('tickets REST (interface: Tickets; contract §6)', () => {
+describe('tickets REST', () => {
   let terminal: TestAccount;
   let taxId: string;
   let refs: string[];
@@ -119,7 +119,7 @@ describe('tickets REST (interface: Tickets; contract §6)', () => {
     expect(logs[0].event).toBe('ticket_deleted');
   });
 
-  it('answers each error code with its details, in the contract order', async () => {
+  it('answers each error code with its details, in the documented order', async () => {
     expect((await send('post', [])).body.error.code).toBe('EMPTY_PAYLOAD');
     expect((await send('put', [])).body.error.code).toBe('EMPTY_PAYLOAD');
     expect((await send('delete', [])).body.error.code).toBe('EMPTY_PAYLOAD');

@@ -83,7 +83,7 @@ async function freshTerminal(n = 2): Promise<{ terminal: TestAccount; taxId: str
   return { terminal, taxId: d.tax_id, refs };
 }
 
-describe('tickets: driver feed and appointment logs (contract §5, §6, §7)', () => {
+describe('tickets: driver feed and appointment logs', () => {
   it('feeds every change to the appointment’s driver, seq 1, 2, 3… per driver, with the ticket view', async () => {
     const { terminal, taxId, refs } = await freshTerminal(1);
     const other = driver();
@@ -166,7 +166,7 @@ describe('tickets: driver feed and appointment logs (contract §5, §6, §7)', (
   });
 });
 
-describe('tickets: validation and the order of errors (contract §2, §4)', () => {
+describe('tickets: validation and the order of errors', () => {
   let terminal: TestAccount;
   let refs: string[];
   let ticket: string;
@@ -271,7 +271,7 @@ describe('tickets: validation and the order of errors (contract §2, §4)', () =
   });
 });
 
-describe('tickets: not found, all or nothing (contract §3, §6)', () => {
+describe('tickets: not found, all or nothing', () => {
   let terminal: TestAccount;
   let other: TestAccount;
   let refs: string[];
@@ -351,7 +351,7 @@ describe('tickets: not found, all or nothing (contract §3, §6)', () => {
   });
 });
 
-describe('tickets: GET /api/v1/tickets (contract §6)', () => {
+describe('tickets: GET /api/v1/tickets', () => {
   it('answers each distinct ref once in request order, tickets oldest first, deleted appointments found', async () => {
     const { terminal, refs } = await freshTerminal(3);
     const first = await created(terminal.key, { appointment_ref: refs[0], layout_ref: 'pass', content: { n: 1 } });
@@ -416,7 +416,7 @@ describe('tickets: GET /api/v1/tickets (contract §6)', () => {
   });
 });
 
-describe('tickets: statements per batch (contract §3)', () => {
+describe('tickets: statements per batch', () => {
   it('PUT and DELETE issue as many statements for 300 tickets as for 2', async () => {
     const { terminal, refs } = await freshTerminal(2);
     const ids = await created(
@@ -438,7 +438,7 @@ describe('tickets: statements per batch (contract §3)', () => {
   });
 });
 
-describe('tickets: LAYOUT_IN_USE (contract §1)', () => {
+describe('tickets: LAYOUT_IN_USE', () => {
   it('a ticket of a deleted appointment does not hold its layout; a live one does', async () => {
     const { terminal, refs } = await freshTerminal(2);
     await putLayout(t.http, terminal.key, 'ticket', 'short-lived');

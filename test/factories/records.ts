@@ -13,7 +13,12 @@ export function driver(taxId = uniqueTaxId(), extra: Record<string, unknown> = {
 /** A create item `{driver, trip|appointment}` with sensible fields. */
 export type CreateItemBody = Record<string, Record<string, unknown>>;
 
-export function createItem(noun: Noun, layoutRef: string, fields: Record<string, unknown> = {}, driverFields?: Record<string, unknown>): CreateItemBody {
+export function createItem(
+  noun: Noun,
+  layoutRef: string,
+  fields: Record<string, unknown> = {},
+  driverFields?: Record<string, unknown>,
+): CreateItemBody {
   return {
     driver: driverFields ?? driver(),
     [noun]: {

@@ -19,7 +19,7 @@ function codeOf(run: () => unknown): { code: string; details?: Record<string, un
   throw new Error('did not throw');
 }
 
-describe('the shared batch input (contract §3)', () => {
+describe('the shared batch input', () => {
   it('takes one item or an array', () => {
     expect(parseBatch({ ref: 'a' }, 10, dtoItems(Item))).toEqual([{ ref: 'a' }]);
     expect(parseBatch([{ ref: 'a' }, { ref: 'b' }], 10, dtoItems(Item)).map((i) => i.ref)).toEqual(['a', 'b']);

@@ -5,7 +5,7 @@ import { validatePlain } from '../validation/validate.js';
 export type ItemParser<T> = (raw: unknown, path: string) => { value?: T; issues: ValidationIssue[] };
 
 /**
- * The one batch input of every write endpoint (contract §3): a single item or an array of them.
+ * The one batch input of every write endpoint: a single item or an array of them (docs/errors.md).
  * Order of errors: EMPTY_PAYLOAD, BATCH_TOO_LARGE, then every item's VALIDATION_ERROR at once.
  */
 export function parseBatch<T>(body: unknown, maxSize: number, parseItem: ItemParser<T>): T[] {

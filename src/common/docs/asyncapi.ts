@@ -52,7 +52,7 @@ const FEED_EVENT = {
 const rejected = (code: string, message: string, details: object) => ({ success: false, error: { code, message, details } });
 
 /**
- * The AsyncAPI 3.0 description of the real-time channel (see [docs/checkin.md](../../../docs/checkin.md)): both Socket.IO namespaces, every
+ * The AsyncAPI 3.0 description of the real-time channel (docs/checkin.md): both Socket.IO namespaces, every
  * event, payload, acknowledgement and error code. Served at /asyncapi.json beside /docs.
  */
 export function buildAsyncApi(serverHost: string) {
@@ -70,7 +70,9 @@ export function buildAsyncApi(serverHost: string) {
         'The driver feed: every ticket change and every status change of the driver’s trips and appointments is stored with a `seq` that is ' +
         'strictly increasing and gap-free per token view (the driver with the partner that minted the token), then pushed as `event`. A driver app keeps the last `seq` it has applied; on (re)connect, ' +
         'and whenever a pushed `seq` is not last+1, it sends `sync {after_seq: last}` (or calls `GET /api/v1/driver/events?after=last`) and applies ' +
-        'the events in order, ignoring any `seq` it already has. With REDIS_URL set, instances share rooms and acknowledgements.',
+        'the events in order, ignoring any `seq` it already has. With REDIS_URL set, instances share rooms and acknowledgements.\n\n' +
+        'The protocol in prose, with retries and interrupted check-ins: [/guide/checkin.md](/guide/checkin.md); what a driver token sees: ' +
+        '[/guide/driver-tokens.md](/guide/driver-tokens.md).',
     },
     servers: {
       gate: {
@@ -157,7 +159,7 @@ export function buildAsyncApi(serverHost: string) {
         address: '/driver',
         title: 'Driver apps',
         description:
-          'Namespace /driver. Each driver app joins the room of its token’s feed and receives only the events of that partner’s records of its driver (docs/driver-tokens.md).',
+          'Namespace /driver. Each driver app joins the room of its token’s feed and receives only the events of that partner’s records of its driver (see /guide/driver-tokens.md).',
         messages: {
           event: {
             name: 'event',

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../modules/auth/auth.decorators.js';
 import { buildAsyncApi } from './asyncapi.js';
+import { guideUrl, loadGuide } from './guide.js';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -13,7 +14,9 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
         'errors answer `{"success": false, "error": {"code", "message", "details?"}}` with the codes listed per endpoint. ' +
         'Every response carries `X-Request-Id` (send your own to correlate).\n\n' +
         'The real-time channel (Socket.IO namespaces /terminal and /driver, the check-in handshake and the driver feed) is described ' +
-        'in AsyncAPI at [/asyncapi.json](/asyncapi.json).',
+        'in AsyncAPI at [/asyncapi.json](/asyncapi.json).\n\n' +
+        `The guide: [statuses and their moves](${guideUrl('statuses')}), [errors, their order and the validation rules](${guideUrl('errors')}), ` +
+        `[the check-in protocol and the driver feed](${guideUrl('checkin')}), [driver tokens and what they see](${guideUrl('driver-tokens')}).`,
     )
     .setVersion('1')
     // Relative: the API is served beside its document, whatever host and port that is.
@@ -54,12 +57,21 @@ function nullableRefs(node: unknown): void {
   Object.values(schema).forEach(nullableRefs);
 }
 
-/** Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json. */
+/**
+ * Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json,
+ * and the guide's pages (docs/) at /guide/<page>.md.
+ */
 export function mountOpenApi(app: INestApplication, port: number): void {
   // The socket server is the host the document was fetched from (behind a proxy too: trust proxy is on); the configured port without a Host header.
   app
     .getHttpAdapter()
     .get('/asyncapi.json', (request: Request, response: Response) => response.json(buildAsyncApi(request.host || `localhost:${port}`)));
+  const guide = loadGuide();
+  app.getHttpAdapter().get('/guide/:page', (request: Request, response: Response) => {
+    const text = guide.get(String(request.params.page));
+    if (text === undefined) return response.status(404).json({ success: false, error: { code: 'NOT_FOUND', message: 'No such page' } });
+    response.type('text/markdown; charset=utf-8').send(text);
+  });
   SwaggerModule.setup('docs', app, buildOpenApi(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Gate service API',

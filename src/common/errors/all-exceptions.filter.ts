@@ -18,7 +18,7 @@ const HTTP_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 };
 
-/** Turns anything thrown while handling an HTTP request into the one error envelope (contract §2). */
+/** Turns anything thrown while handling an HTTP request into the one error envelope (docs/errors.md). */
 export function toAppError(exception: unknown): AppError | null {
   if (exception instanceof AppError) return exception;
   if (exception instanceof HttpException) {

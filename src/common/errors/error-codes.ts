@@ -1,4 +1,4 @@
-/** The one code→status table (contract §2). Every error the service answers carries one of these codes. */
+/** The one code→status table (docs/errors.md). Every error the service answers carries one of these codes. */
 export const ERROR_STATUS = {
   EMPTY_PAYLOAD: 400,
   INVALID_LAYOUT_REF: 400,
@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
-  // The check-in handshake (contract §7); over the socket they come in the ack's error envelope.
+  // The check-in handshake (docs/checkin.md); over the socket they come in the ack's error envelope.
   CHECKIN_OUTSIDE_WINDOW: 409,
   CHECKIN_IN_PROGRESS: 409,
   CHECKIN_REJECTED: 409,

@@ -1,4 +1,4 @@
-/** The success envelope of contract §2. */
+/** The success envelope (docs/errors.md). */
 export interface Envelope<T> {
   success: true;
   data: T;

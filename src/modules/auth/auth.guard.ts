@@ -8,7 +8,7 @@ import { AuthService } from './auth.service.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /**
- * The global HTTP guard, in the order of contract §2: the credential (401), its kind (403), its rate
+ * The global HTTP guard, in the order of docs/errors.md: the credential (401), its kind (403), its rate
  * limit (429). Partner routes take `X-API-Key`; driver routes a driver token (`Authorization: Bearer`).
  * A body that failed to parse is raised after every guard, by RequestInputInterceptor.
  * HTTP only: socket handlers authenticate at connect.

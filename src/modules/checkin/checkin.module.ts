@@ -7,7 +7,7 @@ import { DriverGateway } from './driver.gateway.js';
 import { TerminalChannel } from './terminal-channel.js';
 import { TerminalGateway } from './terminal.gateway.js';
 
-/** The check-in handshake and the two socket namespaces it runs over (contract §7). */
+/** The check-in handshake and the two socket namespaces it runs over (docs/checkin.md). */
 @Module({
   imports: [TicketsModule],
   controllers: [CheckinController],

@@ -95,7 +95,9 @@ export class CheckinRepository {
 
   /** The instances running pending attempts (null: attempts that name none). */
   async pendingInstances(): Promise<(string | null)[]> {
-    const rows: { instance_id: string | null }[] = await this.db.query(`SELECT DISTINCT instance_id FROM checkins WHERE status = 'pending'`);
+    const rows: { instance_id: string | null }[] = await this.db.query(
+      `SELECT DISTINCT instance_id FROM checkins WHERE status = 'pending'`,
+    );
     return rows.map((row) => row.instance_id);
   }
 

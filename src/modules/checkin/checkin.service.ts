@@ -33,7 +33,7 @@ export interface CheckinResult {
 }
 
 /**
- * The check-in handshake (contract §7). Driver-initiated: checks, asks the terminal server over its socket
+ * The check-in handshake (docs/checkin.md). Driver-initiated: checks, asks the terminal server over its socket
  * and, on acceptance, commits status, logs, tickets and trip arrivals in one transaction; the driver feed
  * pushes after the commit. Terminal-initiated (`checkin:confirm`): the same commit without asking.
  * Every attempt is a row keyed by checkin_id, so a repeat or a late answer never stores tickets twice.

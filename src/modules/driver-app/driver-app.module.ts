@@ -4,6 +4,6 @@ import { DriverAppRepository } from './driver-app.repository.js';
 import { DriverAppService } from './driver-app.service.js';
 import { DriverEventsController } from './driver-events.controller.js';
 
-/** The driver app's REST surface (contract §8), authenticated by driver tokens. */
+/** The driver app's REST surface (docs/driver-tokens.md), authenticated by driver tokens. */
 @Module({ controllers: [DriverAppController, DriverEventsController], providers: [DriverAppRepository, DriverAppService] })
 export class DriverAppModule {}

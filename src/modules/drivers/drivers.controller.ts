@@ -1,5 +1,6 @@
 import { Controller, Delete, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { guideUrl } from '../../common/docs/guide.js';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
@@ -29,7 +30,7 @@ export class DriversController {
     summary: 'A driver token for the driver app; the caller must own a live trip or appointment of this driver',
     description:
       "The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this " +
-      'driver: a driver app working with several partners holds one token per partner. See docs/driver-tokens.md.',
+      `driver: a driver app working with several partners holds one token per partner. See [driver tokens](${guideUrl('driver-tokens')}).`,
   })
   @ApiParam({ name: 'tax_id', example: '12345678901' })
   @ApiEnvelope(201, DriverTokenView, { token: EXAMPLE.driverToken, expires_at: '2026-11-22T16:48:54.000Z' })
@@ -41,7 +42,7 @@ export class DriversController {
   @Delete(':tax_id/tokens')
   @ApiOperation({
     summary: 'Revoke every driver token the caller minted for this driver; their open /driver sockets are closed at once',
-    description: 'Tokens minted by other partners are not affected. A token minted afterwards works again.',
+    description: `Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](${guideUrl('driver-tokens', 'revoking')}).`,
   })
   @ApiParam({ name: 'tax_id', example: '12345678901' })
   @ApiEnvelope(200, RevokedTokensView, { tax_id: '12345678901', status: 'revoked' })

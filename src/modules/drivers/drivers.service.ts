@@ -22,7 +22,9 @@ export class DriversService {
   async issueToken(principal: Principal, taxId: string): Promise<{ token: string; expires_at: string }> {
     const partnerId = principal.accountId!;
     const generation =
-      TAX_ID.test(taxId) && (await this.drivers.hasLiveRecordOf(partnerId, taxId)) ? await this.grants.generationFor(taxId, partnerId) : null;
+      TAX_ID.test(taxId) && (await this.drivers.hasLiveRecordOf(partnerId, taxId))
+        ? await this.grants.generationFor(taxId, partnerId)
+        : null;
     if (generation === null) throw AppError.notFound('Driver with a live record of yours', { tax_id: taxId });
     return this.tokens.issue(taxId, partnerId, generation);
   }

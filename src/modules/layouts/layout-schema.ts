@@ -5,7 +5,7 @@ import type { AccountKind } from '../accounts/account.entity.js';
 export const LAYOUT_SETS = ['trip', 'appointment', 'ticket'] as const;
 export type LayoutSet = (typeof LAYOUT_SETS)[number];
 
-/** Which account kind owns each layout set (contract §1). */
+/** Which account kind owns each layout set. */
 export const LAYOUT_SET_OWNER: Record<LayoutSet, AccountKind> = {
   trip: 'carrier',
   appointment: 'terminal',
@@ -56,7 +56,6 @@ const TICKET_ELEMENTS: Record<string, Record<string, FieldRule>> = {
 
 export const CARD_ELEMENT_TYPES = Object.keys(CARD_ELEMENTS);
 export const TICKET_ELEMENT_TYPES = Object.keys(TICKET_ELEMENTS);
-
 
 function checkText(value: unknown, path: string, issues: ValidationIssue[]): void {
   if (typeof value !== 'string' || value.trim() === '') issues.push({ path, message: 'must be a non-empty string' });

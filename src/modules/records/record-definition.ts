@@ -39,7 +39,7 @@ export interface RecordDefinition {
   columns: Record<string, SqlType>;
   /** Columns that default to 0 when left out. */
   zeroDefaults: string[];
-  /** For PUT: the statuses each target status may be reached from (contract §5). */
+  /** For PUT: the statuses each target status may be reached from (docs/statuses.md). */
   putTransitions: Record<string, readonly string[]>;
   /** The log event of a move into each status. */
   statusEvents: Record<string, string>;

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put, Query, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiProperty, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { guideUrl } from '../../common/docs/guide.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
@@ -93,7 +94,10 @@ export function recordsController({ def, service, createItem, updateItem, logVie
 
     @Put()
     @HttpCode(200)
-    @ApiOperation({ summary: `Update ${plural} by ref: only the fields sent change; status moves as statuses.md says` })
+    @ApiOperation({
+      summary: `Update ${plural} by ref: only the fields sent change; status moves as the status table allows`,
+      description: `The moves each status allows: [statuses](${guideUrl('statuses')}).`,
+    })
     @ApiJsonBody(`\`{ref, ${def.noun}}\`, or an array of them`, oneOrMany(updateItem), {
       one: { summary: `One ${def.noun}`, value: examples.update[0] },
       batch: { summary: `Several ${plural}`, value: examples.update },

@@ -41,8 +41,8 @@ function repeated(refs: string[]): string[] {
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
 
 /**
- * The batch rules of contract §2–5 for one kind of record (trips or appointments): one transaction per
- * request, a fixed number of statements per batch, errors in the contract's order.
+ * The batch rules for one kind of record (trips or appointments): one transaction per request, a fixed
+ * number of statements per batch, errors in the documented order (docs/errors.md, docs/statuses.md).
  */
 export class RecordsService {
   constructor(
@@ -211,7 +211,7 @@ export class RecordsService {
     return found;
   }
 
-  /** Contract §5: PUT to the current status is a no-op; nothing changes a deleted record. */
+  /** docs/statuses.md: PUT to the current status is a no-op; nothing changes a deleted record. */
   private checkTransition(row: RecordRow, to: string, via: 'put' | 'delete'): void {
     const from = row.status;
     const allowed =

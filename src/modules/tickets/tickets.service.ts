@@ -49,7 +49,7 @@ function repeatedIds(ids: string[], base: (i: number) => string) {
 }
 
 /**
- * Tickets (interface: Tickets; contract §6): set-based batches in one transaction each; every change is
+ * Tickets (docs/statuses.md, docs/errors.md): set-based batches in one transaction each; every change is
  * logged on its appointment and fed to the appointment's driver.
  */
 @Injectable()

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
 import { Nested } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
+import { guideUrl } from '../../../common/docs/guide.js';
 import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
@@ -32,7 +33,7 @@ export class UpdateAppointmentDto extends ScheduleFieldsDto {
   @ApiPropertyOptional({
     enum: APPOINTMENT_STATUSES,
     example: 'ON_GOING',
-    description: 'ON_GOING or COMPLETED, as the moves in statuses.md allow',
+    description: `ON_GOING or COMPLETED, as [the moves](${guideUrl('statuses')}) allow`,
   })
   @ValidateIf(whenSent('status'))
   @IsIn(APPOINTMENT_STATUSES)

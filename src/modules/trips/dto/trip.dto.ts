@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { Nested } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
+import { guideUrl } from '../../../common/docs/guide.js';
 import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
@@ -62,7 +63,7 @@ export class UpdateTripDto extends TripFieldsDto {
   @ApiPropertyOptional({
     enum: TRIP_STATUSES,
     example: 'IN_TRANSIT',
-    description: 'IN_TRANSIT, ON_GOING or COMPLETED, as the moves in statuses.md allow',
+    description: `IN_TRANSIT, ON_GOING or COMPLETED, as [the moves](${guideUrl('statuses')}) allow`,
   })
   @ValidateIf(whenSent('status'))
   @IsIn(TRIP_STATUSES)
