@@ -78,15 +78,7 @@ export class CheckinService implements OnApplicationBootstrap {
     const started = await this.feed.transaction(async (manager) => {
       const fresh = previous
         ? await this.repository.takeOver(manager, checkinId, this.instance.id, previous.resumeFrom)
-        : await this.repository.insertCheckin(manager, {
-            id: checkinId,
-            appointment_id: appointment.id,
-            driver_id: appointment.driver_id,
-            terminal_id: appointment.terminal_id,
-            source: 'driver',
-            status: 'pending',
-            instance_id: this.instance.id,
-          });
+        : await this.repository.insertCheckin(manager, this.newAttempt(checkinId, appointment, 'driver'));
       const message = previous ? `Check-in ${checkinId} resumed after an interruption` : `Check-in ${checkinId} requested by the driver`;
       if (fresh) await this.appointments.insertLogs(manager, [{ recordId: appointment.id, event: 'checkin_requested', message }]);
       return fresh;
@@ -209,15 +201,7 @@ export class CheckinService implements OnApplicationBootstrap {
         const fresh =
           how.resumeFrom !== undefined
             ? await this.repository.takeOver(manager, checkinId, this.instance.id, how.resumeFrom)
-            : await this.repository.insertCheckin(manager, {
-                id: checkinId,
-                appointment_id: appointment.id,
-                driver_id: appointment.driver_id,
-                terminal_id: appointment.terminal_id,
-                source: 'terminal',
-                status: 'pending',
-                instance_id: this.instance.id,
-              });
+            : await this.repository.insertCheckin(manager, this.newAttempt(checkinId, appointment, 'terminal'));
         if (!fresh) throw this.inProgress(checkinId);
       }
       if (locked?.status !== 'SCHEDULED') this.checkScheduled({ ...appointment, status: locked?.status ?? 'DELETED' });
@@ -350,6 +334,19 @@ export class CheckinService implements OnApplicationBootstrap {
       ]);
     });
     return new AppError(code, message, { checkin_id: checkinId, ...(reason ? { reason } : {}), ...(details ?? {}) });
+  }
+
+  /** A new attempt, pending and run by this instance. */
+  private newAttempt(checkinId: string, appointment: AppointmentForCheckin, source: 'driver' | 'terminal') {
+    return {
+      id: checkinId,
+      appointment_id: appointment.id,
+      driver_id: appointment.driver_id,
+      terminal_id: appointment.terminal_id,
+      source,
+      status: 'pending' as const,
+      instance_id: this.instance.id,
+    };
   }
 
   private inProgress(checkinId: string): AppError {
