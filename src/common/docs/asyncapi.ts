@@ -26,16 +26,7 @@ const ackEnvelope = (data: object) => ({
 
 const example = (name: string, summary: string, payload: unknown) => ({ name, summary, payload });
 
-const TICKET = {
-  id: EXAMPLE.ticketId,
-  appointment_id: EXAMPLE.appointmentId,
-  appointment_ref: 'APPT-0001',
-  terminal_id: EXAMPLE.terminalId,
-  layout_ref: 'demo-ticket',
-  content: { gate: 'A3', lane: 2 },
-  created_at: EXAMPLE.createdAt,
-  updated_at: EXAMPLE.createdAt,
-};
+const TICKET = EXAMPLE.ticket;
 const CHECKIN_RESULT = {
   checkin_id: EXAMPLE.checkinId,
   appointment_id: EXAMPLE.appointmentId,
@@ -102,13 +93,7 @@ export function buildAsyncApi(serverHost: string) {
                   ref: 'APPT-0001',
                   layout_ref: 'demo-appointment',
                   status: 'SCHEDULED',
-                  license_plate: 'ABC1D23',
-                  summary: null,
-                  window_start: EXAMPLE.windowStart,
-                  window_end: EXAMPLE.windowEnd,
-                  start_tolerance: 30,
-                  end_tolerance: 0,
-                  custom_data: { container: { number: 'MSCU1234567' } },
+                  ...EXAMPLE.schedule,
                 },
                 driver: EXAMPLE.driverView,
               }),

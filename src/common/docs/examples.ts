@@ -2,7 +2,7 @@
  * Values the OpenAPI examples share, so one example's ids meet in the next (the ticket of the appointment
  * created above, the terminal that owns both). An e2e test lints every example against its schema.
  */
-export const EXAMPLE = {
+const VALUES = {
   terminalId: '5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be',
   carrierId: 'de6e6927-84a2-496a-8e6e-4e06dbc8e7ee',
   adminId: '0b8f5a52-7f3c-4d0e-9a51-2f7d8c1e6a90',
@@ -28,6 +28,31 @@ export const EXAMPLE = {
   driverView: { tax_id: '12345678901', driver_license_number: 'SP-998877', driver_license_category: 'E' },
   driverToken:
     'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwMSIsImlhdCI6MTc5NTMzNjkzNCwiZXhwIjoxNzk1MzgwMTM0fQ.kpkgiTBY0iazC8VmkiWQgrPqA47ZLPmQOinpGQ59gyA',
+} as const;
+
+export const EXAMPLE = {
+  ...VALUES,
+  /** The schedule fields of an appointment or trip as the service shows them. */
+  schedule: {
+    license_plate: 'ABC1D23',
+    summary: null,
+    window_start: VALUES.windowStart,
+    window_end: VALUES.windowEnd,
+    start_tolerance: 30,
+    end_tolerance: 0,
+    custom_data: { container: { number: 'MSCU1234567' } },
+  },
+  /** A ticket as GET /api/v1/tickets, the check-in answer and the driver feed show it. */
+  ticket: {
+    id: VALUES.ticketId,
+    appointment_id: VALUES.appointmentId,
+    appointment_ref: 'APPT-0001',
+    terminal_id: VALUES.terminalId,
+    layout_ref: 'demo-ticket',
+    content: { gate: 'A3', lane: 2 },
+    created_at: VALUES.createdAt,
+    updated_at: VALUES.updatedAt,
+  },
 } as const;
 
 /** The success envelope around an example's data. */

@@ -6,7 +6,7 @@ import { type Envelope, ok } from '../../common/http/envelope.js';
 import { requireInput } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
-import { TICKET_EXAMPLE, TicketView } from '../tickets/dto/ticket.dto.js';
+import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
 import { CheckinBodyDto, CheckinRequestDto } from './dto/checkin.dto.js';
 
@@ -43,7 +43,7 @@ export class CheckinController {
     appointment_id: EXAMPLE.appointmentId,
     appointment_ref: 'APPT-0001',
     status: 'CHECKED_IN',
-    tickets: [TICKET_EXAMPLE],
+    tickets: [EXAMPLE.ticket],
   })
   @ApiErrors(
     'VALIDATION_ERROR',

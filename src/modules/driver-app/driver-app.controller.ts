@@ -7,7 +7,7 @@ import type { DriverPrincipal } from '../auth/principal.js';
 import type { RenderedLayout } from '../rendering/render.js';
 import { RenderedLayoutView } from '../rendering/rendered-layout.dto.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
-import { TICKET_EXAMPLE, TicketView } from '../tickets/dto/ticket.dto.js';
+import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { LIVE_STATUSES } from './driver-app.repository.js';
 import { DriverAppService } from './driver-app.service.js';
 
@@ -84,13 +84,7 @@ class DriverTicketView extends TicketView {
 }
 
 const RECORD = {
-  license_plate: 'ABC1D23',
-  summary: null,
-  window_start: EXAMPLE.windowStart,
-  window_end: EXAMPLE.windowEnd,
-  start_tolerance: 30,
-  end_tolerance: 0,
-  custom_data: { container: { number: 'MSCU1234567' } },
+  ...EXAMPLE.schedule,
   created_at: EXAMPLE.createdAt,
   updated_at: EXAMPLE.updatedAt,
   admissible_from: '2026-11-22T10:30:00.000Z',
@@ -138,7 +132,7 @@ const TRIP = {
   },
 };
 const TICKET = {
-  ...TICKET_EXAMPLE,
+  ...EXAMPLE.ticket,
   layout: {
     layout_ref: 'demo-ticket',
     name: 'Gate ticket',

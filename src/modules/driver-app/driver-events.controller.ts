@@ -2,7 +2,6 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
-import { TICKET_EXAMPLE } from '../tickets/dto/ticket.dto.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
@@ -45,7 +44,7 @@ export class DriverEventsController {
         data: { id: EXAMPLE.appointmentId, ref: 'APPT-0001', status: 'CHECKED_IN', previous_status: 'SCHEDULED' },
         created_at: EXAMPLE.createdAt,
       },
-      { seq: 42, type: 'ticket.created', data: TICKET_EXAMPLE, created_at: EXAMPLE.createdAt },
+      { seq: 42, type: 'ticket.created', data: EXAMPLE.ticket, created_at: EXAMPLE.createdAt },
     ],
     last_seq: 42,
     has_more: false,

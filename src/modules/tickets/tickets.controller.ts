@@ -13,7 +13,6 @@ import {
   CreatedTicketsView,
   CreateTicketDto,
   DeletedTicketsView,
-  TICKET_EXAMPLE,
   TicketsOfAppointmentView,
   UpdatedTicketsView,
   UpdateTicketDto,
@@ -101,7 +100,7 @@ export class TicketsController {
     200,
     TicketsOfAppointmentView,
     [
-      { ref: 'APPT-0001', found: true, data: [TICKET_EXAMPLE] },
+      { ref: 'APPT-0001', found: true, data: [EXAMPLE.ticket] },
       { ref: 'APPT-9999', found: false, data: null },
     ],
     { isArray: true },

@@ -50,17 +50,6 @@ export class TicketView {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
-export const TICKET_EXAMPLE = {
-  id: EXAMPLE.ticketId,
-  appointment_id: EXAMPLE.appointmentId,
-  appointment_ref: 'APPT-0001',
-  terminal_id: EXAMPLE.terminalId,
-  layout_ref: 'demo-ticket',
-  content: { gate: 'A3', lane: 2 },
-  created_at: EXAMPLE.createdAt,
-  updated_at: EXAMPLE.updatedAt,
-};
-
 export class CreatedTicketsView {
   @ApiProperty({ type: [String], format: 'uuid', description: 'In the order sent' }) created_ids: string[];
   @ApiProperty({ enum: ['created'] }) status: 'created';
