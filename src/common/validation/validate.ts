@@ -3,8 +3,6 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { AppError, type ValidationIssue } from '../errors/app-error.js';
 import { findUnacceptable, joinPath } from './json-input.js';
 
-export { joinPath };
-
 const OPTIONS = {
   whitelist: true,
   forbidNonWhitelisted: true,

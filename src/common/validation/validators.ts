@@ -12,6 +12,9 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 
+/** A tax id as the service stores it: 1 to 255 digits. */
+export const isTaxId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,255}$/.test(value);
+
 const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 
 /** ISO 8601 date-time with a zone (`Z` or `±hh:mm`) naming a real instant, e.g. 2026-11-22T08:00:00-03:00. */

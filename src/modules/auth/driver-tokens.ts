@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
+import { isTaxId } from '../../common/validation/validators.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { settingOrCreate } from '../../database/settings.js';
 
@@ -21,7 +23,6 @@ const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toStrin
 const SECRET_SETTING = 'driver_token_secret';
 /** Clocks of instances may differ a little: a token minted on one is accepted at once on another. */
 const NBF_LEEWAY_SECONDS = 30;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The signing secret: JWT_SECRET, or else one generated once and kept in the database, so tokens survive
@@ -36,10 +37,8 @@ function validClaims(claims: unknown, now: number): claims is DriverClaims {
   const c = claims as Record<string, unknown>;
   const seconds = now / 1000;
   return (
-    typeof c.sub === 'string' &&
-    /^\d{1,255}$/.test(c.sub) &&
-    typeof c.partner === 'string' &&
-    UUID.test(c.partner) &&
+    isTaxId(c.sub) &&
+    isUUID(c.partner) &&
     Number.isSafeInteger(c.gen) &&
     typeof c.exp === 'number' &&
     c.exp > seconds &&

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
+import { isTaxId } from '../../common/validation/validators.js';
 import { DriverTokenGrantsRepository } from '../auth/driver-token-grants.repository.js';
 import { DriverTokens } from '../auth/driver-tokens.js';
 import type { Principal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
 import { DriversRepository } from './drivers.repository.js';
-
-const TAX_ID = /^\d{1,255}$/;
 
 /** Driver tokens, scoped to the partner that mints them (docs/driver-tokens.md). */
 @Injectable()
@@ -22,9 +21,7 @@ export class DriversService {
   async issueToken(principal: Principal, taxId: string): Promise<{ token: string; expires_at: string }> {
     const partnerId = principal.accountId!;
     const generation =
-      TAX_ID.test(taxId) && (await this.drivers.hasLiveRecordOf(partnerId, taxId))
-        ? await this.grants.generationFor(taxId, partnerId)
-        : null;
+      isTaxId(taxId) && (await this.drivers.hasLiveRecordOf(partnerId, taxId)) ? await this.grants.generationFor(taxId, partnerId) : null;
     if (generation === null) throw AppError.notFound('Driver with a live record of yours', { tax_id: taxId });
     return this.tokens.issue(taxId, partnerId, generation);
   }
@@ -32,7 +29,7 @@ export class DriversService {
   /** Revokes every token the caller minted for the driver; their open sockets are closed at once. */
   async revokeTokens(principal: Principal, taxId: string): Promise<{ tax_id: string; status: 'revoked' }> {
     const partnerId = principal.accountId!;
-    const driverId = TAX_ID.test(taxId) ? await this.grants.revoke(taxId, partnerId) : null;
+    const driverId = isTaxId(taxId) ? await this.grants.revoke(taxId, partnerId) : null;
     if (!driverId) throw AppError.notFound('Driver tokens minted by you', { tax_id: taxId });
     this.revocations.announce({ kind: 'driver-tokens', driverId, partnerId });
     return { tax_id: taxId, status: 'revoked' };
