@@ -1,19 +1,20 @@
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from '../src/app.module.js';
+import { createLogger } from '../src/common/logging/logger.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/database/data-source.js';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository.js';
-import { Revocations } from '../src/modules/auth/revocations.js';
 import { AccountsService } from '../src/modules/accounts/accounts.service.js';
 import { type LayoutSet, parseLayoutBody } from '../src/modules/layouts/layout-schema.js';
 import { LayoutsRepository } from '../src/modules/layouts/layouts.repository.js';
-import { APPOINTMENTS } from '../src/modules/appointments/appointments.definition.js';
-import { CreateAppointmentItemDto, UpdateAppointmentItemDto } from '../src/modules/appointments/dto/appointment.dto.js';
+import { AppointmentsService } from '../src/modules/appointments/appointments.service.js';
+import { CreateAppointmentItemDto } from '../src/modules/appointments/dto/appointment.dto.js';
+import { parseBatch } from '../src/common/batch/batch-input.js';
+import { createItems } from '../src/modules/records/record-input.js';
 import { DriverTokenGrantsRepository } from '../src/modules/auth/driver-token-grants.repository.js';
 import { driverTokenSecret, signDriverToken } from '../src/modules/auth/driver-tokens.js';
-import { DriversRepository } from '../src/modules/drivers/drivers.repository.js';
-import { DriverFeed } from '../src/modules/feed/driver-feed.js';
-import { RecordsRepository } from '../src/modules/records/records.repository.js';
-import { RecordsService } from '../src/modules/records/records.service.js';
 
 /**
  * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, and a fresh key for each,
@@ -77,12 +78,17 @@ const LAYOUTS: [LayoutSet, string, object][] = [
 
 const config = loadConfig();
 const database = await openDatabase(config);
+let app: INestApplicationContext | undefined;
 try {
   await database.dataSource.initialize();
   await database.dataSource.runMigrations({ transaction: 'each' });
-  const repository = new AccountsRepository(database.dataSource);
-  const accounts = new AccountsService(repository, new Revocations());
-  const layouts = new LayoutsRepository(database.dataSource);
+  // The service's own modules, without HTTP or sockets: the seed writes through the same rules as the API.
+  app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, database, logger: createLogger('warn') }), {
+    logger: false,
+  });
+  const repository = app.get(AccountsRepository);
+  const accounts = app.get(AccountsService);
+  const layouts = app.get(LayoutsRepository);
 
   const keys: Record<string, { id: string; key: string }> = {};
   for (const [kind, name] of [
@@ -105,40 +111,30 @@ try {
     await layouts.upsert(owner, set, ref, parsed.value.name ?? null, parsed.value.definition);
   }
   // A demo appointment for the demo driver, its window open from an hour ago to eight hours from now.
-  const appointments = new RecordsService(
-    APPOINTMENTS,
-    new RecordsRepository(APPOINTMENTS, database.dataSource),
-    layouts,
-    new DriversRepository(database.dataSource),
-    database.dataSource,
-    new DriverFeed(database.dataSource),
-    config,
-    CreateAppointmentItemDto,
-    UpdateAppointmentItemDto,
-  );
+  const appointments = app.get(AppointmentsService);
   const ref = `DEMO-${new Date().toISOString().slice(0, 16).replace(/\D/g, '')}`;
   const hour = 3_600_000;
+  const item = {
+    driver: DEMO_DRIVER,
+    appointment: {
+      ref,
+      layout_ref: 'demo-appointment',
+      license_plate: 'ABC1D23',
+      summary: 'Import container pickup, berth 3',
+      window_start: new Date(Date.now() - hour).toISOString(),
+      window_end: new Date(Date.now() + 8 * hour).toISOString(),
+      custom_data: { container: { number: 'MSCU1234567' } },
+    },
+  };
+  // Validated as the API validates a POST body.
+  const items = parseBatch(item, 1, createItems(CreateAppointmentItemDto));
   await appointments
-    .create(
-      { accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' },
-      {
-        driver: DEMO_DRIVER,
-        appointment: {
-          ref,
-          layout_ref: 'demo-appointment',
-          license_plate: 'ABC1D23',
-          summary: 'Import container pickup, berth 3',
-          window_start: new Date(Date.now() - hour).toISOString(),
-          window_end: new Date(Date.now() + 8 * hour).toISOString(),
-          custom_data: { container: { number: 'MSCU1234567' } },
-        },
-      },
-    )
+    .create({ accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' }, { items, path: (_index, within) => within })
     .catch((error: { code?: string }) => {
       if (error.code !== 'DUPLICATE_KEY') throw error;
     });
   const secret = Buffer.from(await driverTokenSecret(config, database.dataSource), 'utf8');
-  const generation = await new DriverTokenGrantsRepository(database.dataSource).generationFor(DEMO_DRIVER.tax_id, keys.terminal.id);
+  const generation = await app.get(DriverTokenGrantsRepository).generationFor(DEMO_DRIVER.tax_id, keys.terminal.id);
   const driverToken = signDriverToken(
     secret,
     { taxId: DEMO_DRIVER.tax_id, partnerId: keys.terminal.id, generation: generation! },
@@ -169,5 +165,6 @@ Next, each in a terminal of its own:
 
 Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
 } finally {
-  await database.close();
+  // Closing the app closes the store too.
+  await (app ? app.close() : database.close());
 }

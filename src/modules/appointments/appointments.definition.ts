@@ -1,10 +1,13 @@
-import { iso, type RecordDefinition, SCHEDULE_COLUMNS } from '../records/record-definition.js';
+import { dataColumns } from '../records/record-columns.js';
+import { iso, type RecordDefinition, undeleted } from '../records/record-definition.js';
+import { Appointment } from './appointment.entity.js';
 
 export const APPOINTMENT_STATUSES = ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'] as const;
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 
 export const APPOINTMENTS: RecordDefinition = {
   noun: 'appointment',
+  label: 'Appointment',
   table: 'appointments',
   logTable: 'appointment_logs',
   logForeignKey: 'appointment_id',
@@ -13,13 +16,14 @@ export const APPOINTMENTS: RecordDefinition = {
   layoutSet: 'appointment',
   statuses: APPOINTMENT_STATUSES,
   initialStatus: 'SCHEDULED',
-  columns: SCHEDULE_COLUMNS,
-  zeroDefaults: ['start_tolerance', 'end_tolerance'],
-  putTransitions: {
-    ON_GOING: ['SCHEDULED', 'CHECKED_IN'],
-    COMPLETED: ['CHECKED_IN', 'ON_GOING'],
-  },
-  statusEvents: { CHECKED_IN: 'checked_in', ON_GOING: 'on_going', COMPLETED: 'completed', DELETED: 'deleted' },
+  liveStatuses: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
+  ...dataColumns(Appointment, 'terminal_id'),
+  moves: [
+    { via: 'checkin', from: ['SCHEDULED'], to: 'CHECKED_IN' },
+    { via: 'put', from: ['SCHEDULED', 'CHECKED_IN'], to: 'ON_GOING' },
+    { via: 'put', from: ['CHECKED_IN', 'ON_GOING'], to: 'COMPLETED' },
+    { via: 'delete', from: undeleted(APPOINTMENT_STATUSES), to: 'DELETED' },
+  ],
   protectedFields: ['id', 'terminal_id', 'ref', 'user_tax_id'],
   logView: (row, ownerId) => ({
     id: row.id,

@@ -128,33 +128,4 @@ export class CheckinRepository {
       ticketIds,
     ]);
   }
-
-  /**
-   * The driver's PLANNED or IN_TRANSIT trips whose destination lies inside the geofence become CHECKED_IN
-   * (great-circle distance); answers each with its previous status. (Wrapped in a SELECT: TypeORM
-   * answers a bare UPDATE with [rows, count].)
-   */
-  checkInTripsInside(
-    manager: EntityManager,
-    driverId: string,
-    fence: GeoFence,
-  ): Promise<{ id: string; ref: string; driver_id: string; trucking_company_id: string; previous: string }[]> {
-    return manager.query(
-      `WITH inside AS (
-         SELECT id, status FROM trips
-          WHERE driver_id = $1 AND status IN ('PLANNED', 'IN_TRANSIT')
-            AND destiny_lat IS NOT NULL AND destiny_lng IS NOT NULL
-            AND 2 * 6371000 * asin(LEAST(1, sqrt(
-                  power(sin(radians(destiny_lat - $2) / 2), 2) +
-                  cos(radians($2)) * cos(radians(destiny_lat)) * power(sin(radians(destiny_lng - $3) / 2), 2)))) <= $4
-          ORDER BY id FOR UPDATE
-       ), updated AS (
-         UPDATE trips t SET status = 'CHECKED_IN', updated_at = now() FROM inside
-          WHERE t.id = inside.id
-         RETURNING t.id, t.ref, t.driver_id, t.trucking_company_id, inside.status AS previous
-       )
-       SELECT * FROM updated`,
-      [driverId, fence.lat, fence.lng, fence.radius_m],
-    );
-  }
 }

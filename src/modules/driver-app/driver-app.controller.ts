@@ -8,7 +8,8 @@ import type { RenderedLayout } from '../rendering/render.js';
 import { RenderedLayoutView } from '../rendering/rendered-layout.dto.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { TicketView } from '../tickets/dto/ticket.dto.js';
-import { LIVE_STATUSES } from './driver-app.repository.js';
+import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import { TRIPS } from '../trips/trips.definition.js';
 import { DriverAppService } from './driver-app.service.js';
 
 class OwnerView {
@@ -48,7 +49,7 @@ class DriverRecordView {
 }
 
 class DriverAppointmentView extends DriverRecordView {
-  @ApiProperty({ enum: LIVE_STATUSES.appointment }) status: string;
+  @ApiProperty({ enum: APPOINTMENTS.liveStatuses }) status: string;
   @ApiProperty({ type: OwnerView, description: 'The terminal' }) terminal: OwnerView;
 }
 
@@ -56,7 +57,7 @@ const TEXT = { type: String, nullable: true };
 const COORDINATE = { type: Number, nullable: true };
 
 class DriverTripView extends DriverRecordView {
-  @ApiProperty({ enum: LIVE_STATUSES.trip }) status: string;
+  @ApiProperty({ enum: TRIPS.liveStatuses }) status: string;
   @ApiProperty({ type: OwnerView, description: 'The carrier' }) carrier: OwnerView;
   @ApiProperty(TEXT) from_location: string | null;
   @ApiProperty(TEXT) origin_street: string | null;
@@ -154,7 +155,7 @@ export class DriverAppController {
   })
   @ApiEnvelope(200, DriverAppointmentView, [APPOINTMENT], { isArray: true })
   async appointments(@CurrentDriver() driver: DriverPrincipal) {
-    return ok(await this.driverApp.records('appointment', driver));
+    return ok(await this.driverApp.appointments(driver));
   }
 
   @Get('trips')
@@ -163,7 +164,7 @@ export class DriverAppController {
   })
   @ApiEnvelope(200, DriverTripView, [TRIP], { isArray: true })
   async trips(@CurrentDriver() driver: DriverPrincipal) {
-    return ok(await this.driverApp.records('trip', driver));
+    return ok(await this.driverApp.trips(driver));
   }
 
   @Get('tickets')

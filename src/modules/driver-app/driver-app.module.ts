@@ -1,9 +1,15 @@
 import { Module } from '@nestjs/common';
+import { AppointmentsModule } from '../appointments/appointments.module.js';
+import { TripsModule } from '../trips/trips.module.js';
 import { DriverAppController } from './driver-app.controller.js';
 import { DriverAppRepository } from './driver-app.repository.js';
 import { DriverAppService } from './driver-app.service.js';
 import { DriverEventsController } from './driver-events.controller.js';
 
 /** The driver app's REST surface (docs/driver-tokens.md), authenticated by driver tokens. */
-@Module({ controllers: [DriverAppController, DriverEventsController], providers: [DriverAppRepository, DriverAppService] })
+@Module({
+  imports: [AppointmentsModule, TripsModule],
+  controllers: [DriverAppController, DriverEventsController],
+  providers: [DriverAppRepository, DriverAppService],
+})
 export class DriverAppModule {}

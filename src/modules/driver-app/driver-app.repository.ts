@@ -3,24 +3,6 @@ import { DataSource } from 'typeorm';
 import type { LayoutDefinition, LayoutSet } from '../layouts/layout-schema.js';
 import type { TicketRow } from '../tickets/tickets.repository.js';
 
-export const LIVE_STATUSES = {
-  appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
-  trip: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'],
-};
-
-export type DriverRecordRow = Record<string, unknown> & {
-  id: string;
-  layout_ref: string;
-  owner_id: string;
-  owner_name: string;
-  window_start: Date | null;
-  window_end: Date | null;
-  start_tolerance: number;
-  end_tolerance: number;
-  created_at: Date;
-  updated_at: Date;
-};
-
 export interface LayoutRow {
   owner_id: string;
   ref: string;
@@ -28,7 +10,7 @@ export interface LayoutRow {
   definition: LayoutDefinition;
 }
 
-/** The driver app's reads: a driver's live records, their layouts and tickets, a few queries per request. */
+/** The driver app's reads besides the records themselves: the driver, layouts and tickets. */
 @Injectable()
 export class DriverAppRepository {
   constructor(private readonly db: DataSource) {}
@@ -39,17 +21,6 @@ export class DriverAppRepository {
       [driverId],
     );
     return row;
-  }
-
-  /** Live appointments or trips of the driver owned by one partner, soonest window first, with the partner's name. */
-  liveRecords(noun: 'appointment' | 'trip', driverId: string, partnerId: string): Promise<DriverRecordRow[]> {
-    const [table, owner] = noun === 'appointment' ? ['appointments', 'terminal_id'] : ['trips', 'trucking_company_id'];
-    return this.db.query(
-      `SELECT r.*, r.${owner} AS owner_id, a.name AS owner_name FROM ${table} r JOIN accounts a ON a.id = r.${owner}
-        WHERE r.driver_id = $1 AND r.${owner} = $2 AND r.status = ANY($3::text[])
-        ORDER BY r.window_start NULLS LAST, r.created_at, r.id`,
-      [driverId, partnerId, LIVE_STATUSES[noun]],
-    );
   }
 
   /** The layouts of one set that these (owner, ref) pairs name, in one query. */

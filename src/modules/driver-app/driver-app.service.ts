@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import type { LayoutSet } from '../layouts/layout-schema.js';
+import { AppointmentsRepository } from '../appointments/appointments.repository.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
+import type { LiveRecordRow, RecordsRepository } from '../records/records.repository.js';
+import { TripsRepository } from '../trips/trips.repository.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../rendering/render.js';
 import { toTicketView } from '../tickets/tickets.service.js';
-import { type DriverRecordRow, DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
+import { DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
 
 const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
 const INTERNAL = new Set(['owner_id', 'owner_name', 'driver_id', 'terminal_id', 'trucking_company_id']);
 
-/** A record as the driver app shows it: its fields (timestamps ISO UTC), owner, admissible window. */
-function recordView(noun: 'appointment' | 'trip', row: DriverRecordRow): Record<string, unknown> {
+/** A record as the driver app shows it: its fields (timestamps ISO UTC), owner (`terminal` or `carrier`), admissible window. */
+function recordView(records: RecordsRepository, row: LiveRecordRow): Record<string, unknown> {
   const fields = Object.fromEntries(
     Object.entries(row)
       .filter(([key]) => !INTERNAL.has(key))
@@ -18,7 +22,7 @@ function recordView(noun: 'appointment' | 'trip', row: DriverRecordRow): Record<
   const { from, until } = admissibleWindow(row);
   return {
     ...fields,
-    [noun === 'appointment' ? 'terminal' : 'carrier']: { id: row.owner_id, name: row.owner_name },
+    [records.def.ownerKind]: { id: row.owner_id, name: row.owner_name },
     admissible_from: iso(from),
     admissible_until: iso(until),
   };
@@ -30,22 +34,35 @@ function recordView(noun: 'appointment' | 'trip', row: DriverRecordRow): Record<
  */
 @Injectable()
 export class DriverAppService {
-  constructor(private readonly repository: DriverAppRepository) {}
+  constructor(
+    private readonly repository: DriverAppRepository,
+    private readonly appointmentRecords: AppointmentsRepository,
+    private readonly tripRecords: TripsRepository,
+  ) {}
 
-  async records(
-    noun: 'appointment' | 'trip',
+  appointments(driver: DriverPrincipal) {
+    return this.records(this.appointmentRecords, driver);
+  }
+
+  trips(driver: DriverPrincipal) {
+    return this.records(this.tripRecords, driver);
+  }
+
+  private async records(
+    records: RecordsRepository,
     driver: DriverPrincipal,
   ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
+    const { noun, layoutSet } = records.def;
     const [rows, driverView] = await Promise.all([
-      this.repository.liveRecords(noun, driver.driverId, driver.partnerId),
+      records.findLiveOfDriver(driver.driverId, driver.partnerId),
       this.repository.driver(driver.driverId),
     ]);
     const layouts = await this.layoutsFor(
-      noun,
+      layoutSet,
       rows.map((row) => ({ owner_id: row.owner_id, layout_ref: row.layout_ref })),
     );
     return rows.map((row) => {
-      const view = recordView(noun, row);
+      const view = recordView(records, row);
       const layout = layouts.get(layoutKey(row.owner_id, row.layout_ref));
       return { ...view, layout: layout ? renderLayout(layout, recordContext(noun, view, driverView)) : null };
     });
@@ -53,10 +70,10 @@ export class DriverAppService {
 
   async tickets(driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const [appointments, driverView] = await Promise.all([
-      this.repository.liveRecords('appointment', driver.driverId, driver.partnerId),
+      this.appointmentRecords.findLiveOfDriver(driver.driverId, driver.partnerId),
       this.repository.driver(driver.driverId),
     ]);
-    const appointmentViews = new Map(appointments.map((row) => [row.id, recordView('appointment', row)]));
+    const appointmentViews = new Map(appointments.map((row) => [row.id, recordView(this.appointmentRecords, row)]));
     const tickets = await this.repository.ticketsOf(appointments.map((row) => row.id));
     const layouts = await this.layoutsFor(
       'ticket',
@@ -74,7 +91,7 @@ export class DriverAppService {
     });
   }
 
-  private async layoutsFor(set: 'appointment' | 'trip' | 'ticket', keys: { owner_id: string; layout_ref: string }[]) {
+  private async layoutsFor(set: LayoutSet, keys: { owner_id: string; layout_ref: string }[]) {
     const rows: LayoutRow[] = await this.repository.layouts(set, keys);
     return new Map(rows.map((row) => [layoutKey(row.owner_id, row.ref), row]));
   }

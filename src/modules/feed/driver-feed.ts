@@ -42,8 +42,8 @@ const toEvent = (row: FeedRow): FeedEvent => ({
   created_at: row.created_at.toISOString(),
 });
 
-/** Appends feed events inside a transaction; they are published only after it commits. */
-export type FeedWriter = (events: NewFeedEvent[]) => Promise<void>;
+/** Adds feed events to the transaction's; they are written together before it commits and published after. */
+export type FeedWriter = (events: NewFeedEvent[]) => void;
 
 /**
  * The durable driver feed (docs/checkin.md#the-driver-feed). Events are written in the same transaction as the change they
@@ -56,16 +56,19 @@ export class DriverFeed {
 
   constructor(private readonly db: DataSource) {}
 
-  /** `inTransaction` plus a feed writer whose events go out once the transaction has committed. */
+  /**
+   * `inTransaction` plus a feed writer: the events `work` adds are written in one statement when it is done,
+   * inside the transaction, and go out once it has committed.
+   */
   async transaction<T>(work: (manager: EntityManager, append: FeedWriter) => Promise<T>): Promise<T> {
-    let pending: FeedEvent[] = [];
-    const result = await inTransaction(this.db, (manager) => {
-      pending = [];
-      return work(manager, async (events) => {
-        pending.push(...(await this.append(manager, events)));
-      });
+    let written: FeedEvent[] = [];
+    const result = await inTransaction(this.db, async (manager) => {
+      const added: NewFeedEvent[] = [];
+      const value = await work(manager, (events) => void added.push(...events));
+      written = await this.append(manager, added);
+      return value;
     });
-    if (pending.length) this.committed$.next(pending);
+    if (written.length) this.committed$.next(written);
     return result;
   }
 

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, getMetadataArgsStorage, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { SqlType } from './record-definition.js';
 
 /** Columns trips and appointments share: identity, layout, driver, schedule and free data. */
 export abstract class ScheduledRecord {
@@ -58,4 +59,25 @@ export abstract class RecordLog {
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
+}
+
+/** Columns every record has that the engine writes itself, never from an item's fields. */
+const ENGINE_COLUMNS = new Set(['id', 'ref', 'layout_ref', 'driver_id', 'status', 'created_at', 'updated_at']);
+
+/**
+ * The data columns of a record entity (its own and those it inherits), as the engine's SQL needs them:
+ * name → type, and which default to 0. The entity is where a column is declared; definitions derive from it.
+ */
+export function dataColumns(entity: abstract new () => ScheduledRecord, ownerColumn: string) {
+  const classes = new Set<unknown>();
+  for (let target: unknown = entity; target && target !== Object; target = Object.getPrototypeOf(target)) classes.add(target);
+  const columns: Record<string, SqlType> = {};
+  const zeroDefaults: string[] = [];
+  for (const { target, propertyName, mode, options } of getMetadataArgsStorage().columns) {
+    const name = options.name ?? propertyName;
+    if (!classes.has(target) || mode !== 'regular' || ENGINE_COLUMNS.has(name) || name === ownerColumn) continue;
+    columns[name] = options.type as SqlType;
+    if (options.default === 0) zeroDefaults.push(name);
+  }
+  return { columns, zeroDefaults };
 }

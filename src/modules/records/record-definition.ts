@@ -3,7 +3,7 @@ import type { LayoutSet } from '../layouts/layout-schema.js';
 
 export type SqlType = 'text' | 'timestamptz' | 'double precision' | 'integer' | 'jsonb';
 
-/** A row as the repository reads it: the record's columns plus its driver's. */
+/** A row as the repository reads it: the record's columns (its driver's too, where joined). */
 export type RecordRow = Record<string, unknown> & {
   id: string;
   ref: string;
@@ -12,6 +12,8 @@ export type RecordRow = Record<string, unknown> & {
   driver_id: string;
   window_start: Date | null;
   window_end: Date | null;
+  start_tolerance: number;
+  end_tolerance: number;
   created_at: Date;
   updated_at: Date;
   tax_id: string;
@@ -19,13 +21,25 @@ export type RecordRow = Record<string, unknown> & {
   license_category: string;
 };
 
+/** What moves a record from one status to another (docs/statuses.md). */
+export type MoveKind = 'put' | 'delete' | 'checkin' | 'arrival';
+
+/** One row of a record's status table: `via` moves it from any of `from` to `to`. */
+export interface StatusMove {
+  via: MoveKind;
+  from: readonly string[];
+  to: string;
+}
+
 /**
- * What makes trips and appointments differ: tables, owner, columns, statuses. One engine (RecordsService,
- * RecordsRepository) serves both from their definitions, so every batch rule is written once.
+ * What makes trips and appointments differ: tables, owner, columns, statuses and their moves. One engine
+ * (RecordsService, RecordsRepository) serves both from their definitions, so every rule is written once.
  */
 export interface RecordDefinition {
-  /** Singular noun: the body key (`trip`, `appointment`) and the word in messages. */
+  /** Singular noun: the body key (`trip`, `appointment`). */
   noun: 'trip' | 'appointment';
+  /** The noun as messages start it (`Trip created`). */
+  label: string;
   table: string;
   logTable: string;
   logForeignKey: string;
@@ -35,14 +49,14 @@ export interface RecordDefinition {
   layoutSet: LayoutSet;
   statuses: readonly string[];
   initialStatus: string;
-  /** Data columns that create and update write (besides ref and layout_ref), with their SQL types. */
+  /** Statuses the driver app lists (the record still lies ahead of the driver or is under way). */
+  liveStatuses: readonly string[];
+  /** Data columns that create and update write (besides ref and layout_ref), with their SQL types: the entity's. */
   columns: Record<string, SqlType>;
-  /** Columns that default to 0 when left out. */
-  zeroDefaults: string[];
-  /** For PUT: the statuses each target status may be reached from (docs/statuses.md). */
-  putTransitions: Record<string, readonly string[]>;
-  /** The log event of a move into each status. */
-  statusEvents: Record<string, string>;
+  /** Columns that default to 0 when left out: the entity's. */
+  zeroDefaults: readonly string[];
+  /** The status table of docs/statuses.md; every move goes through `RecordsService.transition`. */
+  moves: readonly StatusMove[];
   /** Interface: fields an update may not send. */
   protectedFields: readonly string[];
   /** The record as GET …/logs shows it. */
@@ -50,6 +64,9 @@ export interface RecordDefinition {
 }
 
 export const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);
+
+/** Every status but DELETED: what a DELETE moves from. */
+export const undeleted = (statuses: readonly string[]) => statuses.filter((status) => status !== 'DELETED');
 
 /** When the gate accepts a record: [window_start - start_tolerance, window_end + end_tolerance]; open ends when unset. */
 export function admissibleWindow(record: {
@@ -63,14 +80,3 @@ export function admissibleWindow(record: {
     until: record.window_end ? new Date(record.window_end.getTime() + record.end_tolerance * 60_000) : null,
   };
 }
-
-/** Columns trips and appointments both have. */
-export const SCHEDULE_COLUMNS: Record<string, SqlType> = {
-  license_plate: 'text',
-  summary: 'text',
-  window_start: 'timestamptz',
-  window_end: 'timestamptz',
-  start_tolerance: 'integer',
-  end_tolerance: 'integer',
-  custom_data: 'jsonb',
-};

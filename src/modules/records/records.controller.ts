@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put, Query, type Type } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiProperty, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { guideUrl } from '../../common/docs/guide.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
+import { BatchPipe, type Batch } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
@@ -11,14 +12,15 @@ import { DriverView } from '../drivers/dto/driver.dto.js';
 import { REF_MAX } from './dto/record-fields.dto.js';
 import { CreatedRecordsView, DeletedRecordsView, LogItemView, UpdatedRecordsView } from './dto/record-views.dto.js';
 import type { RecordDefinition } from './record-definition.js';
+import { checkUpdates, createItems, deleteRefs, distinctRefs, type CreateItem, type UpdateItem, updateItems } from './record-input.js';
 import { MAX_QUERY_REFS, type LogsElement, type RecordsService } from './records.service.js';
 
 export interface RecordsApi {
   def: RecordDefinition;
-  /** Injection token of the RecordsService for this kind of record. */
-  service: symbol;
-  createItem: Type<unknown>;
-  updateItem: Type<unknown>;
+  /** The module's RecordsService subclass, injected by its class. */
+  service: Type<RecordsService>;
+  createItem: Type<object>;
+  updateItem: Type<object>;
   logView: Type<unknown>;
   examples: RecordExamples;
 }
@@ -56,7 +58,10 @@ const refsBody = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: '
  */
 export function recordsController({ def, service, createItem, updateItem, logView, examples }: RecordsApi): Type<unknown> {
   const plural = `${def.noun}s`;
-  const Title = def.noun === 'trip' ? 'Trip' : 'Appointment';
+  const Title = def.label;
+  const CreateBody = BatchPipe<CreateItem>(createItems(createItem));
+  const UpdateBody = BatchPipe(updateItems(def, updateItem), checkUpdates);
+  const DeleteBody = BatchPipe(deleteRefs, distinctRefs);
 
   class LogsData {
     @ApiProperty({ type: logView }) [def.noun]: unknown;
@@ -78,7 +83,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
   @ApiExtraModels(createItem, updateItem)
   @Controller(`api/v1/${plural}`)
   class RecordsController {
-    constructor(@Inject(service) readonly records: RecordsService) {}
+    constructor(readonly records: RecordsService) {}
 
     @Post()
     @ApiOperation({ summary: `Create ${plural}: one object or an array, all or nothing; drivers are created or updated` })
@@ -88,8 +93,11 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     })
     @ApiEnvelope(201, CreatedRecordsView, { created_refs: examples.refs, created_ids: examples.ids, status: 'created' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'DUPLICATE_KEY')
-    async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<CreatedRecordsView>> {
-      return ok(await this.records.create(principal, body));
+    async create(
+      @CurrentPrincipal() principal: Principal,
+      @Body(CreateBody) batch: Batch<CreateItem>,
+    ): Promise<Envelope<CreatedRecordsView>> {
+      return ok(await this.records.create(principal, batch));
     }
 
     @Put()
@@ -112,8 +120,11 @@ export function recordsController({ def, service, createItem, updateItem, logVie
       'REFS_NOT_FOUND',
       'INVALID_STATUS_TRANSITION',
     )
-    async update(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<UpdatedRecordsView>> {
-      return ok(await this.records.update(principal, body));
+    async update(
+      @CurrentPrincipal() principal: Principal,
+      @Body(UpdateBody) batch: Batch<UpdateItem>,
+    ): Promise<Envelope<UpdatedRecordsView>> {
+      return ok(await this.records.update(principal, batch));
     }
 
     @Delete()
@@ -125,8 +136,8 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     })
     @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: examples.refs, status: 'deleted' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
-    async remove(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<DeletedRecordsView>> {
-      return ok(await this.records.delete(principal, body));
+    async remove(@CurrentPrincipal() principal: Principal, @Body(DeleteBody) batch: Batch<string>): Promise<Envelope<DeletedRecordsView>> {
+      return ok(await this.records.delete(principal, batch));
     }
 
     @Get('logs')
@@ -153,6 +164,8 @@ export function recordsController({ def, service, createItem, updateItem, logVie
       return ok(await this.records.logs(principal, parseQueryList(refs, 'refs', MAX_QUERY_REFS, REF_MAX)));
     }
   }
+  // Nest injects by the constructor's parameter types: this kind's service.
+  Reflect.defineMetadata('design:paramtypes', [service], RecordsController);
   Object.defineProperty(RecordsController, 'name', { value: `${Title}sController` });
   return RecordsController;
 }

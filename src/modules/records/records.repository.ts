@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RecordDefinition, RecordRow, SqlType } from './record-definition.js';
+import type { LogEntry } from './transitions.js';
 
 export interface NewRecord {
   ref: string;
@@ -15,12 +16,6 @@ export interface RecordPatch {
   status?: string;
 }
 
-export interface LogEntry {
-  recordId: string;
-  event: string;
-  message: string;
-}
-
 export interface LogLine {
   record_id: string;
   event: string;
@@ -28,45 +23,51 @@ export interface LogLine {
   created_at: string;
 }
 
+/** A live record of a driver as the driver app lists it, with its owner's name. */
+export type LiveRecordRow = RecordRow & { owner_id: string; owner_name: string };
+
 /** `(patch->>'col')::type`, or the jsonb itself (a JSON null clears the column). */
 function patchValue(column: string, type: SqlType): string {
   return type === 'jsonb' ? `NULLIF(x.patch->'${column}', 'null'::jsonb)` : `(x.patch->>'${column}')::${type}`;
 }
 
 /**
- * Every query of trips and appointments, written once from their definitions. Batches cost a fixed number
- * of statements: rows travel as one JSON array (`jsonb_to_recordset`) or as arrays (`unnest`).
- * Identifiers in the SQL come from the definitions, never from input.
+ * Every query of trips and appointments, written once from their definitions (each module injects its own
+ * subclass). Batches cost a fixed number of statements: rows travel as one JSON array (`jsonb_to_recordset`)
+ * or as arrays (`unnest`). Identifiers in the SQL come from the definitions, never from input.
  */
-export class RecordsRepository {
+export abstract class RecordsRepository {
   private readonly recordset: string;
-  private readonly selectColumns: string;
 
-  constructor(
-    private readonly def: RecordDefinition,
-    private readonly db: DataSource,
+  protected constructor(
+    readonly def: RecordDefinition,
+    protected readonly db: DataSource,
   ) {
     this.recordset = Object.entries(def.columns)
       .map(([column, type]) => `${column} ${type}`)
       .join(', ');
-    this.selectColumns = `r.*, d.tax_id, d.driver_license_number, d.license_category`;
   }
 
   /**
-   * Inserts all rows in one statement. A ref that already exists for the owner (or arrives concurrently)
-   * is skipped, not an error: the caller compares what came back with what it sent.
+   * Inserts all rows in one statement, with their 'created' log entries. A ref that already exists for the
+   * owner (or arrives concurrently) is skipped, not an error: the caller compares what came back with what it sent.
    */
   async insertMany(manager: EntityManager, ownerId: string, rows: NewRecord[]): Promise<{ id: string; ref: string }[]> {
-    const { table, ownerColumn, columns, zeroDefaults, initialStatus } = this.def;
+    const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label } = this.def;
     const names = Object.keys(columns);
     const values = names.map((column) => (zeroDefaults.includes(column) ? `COALESCE(x.${column}, 0)` : `x.${column}`));
     return manager.query(
-      `INSERT INTO ${table} (${ownerColumn}, status, ref, layout_ref, driver_id, ${names.join(', ')})
-       SELECT $1, $2, x.ref, x.layout_ref, x.driver_id, ${values.join(', ')}
-         FROM jsonb_to_recordset($3::jsonb) AS x(ref text, layout_ref text, driver_id uuid, ${this.recordset})
-       ON CONFLICT (${ownerColumn}, ref) DO NOTHING
-       RETURNING id, ref`,
-      [ownerId, initialStatus, JSON.stringify(rows)],
+      `WITH inserted AS (
+         INSERT INTO ${table} (${ownerColumn}, status, ref, layout_ref, driver_id, ${names.join(', ')})
+         SELECT $1, $2, x.ref, x.layout_ref, x.driver_id, ${values.join(', ')}
+           FROM jsonb_to_recordset($3::jsonb) AS x(ref text, layout_ref text, driver_id uuid, ${this.recordset})
+         ON CONFLICT (${ownerColumn}, ref) DO NOTHING
+         RETURNING id, ref
+       ), logged AS (
+         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
+       )
+       SELECT id, ref FROM inserted`,
+      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`],
     );
   }
 
@@ -96,17 +97,27 @@ export class RecordsRepository {
     );
   }
 
-  async setStatus(manager: EntityManager, ids: string[], status: string): Promise<void> {
-    await manager.query(`UPDATE ${this.def.table} SET status = $2, updated_at = now() WHERE id = ANY($1::uuid[])`, [ids, status]);
+  /** Sets each record's own status, and writes the log entries, in one statement. */
+  async setStatuses(manager: EntityManager, moves: { id: string; to: string }[], logs: LogEntry[]): Promise<void> {
+    if (moves.length === 0) return this.insertLogs(manager, logs);
+    const { table, logTable, logForeignKey } = this.def;
+    await manager.query(
+      `WITH moved AS (
+         UPDATE ${table} AS t SET status = x.status, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[]) AS x(id, status)
+          WHERE t.id = x.id
+       )
+       INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[])`,
+      [moves.map((m) => m.id), moves.map((m) => m.to), ...logColumns(logs)],
+    );
   }
 
   async insertLogs(manager: EntityManager, entries: LogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const { logTable, logForeignKey } = this.def;
     await manager.query(
-      `INSERT INTO ${logTable} (${logForeignKey}, event, message)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])`,
-      [entries.map((e) => e.recordId), entries.map((e) => e.event), entries.map((e) => e.message)],
+      `INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])`,
+      logColumns(entries),
     );
   }
 
@@ -114,7 +125,7 @@ export class RecordsRepository {
   findWithDrivers(ownerId: string, refs: string[]): Promise<RecordRow[]> {
     const { table, ownerColumn } = this.def;
     return this.db.query(
-      `SELECT ${this.selectColumns} FROM ${table} r JOIN drivers d ON d.id = r.driver_id
+      `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category FROM ${table} r JOIN drivers d ON d.id = r.driver_id
         WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[])`,
       [ownerId, refs],
     );
@@ -133,6 +144,28 @@ export class RecordsRepository {
     );
   }
 
+  /** A driver's live records owned by one partner, soonest window first, with the partner's name. */
+  findLiveOfDriver(driverId: string, ownerId: string): Promise<LiveRecordRow[]> {
+    const { table, ownerColumn, liveStatuses } = this.def;
+    return this.db.query(
+      `SELECT r.*, r.${ownerColumn} AS owner_id, a.name AS owner_name FROM ${table} r JOIN accounts a ON a.id = r.${ownerColumn}
+        WHERE r.driver_id = $1 AND r.${ownerColumn} = $2 AND r.status = ANY($3::text[])
+        ORDER BY r.window_start NULLS LAST, r.created_at, r.id`,
+      [driverId, ownerId, liveStatuses],
+    );
+  }
+
+  /** Whether the owner has a record (not deleted) of the driver with this tax id. */
+  async hasLiveRecordOf(ownerId: string, taxId: string): Promise<boolean> {
+    const { table, ownerColumn } = this.def;
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM ${table} r JOIN drivers d ON d.id = r.driver_id
+        WHERE d.tax_id = $2 AND r.${ownerColumn} = $1 AND r.status <> 'DELETED' LIMIT 1`,
+      [ownerId, taxId],
+    );
+    return rows.length > 0;
+  }
+
   /** Whether a live (not deleted) record of the owner uses this layout. */
   async usesLayout(manager: EntityManager, ownerId: string, layoutRef: string): Promise<boolean> {
     const { table, ownerColumn } = this.def;
@@ -143,3 +176,5 @@ export class RecordsRepository {
     return rows.length > 0;
   }
 }
+
+const logColumns = (entries: LogEntry[]) => [entries.map((e) => e.recordId), entries.map((e) => e.event), entries.map((e) => e.message)];

@@ -1,22 +1,18 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { dtoItems, type ItemParser, parseBatch, stringItems } from '../../common/batch/batch-input.js';
-import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
-import { isPlainObject, validatePlain } from '../../common/validation/validate.js';
-import { inTransaction } from '../../database/transaction.js';
-import type { DriverFeed, NewFeedEvent } from '../feed/driver-feed.js';
-import type { AppConfig } from '../../config/config.js';
+import type { EntityManager } from 'typeorm';
+import type { Batch } from '../../common/batch/batch.pipe.js';
+import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
-import type { DriverInput, DriversRepository } from '../drivers/drivers.repository.js';
+import type { DriversRepository } from '../drivers/drivers.repository.js';
+import type { DriverFeed, FeedWriter } from '../feed/driver-feed.js';
+import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
-import { REF_MAX } from './dto/record-fields.dto.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
-import type { LogEntry, RecordPatch, RecordsRepository } from './records.repository.js';
+import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
+import type { RecordPatch, RecordsRepository } from './records.repository.js';
+import { type LogEntry, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
 export const MAX_QUERY_REFS = 100;
-
-type CreateItem = { driver: DriverInput } & Record<string, Record<string, unknown> & { ref: string; layout_ref: string }>;
-type UpdateItem = { ref: string } & Record<string, Record<string, unknown>>;
 
 export interface LogItem {
   event: string;
@@ -30,41 +26,47 @@ export interface LogsElement {
   data: { driver: Record<string, unknown>; logs: LogItem[]; [noun: string]: unknown } | null;
 }
 
-/** Refs that appear more than once, each named once. */
-function repeated(refs: string[]): string[] {
-  const seen = new Set<string>();
-  const twice = new Set<string>();
-  for (const ref of refs) (seen.has(ref) ? twice : seen).add(ref);
-  return [...twice];
+/** What the engine needs besides its own repository; each module's service passes its injected ones. */
+export interface RecordsServiceDeps {
+  layouts: LayoutsRepository;
+  usage: LayoutUsage;
+  drivers: DriversRepository;
+  feed: DriverFeed;
 }
 
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
 
 /**
- * The batch rules for one kind of record (trips or appointments): one transaction per request, a fixed
- * number of statements per batch, errors in the documented order (docs/errors.md, docs/statuses.md).
+ * The rules of one kind of record (trips or appointments; each module injects its own subclass): one
+ * transaction per request, a fixed number of statements per batch, errors in the documented order
+ * (docs/errors.md), every status move through `transition` (docs/statuses.md).
  */
-export class RecordsService {
-  constructor(
-    private readonly def: RecordDefinition,
-    private readonly records: RecordsRepository,
-    private readonly layouts: LayoutsRepository,
-    private readonly drivers: DriversRepository,
-    private readonly db: DataSource,
-    private readonly feed: DriverFeed,
-    private readonly config: AppConfig,
-    private readonly createItem: new () => object,
-    private readonly updateItem: new () => object,
-  ) {}
+export abstract class RecordsService {
+  protected readonly def: RecordDefinition;
+  private readonly layouts: LayoutsRepository;
+  private readonly drivers: DriversRepository;
+  private readonly feed: DriverFeed;
 
-  async create(principal: Principal, body: unknown): Promise<{ created_refs: string[]; created_ids: string[]; status: 'created' }> {
+  protected constructor(
+    protected readonly records: RecordsRepository,
+    deps: RecordsServiceDeps,
+  ) {
+    this.def = records.def;
+    ({ layouts: this.layouts, drivers: this.drivers, feed: this.feed } = deps);
+    // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
+    deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
+  }
+
+  async create(
+    principal: Principal,
+    { items }: Batch<CreateItem>,
+  ): Promise<{ created_refs: string[]; created_ids: string[]; status: 'created' }> {
     const { noun } = this.def;
-    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(this.createItem)) as CreateItem[];
     const ownerId = principal.accountId!;
     const records = items.map((item) => item[noun]);
     const refs = records.map((record) => record.ref);
 
-    const ids = await inTransaction(this.db, async (manager) => {
+    const ids = await this.feed.transaction(async (manager) => {
       await this.checkLayouts(
         manager,
         ownerId,
@@ -84,31 +86,14 @@ export class RecordsService {
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
-      await this.records.insertLogs(
-        manager,
-        inserted.map((row) => ({ recordId: row.id, event: 'created', message: `${this.label} created` })),
-      );
       return new Map(inserted.map((row) => [row.ref, row.id]));
     });
     return { created_refs: refs, created_ids: refs.map((ref) => ids.get(ref)!), status: 'created' };
   }
 
-  async update(principal: Principal, body: unknown): Promise<{ updated_refs: string[]; status: 'updated' }> {
+  async update(principal: Principal, batch: Batch<UpdateItem>): Promise<{ updated_refs: string[]; status: 'updated' }> {
     const { noun } = this.def;
-    const parsed = parseBatch(body, this.config.maxBatchSize, this.updateParser());
-    const twice = repeated(parsed.map((p) => p.item.ref));
-    if (twice.length) {
-      throw AppError.validation(
-        parsed.flatMap((p, i) =>
-          twice.includes(p.item.ref) ? [{ path: `[${i}].ref`, message: 'appears more than once in this batch' }] : [],
-        ),
-      );
-    }
-    const protectedPaths = parsed.flatMap((p) => p.protectedPaths);
-    if (protectedPaths.length) {
-      throw new AppError('PROTECTED_FIELD', `Protected fields cannot be updated: ${protectedPaths.join(', ')}`, { fields: protectedPaths });
-    }
-    const items = parsed.map((p) => p.item);
+    const { items } = batch;
     const ownerId = principal.accountId!;
 
     await this.feed.transaction(async (manager, appendFeed) => {
@@ -122,46 +107,58 @@ export class RecordsService {
 
       const patches: RecordPatch[] = [];
       const logs: LogEntry[] = [];
-      const events: NewFeedEvent[] = [];
+      const moves: PlannedMove[] = [];
       items.forEach((item, index) => {
         const row = current.get(item.ref)!;
-        const { status, ...patch } = item[noun] as { status?: string } & Record<string, unknown>;
-        const to = status ?? row.status;
-        this.checkTransition(row, to, 'put');
-        this.checkWindow(row, patch, Array.isArray(body) ? `[${index}].${noun}` : noun);
+        const { status, ...patch } = item[noun];
+        const move = planMove(this.def, { record: row, to: status ?? row.status, via: 'put' });
+        this.checkWindow(row, patch, batch.path(index, noun));
         const changed = Object.keys(patch);
         if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: `Updated ${changed.join(', ')}` });
-        if (to !== row.status) {
-          logs.push(this.statusLog(row, to));
-          events.push(this.statusEvent(row, to));
+        if (move) {
+          logs.push(move.log);
+          moves.push(move);
         }
-        if (changed.length || to !== row.status) patches.push({ id: row.id, patch, ...(to !== row.status ? { status: to } : {}) });
+        if (changed.length || move) patches.push({ id: row.id, patch, ...(move ? { status: move.to } : {}) });
       });
       if (patches.length) await this.records.updateMany(manager, patches);
       await this.records.insertLogs(manager, logs);
-      await appendFeed(events);
+      appendFeed(moves.map((move) => move.event));
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
   }
 
-  async delete(principal: Principal, body: unknown): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
-    const refs = [...new Set(parseBatch(body, this.config.maxBatchSize, stringItems(REF_MAX)))];
+  async delete(principal: Principal, { items: refs }: Batch<string>): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
     await this.feed.transaction(async (manager, appendFeed) => {
       const current = await this.lockExisting(manager, principal.accountId!, refs);
-      const rows = refs.map((ref) => current.get(ref)!);
-      for (const row of rows) this.checkTransition(row, 'DELETED', 'delete');
-      await this.records.setStatus(
+      await this.transition(
         manager,
-        rows.map((row) => row.id),
-        'DELETED',
+        appendFeed,
+        refs.map((ref) => ({ record: current.get(ref)!, to: 'DELETED', via: 'delete' })),
       );
-      await this.records.insertLogs(
-        manager,
-        rows.map((row) => this.statusLog(row, 'DELETED')),
-      );
-      await appendFeed(rows.map((row) => this.statusEvent(row, 'DELETED')));
     });
     return { deleted_refs: refs, status: 'deleted' };
+  }
+
+  /**
+   * Moves records to new statuses (DELETE, the check-in, a trip's arrival; a PUT plans its moves the same way
+   * and writes them with its patch): checked against the status table, written with their log entries in one
+   * statement, their feed events added to the transaction's. Answers what was moved.
+   */
+  async transition(manager: EntityManager, appendFeed: FeedWriter, changes: StatusChange[]): Promise<PlannedMove[]> {
+    const moves = changes.map((change) => planMove(this.def, change)).filter((move): move is PlannedMove => move !== null);
+    await this.records.setStatuses(
+      manager,
+      moves,
+      moves.map((move) => move.log),
+    );
+    appendFeed(moves.map((move) => move.event));
+    return moves;
+  }
+
+  /** Writes log entries on records (check-in attempts, ticket changes). */
+  log(manager: EntityManager, entries: LogEntry[]): Promise<void> {
+    return this.records.insertLogs(manager, entries);
   }
 
   /** GET …/logs: each distinct requested ref once, in request order; unknown ones `found: false`. */
@@ -192,13 +189,6 @@ export class RecordsService {
     });
   }
 
-  /** Registered with LayoutUsage: deleting a layout a live record uses is refused. */
-  usesLayout = (manager: EntityManager, ownerId: string, ref: string) => this.records.usesLayout(manager, ownerId, ref);
-
-  private get label(): string {
-    return this.def.noun === 'trip' ? 'Trip' : 'Appointment';
-  }
-
   private checkLayouts(manager: EntityManager, ownerId: string, layoutRefs: string[]): Promise<void> {
     return requireLayouts(this.layouts, manager, ownerId, this.def.layoutSet, layoutRefs);
   }
@@ -211,20 +201,6 @@ export class RecordsService {
     return found;
   }
 
-  /** docs/statuses.md: PUT to the current status is a no-op; nothing changes a deleted record. */
-  private checkTransition(row: RecordRow, to: string, via: 'put' | 'delete'): void {
-    const from = row.status;
-    const allowed =
-      from !== 'DELETED' && (via === 'delete' ? to === 'DELETED' : to === from || (this.def.putTransitions[to] ?? []).includes(from));
-    if (!allowed) {
-      throw new AppError('INVALID_STATUS_TRANSITION', `${this.label} ${row.ref} cannot move from ${from} to ${to}`, {
-        ref: row.ref,
-        from,
-        to,
-      });
-    }
-  }
-
   /** With the stored values filling in, window_start must still not be after window_end. */
   private checkWindow(row: RecordRow, patch: Record<string, unknown>, path: string): void {
     if (!('window_start' in patch) && !('window_end' in patch)) return;
@@ -233,46 +209,5 @@ export class RecordsService {
     if (start && end && Date.parse(start) > Date.parse(end)) {
       throw AppError.validation([{ path: `${path}.window_end`, message: 'window_end must not be earlier than window_start' }]);
     }
-  }
-
-  /** The driver's feed hears of every status change of their records. */
-  private statusEvent(row: RecordRow, to: string): NewFeedEvent {
-    return {
-      driverId: row.driver_id,
-      partnerId: row[this.def.ownerColumn] as string,
-      type: `${this.def.noun}.status`,
-      data: { id: row.id, ref: row.ref, status: to, previous_status: row.status },
-    };
-  }
-
-  private statusLog(row: RecordRow, to: string): LogEntry {
-    return { recordId: row.id, event: this.def.statusEvents[to], message: `Status changed from ${row.status} to ${to}` };
-  }
-
-  /**
-   * Update items: protected fields (interface table) and a `driver` object are set aside before validation,
-   * so that a malformed item still answers VALIDATION_ERROR first and PROTECTED_FIELD comes next.
-   */
-  private updateParser(): ItemParser<{ item: UpdateItem; protectedPaths: string[] }> {
-    const { noun, protectedFields } = this.def;
-    return (raw, path) => {
-      if (!isPlainObject(raw)) return { issues: [{ path, message: 'must be a JSON object' }] };
-      const protectedPaths: string[] = [];
-      const { driver, ...rest } = raw;
-      if (driver !== undefined) protectedPaths.push(path ? `${path}.driver` : 'driver');
-      const fields = rest[noun];
-      if (isPlainObject(fields)) {
-        const kept = { ...fields };
-        for (const field of protectedFields) {
-          if (field in kept) {
-            protectedPaths.push(`${path ? `${path}.` : ''}${noun}.${field}`);
-            delete kept[field];
-          }
-        }
-        rest[noun] = kept;
-      }
-      const result = validatePlain(this.updateItem, rest, path) as { value?: UpdateItem; issues: ValidationIssue[] };
-      return result.value ? { value: { item: result.value, protectedPaths }, issues: [] } : { issues: result.issues };
-    };
   }
 }

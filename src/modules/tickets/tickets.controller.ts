@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nest
 import { ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
+import { type Batch, BatchPipe } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
@@ -17,7 +18,7 @@ import {
   UpdatedTicketsView,
   UpdateTicketDto,
 } from './dto/ticket.dto.js';
-import { TicketsService } from './tickets.service.js';
+import { checkTicketUpdates, TICKET_INPUT, TicketsService } from './tickets.service.js';
 
 const oneOrMany = (model: object) => ({
   oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }],
@@ -41,8 +42,11 @@ export class TicketsController {
   })
   @ApiEnvelope(201, CreatedTicketsView, { created_ids: [EXAMPLE.ticketId], status: 'created' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'APPOINTMENT_NOT_FOUND')
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<CreatedTicketsView>> {
-    return ok(await this.tickets.create(principal, body));
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body(BatchPipe(TICKET_INPUT.create)) batch: Batch<CreateTicketDto>,
+  ): Promise<Envelope<CreatedTicketsView>> {
+    return ok(await this.tickets.create(principal, batch));
   }
 
   @Put()
@@ -60,8 +64,11 @@ export class TicketsController {
   })
   @ApiEnvelope(200, UpdatedTicketsView, { updated_ids: [EXAMPLE.ticketId], status: 'updated' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'TICKETS_NOT_FOUND')
-  async update(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<UpdatedTicketsView>> {
-    return ok(await this.tickets.update(principal, body));
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Body(BatchPipe(TICKET_INPUT.update, checkTicketUpdates)) batch: Batch<UpdateTicketDto>,
+  ): Promise<Envelope<UpdatedTicketsView>> {
+    return ok(await this.tickets.update(principal, batch));
   }
 
   @Delete()
@@ -82,8 +89,11 @@ export class TicketsController {
   )
   @ApiEnvelope(200, DeletedTicketsView, { deleted_ids: [EXAMPLE.ticketId], status: 'deleted' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
-  async remove(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<Envelope<DeletedTicketsView>> {
-    return ok(await this.tickets.delete(principal, body));
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Body(BatchPipe(TICKET_INPUT.delete, (ids) => [...new Set(ids)])) batch: Batch<string>,
+  ): Promise<Envelope<DeletedTicketsView>> {
+    return ok(await this.tickets.delete(principal, batch));
   }
 
   @Get()

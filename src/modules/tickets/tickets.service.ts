@@ -1,22 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import type { EntityManager } from 'typeorm';
-import { dtoItems, parseBatch } from '../../common/batch/batch-input.js';
-import { AppError } from '../../common/errors/app-error.js';
-import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import { dtoItems, type ItemParser } from '../../common/batch/batch-input.js';
+import type { Batch } from '../../common/batch/batch.pipe.js';
+import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
+import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { Principal } from '../auth/principal.js';
 import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-feed.js';
+import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
-import { RecordsRepository, type LogEntry } from '../records/records.repository.js';
-import { DataSource } from 'typeorm';
+import type { LogEntry } from '../records/transitions.js';
 import { CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
 import { type AppointmentRef, type TicketRow, TicketsRepository } from './tickets.repository.js';
 
 export type { TicketView };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function toTicketView(row: TicketRow): TicketView {
   return {
@@ -31,21 +30,35 @@ export function toTicketView(row: TicketRow): TicketView {
   };
 }
 
-const uuidItems = (raw: unknown, path: string) =>
-  typeof raw === 'string' && UUID.test(raw)
-    ? { value: raw.toLowerCase(), issues: [] }
-    : { issues: [{ path, message: 'must be a ticket id (UUID)' }] };
+/** The input of each write: items validated by the controller's batch pipe. */
+export const TICKET_INPUT = {
+  create: dtoItems(CreateTicketDto),
+  update: dtoItems(UpdateTicketDto),
+  /** DELETE bodies: ticket ids; an id sent twice is deleted once. */
+  delete: ((raw, path) =>
+    typeof raw === 'string' && isUUID(raw)
+      ? { value: raw.toLowerCase(), issues: [] }
+      : { issues: [{ path, message: 'must be a ticket id (UUID)' }] }) as ItemParser<string>,
+};
+
+/** Update items with their ids lower-cased; an id twice in one batch is a VALIDATION_ERROR. */
+export function checkTicketUpdates(items: UpdateTicketDto[], batch: Batch<UpdateTicketDto>): UpdateTicketDto[] {
+  const seen = new Set<string>();
+  const issues: ValidationIssue[] = [];
+  const lowered = items.map((item, i) => {
+    const ticket_id = item.ticket_id.toLowerCase();
+    if (seen.has(ticket_id)) issues.push({ path: batch.path(i, 'ticket_id'), message: 'appears more than once in this batch' });
+    seen.add(ticket_id);
+    return { ...item, ticket_id };
+  });
+  if (issues.length) throw AppError.validation(issues);
+  return lowered;
+}
 
 /** The rows of these ids, in the order of the ids (so logs and feed events follow the batch). */
 function inOrder(ids: string[], rows: TicketRow[]): TicketRow[] {
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id)!);
-}
-
-/** Ids repeated in a batch, as validation issues. */
-function repeatedIds(ids: string[], base: (i: number) => string) {
-  const seen = new Set<string>();
-  return ids.flatMap((id, i) => (seen.has(id) ? [{ path: base(i), message: 'appears more than once in this batch' }] : (seen.add(id), [])));
 }
 
 /**
@@ -54,20 +67,18 @@ function repeatedIds(ids: string[], base: (i: number) => string) {
  */
 @Injectable()
 export class TicketsService {
-  private readonly appointmentLogs: RecordsRepository;
-
   constructor(
     private readonly tickets: TicketsRepository,
     private readonly layouts: LayoutsRepository,
+    private readonly appointments: AppointmentsService,
     private readonly feed: DriverFeed,
-    db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    usage: LayoutUsage,
   ) {
-    this.appointmentLogs = new RecordsRepository(APPOINTMENTS, db);
+    // Ticket layouts in use by tickets of live appointments cannot be deleted.
+    usage.register('ticket', 'tickets', (manager, terminalId, ref) => this.tickets.usesLayout(manager, terminalId, ref));
   }
 
-  async create(principal: Principal, body: unknown): Promise<{ created_ids: string[]; status: 'created' }> {
-    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(CreateTicketDto));
+  async create(principal: Principal, { items }: Batch<CreateTicketDto>): Promise<{ created_ids: string[]; status: 'created' }> {
     const terminalId = principal.accountId!;
     const created = await this.feed.transaction(async (manager, appendFeed) => {
       await this.checkLayouts(
@@ -118,16 +129,7 @@ export class TicketsService {
     );
   }
 
-  async update(principal: Principal, body: unknown): Promise<{ updated_ids: string[]; status: 'updated' }> {
-    const items = parseBatch(body, this.config.maxBatchSize, dtoItems(UpdateTicketDto)).map((item) => ({
-      ...item,
-      ticket_id: item.ticket_id.toLowerCase(),
-    }));
-    const repeated = repeatedIds(
-      items.map((item) => item.ticket_id),
-      (i) => (Array.isArray(body) ? `[${i}].ticket_id` : 'ticket_id'),
-    );
-    if (repeated.length) throw AppError.validation(repeated);
+  async update(principal: Principal, { items }: Batch<UpdateTicketDto>): Promise<{ updated_ids: string[]; status: 'updated' }> {
     const terminalId = principal.accountId!;
     await this.feed.transaction(async (manager, appendFeed) => {
       const layoutRefs = items.flatMap((item) => (item.layout_ref ? [item.layout_ref] : []));
@@ -156,8 +158,7 @@ export class TicketsService {
     return { updated_ids: items.map((item) => item.ticket_id), status: 'updated' };
   }
 
-  async delete(principal: Principal, body: unknown): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
-    const ids = [...new Set(parseBatch(body, this.config.maxBatchSize, uuidItems))];
+  async delete(principal: Principal, { items: ids }: Batch<string>): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
     const terminalId = principal.accountId!;
     await this.feed.transaction(async (manager, appendFeed) => {
       const rows = await this.lockExisting(manager, terminalId, ids);
@@ -179,8 +180,6 @@ export class TicketsService {
   async findByIds(ids: string[]): Promise<TicketView[]> {
     return ids.length ? (await this.tickets.findByIds(ids)).map(toTicketView) : [];
   }
-
-  usesLayout = (manager: EntityManager, terminalId: string, ref: string) => this.tickets.usesLayout(manager, terminalId, ref);
 
   private async insert(
     manager: EntityManager,
@@ -218,7 +217,7 @@ export class TicketsService {
       event,
       message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})`,
     }));
-    await this.appointmentLogs.insertLogs(manager, logs);
+    await this.appointments.log(manager, logs);
     const events: NewFeedEvent[] = rows.map((row) => ({
       driverId: row.driver_id,
       partnerId: row.terminal_id,
@@ -228,7 +227,7 @@ export class TicketsService {
           ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref }
           : { ...toTicketView(row) },
     }));
-    await appendFeed(events);
+    appendFeed(events);
   }
 
   private checkLayouts(manager: EntityManager, terminalId: string, refs: string[]): Promise<void> {

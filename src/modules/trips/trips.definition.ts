@@ -1,21 +1,13 @@
-import { iso, type RecordDefinition, SCHEDULE_COLUMNS, type SqlType } from '../records/record-definition.js';
+import { dataColumns } from '../records/record-columns.js';
+import { iso, type RecordDefinition, undeleted } from '../records/record-definition.js';
+import { Trip } from './trip.entity.js';
 
 export const TRIP_STATUSES = ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'] as const;
 export type TripStatus = (typeof TRIP_STATUSES)[number];
 
-const PLACE = (prefix: 'origin' | 'destiny'): Record<string, SqlType> => ({
-  [`${prefix}_street`]: 'text',
-  [`${prefix}_number`]: 'text',
-  [`${prefix}_city`]: 'text',
-  [`${prefix}_state`]: 'text',
-  [`${prefix}_country`]: 'text',
-  [`${prefix}_zip`]: 'text',
-  [`${prefix}_lat`]: 'double precision',
-  [`${prefix}_lng`]: 'double precision',
-});
-
 export const TRIPS: RecordDefinition = {
   noun: 'trip',
+  label: 'Trip',
   table: 'trips',
   logTable: 'trip_logs',
   logForeignKey: 'trip_id',
@@ -24,14 +16,15 @@ export const TRIPS: RecordDefinition = {
   layoutSet: 'trip',
   statuses: TRIP_STATUSES,
   initialStatus: 'PLANNED',
-  columns: { ...SCHEDULE_COLUMNS, from_location: 'text', ...PLACE('origin'), to_location: 'text', ...PLACE('destiny') },
-  zeroDefaults: ['start_tolerance', 'end_tolerance'],
-  putTransitions: {
-    IN_TRANSIT: ['PLANNED'],
-    ON_GOING: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN'],
-    COMPLETED: ['IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'],
-  },
-  statusEvents: { IN_TRANSIT: 'in_transit', CHECKED_IN: 'checked_in', ON_GOING: 'on_going', COMPLETED: 'completed', DELETED: 'deleted' },
+  liveStatuses: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'],
+  ...dataColumns(Trip, 'trucking_company_id'),
+  moves: [
+    { via: 'put', from: ['PLANNED'], to: 'IN_TRANSIT' },
+    { via: 'arrival', from: ['PLANNED', 'IN_TRANSIT'], to: 'CHECKED_IN' },
+    { via: 'put', from: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN'], to: 'ON_GOING' },
+    { via: 'put', from: ['IN_TRANSIT', 'CHECKED_IN', 'ON_GOING'], to: 'COMPLETED' },
+    { via: 'delete', from: undeleted(TRIP_STATUSES), to: 'DELETED' },
+  ],
   protectedFields: ['id', 'trucking_company_id', 'ref', 'driver_id'],
   logView: (row) => ({
     ref: row.ref,

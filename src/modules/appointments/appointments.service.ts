@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { DriversRepository } from '../drivers/drivers.repository.js';
+import { DriverFeed } from '../feed/driver-feed.js';
+import { LayoutUsage } from '../layouts/layout-usage.js';
+import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { RecordsService } from '../records/records.service.js';
+import { AppointmentsRepository } from './appointments.repository.js';
+
+/** Appointments: the records engine with the appointments definition. */
+@Injectable()
+export class AppointmentsService extends RecordsService {
+  constructor(
+    records: AppointmentsRepository,
+    layouts: LayoutsRepository,
+    usage: LayoutUsage,
+    drivers: DriversRepository,
+    feed: DriverFeed,
+  ) {
+    super(records, { layouts, usage, drivers, feed });
+  }
+}

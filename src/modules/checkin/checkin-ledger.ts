@@ -1,0 +1,157 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppError } from '../../common/errors/app-error.js';
+import { storableText } from '../../common/validation/json-input.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { AppointmentsService } from '../appointments/appointments.service.js';
+import { DriverFeed } from '../feed/driver-feed.js';
+import type { CheckinStatus } from './checkin.entity.js';
+import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
+
+/** An attempt pending far longer than any handshake takes is treated as interrupted. */
+const STALE_AFTER_MS = 30_000;
+
+export type FailedStatus = Exclude<CheckinStatus, 'pending' | 'accepted' | 'interrupted'>;
+
+/** How each unsuccessful outcome is answered and logged, the first time and on every retry of its checkin_id. */
+const OUTCOMES: Record<
+  FailedStatus,
+  { code: 'CHECKIN_REJECTED' | 'TERMINAL_TIMEOUT' | 'TERMINAL_OFFLINE' | 'CHECKIN_FAILED'; event: string }
+> = {
+  rejected: { code: 'CHECKIN_REJECTED', event: 'checkin_rejected' },
+  timeout: { code: 'TERMINAL_TIMEOUT', event: 'checkin_failed' },
+  offline: { code: 'TERMINAL_OFFLINE', event: 'checkin_failed' },
+  failed: { code: 'CHECKIN_FAILED', event: 'checkin_failed' },
+};
+
+const rejectionMessage = (reason: string) => `The terminal refused the check-in: ${reason}`;
+
+/** What a checkin_id seen before means now. */
+export type Previous = { kind: 'accepted'; ticketIds: string[] } | { kind: 'resume'; from: string | null };
+
+/**
+ * The ledger of check-in attempts (docs/checkin.md): each attempt is a row keyed by its checkin_id, run by one
+ * instance while pending, then accepted or failed with one of the outcomes above. It is what makes a repeated
+ * request or a late answer harmless, and what a retry after a crash resumes from.
+ */
+@Injectable()
+export class CheckinLedger implements OnApplicationBootstrap {
+  constructor(
+    private readonly repository: CheckinRepository,
+    private readonly appointments: AppointmentsService,
+    private readonly feed: DriverFeed,
+    private readonly instance: InstanceLiveness,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * A checkin_id seen before: accepted (its tickets, never a second set), to resume (its attempt was
+   * interrupted: its instance died, or it has been pending far too long), or its stored failure, thrown.
+   * Null for a new id.
+   */
+  async previous(checkinId: string, appointmentId: string): Promise<Previous | null> {
+    const previous = await this.repository.findCheckin(checkinId);
+    if (!previous) return null;
+    if (previous.appointment_id !== appointmentId) {
+      throw AppError.validation([{ path: 'checkin_id', message: 'belongs to another appointment' }]);
+    }
+    switch (previous.status) {
+      case 'accepted':
+        return { kind: 'accepted', ticketIds: previous.ticket_ids };
+      case 'interrupted':
+        return { kind: 'resume', from: previous.instance_id };
+      case 'pending': {
+        const stale = Date.now() - previous.updated_at.getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS;
+        if (stale || !(await this.instance.isAlive(previous.instance_id))) return { kind: 'resume', from: previous.instance_id };
+        throw this.inProgress(checkinId);
+      }
+      default: {
+        const { code } = OUTCOMES[previous.status];
+        const reason = previous.reason ?? 'The check-in failed';
+        throw code === 'CHECKIN_REJECTED'
+          ? new AppError(code, rejectionMessage(reason), { checkin_id: checkinId, reason })
+          : new AppError(code, reason, { checkin_id: checkinId });
+      }
+    }
+  }
+
+  /**
+   * Starts an attempt run by this instance, or resumes an interrupted one; logs it on the appointment when
+   * `message` is given. CHECKIN_IN_PROGRESS when another request holds the same checkin_id.
+   */
+  async begin(
+    manager: EntityManager,
+    checkinId: string,
+    appointment: AppointmentForCheckin,
+    source: 'driver' | 'terminal',
+    resumeFrom: Previous | null,
+    message?: string,
+  ): Promise<void> {
+    const started =
+      resumeFrom?.kind === 'resume'
+        ? await this.repository.takeOver(manager, checkinId, this.instance.id, resumeFrom.from)
+        : await this.repository.insertCheckin(manager, {
+            id: checkinId,
+            appointment_id: appointment.id,
+            driver_id: appointment.driver_id,
+            terminal_id: appointment.terminal_id,
+            source,
+            status: 'pending',
+            instance_id: this.instance.id,
+          });
+    if (!started) throw this.inProgress(checkinId);
+    if (message) await this.appointments.log(manager, [{ recordId: appointment.id, event: 'checkin_requested', message }]);
+  }
+
+  accepted(manager: EntityManager, checkinId: string, ticketIds: string[]): Promise<void> {
+    return this.repository.finishCheckin(manager, checkinId, 'accepted', null, ticketIds);
+  }
+
+  /**
+   * Stores an unsuccessful outcome (the appointment's status unchanged, the attempt logged on it) and returns
+   * the error for the driver. For a rejection `reason` is the terminal's; otherwise the message is stored.
+   */
+  async fail(
+    checkinId: string,
+    appointmentId: string,
+    failure: { status: FailedStatus; message: string; reason?: string; details?: Record<string, unknown> },
+  ): Promise<AppError> {
+    const { code, event } = OUTCOMES[failure.status];
+    // Messages may quote the terminal's answer (a path made of its keys): stored text must be storable.
+    const message = storableText(failure.message);
+    const reason = failure.reason === undefined ? undefined : storableText(failure.reason);
+    await this.feed.transaction(async (manager) => {
+      await this.repository.finishCheckin(manager, checkinId, failure.status, reason ?? message);
+      await this.appointments.log(manager, [{ recordId: appointmentId, event, message: `Check-in ${checkinId}: ${message}` }]);
+    });
+    return new AppError(code, message, { checkin_id: checkinId, ...(reason ? { reason } : {}), ...failure.details });
+  }
+
+  rejected(checkinId: string, appointmentId: string, reason: string): Promise<AppError> {
+    return this.fail(checkinId, appointmentId, { status: 'rejected', message: rejectionMessage(reason), reason });
+  }
+
+  inProgress(checkinId: string): AppError {
+    return new AppError('CHECKIN_IN_PROGRESS', `Check-in ${checkinId} is still waiting for the terminal`, { checkin_id: checkinId });
+  }
+
+  /**
+   * At start-up: attempts left pending by instances that are gone (this process before a crash, or another
+   * instance) are marked interrupted and logged, so the ledger tells the truth; a retry runs them again.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const owners = await this.repository.pendingInstances();
+    const dead: (string | null)[] = [];
+    for (const owner of owners) if (!(await this.instance.isAlive(owner))) dead.push(owner);
+    if (dead.length === 0) return;
+    const reason = 'interrupted: the service stopped before the outcome was stored; a retry with the same checkin_id runs it again';
+    await this.feed.transaction(async (manager) => {
+      const interrupted = await this.repository.interrupt(manager, dead, reason);
+      await this.appointments.log(
+        manager,
+        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.id} ${reason}` })),
+      );
+    });
+  }
+}

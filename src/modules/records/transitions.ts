@@ -1,0 +1,73 @@
+import { AppError } from '../../common/errors/app-error.js';
+import type { NewFeedEvent } from '../feed/driver-feed.js';
+import type { MoveKind, RecordDefinition } from './record-definition.js';
+
+/** The fields of a record a status move reads. */
+export interface MovingRecord {
+  id: string;
+  ref: string;
+  status: string;
+  driver_id: string;
+}
+
+export interface StatusChange {
+  record: MovingRecord;
+  to: string;
+  via: MoveKind;
+  /** The log message, when the move has more to say than "Status changed from … to …". */
+  message?: string;
+  /** More data for the feed event (`checkin_id`). */
+  data?: Record<string, unknown>;
+}
+
+export interface LogEntry {
+  recordId: string;
+  event: string;
+  message: string;
+}
+
+/** What one move writes: the record's log entry and its driver's feed event. */
+export interface PlannedMove {
+  id: string;
+  to: string;
+  log: LogEntry;
+  event: NewFeedEvent;
+}
+
+/**
+ * Whether `via` may move a record from `from` to `to` (docs/statuses.md). A PUT to the status the record
+ * has is allowed (a no-op); nothing moves a deleted record.
+ */
+export function allows(def: RecordDefinition, from: string, to: string, via: MoveKind): boolean {
+  if (from === 'DELETED') return false;
+  if (via === 'put' && to === from) return true;
+  return def.moves.some((move) => move.via === via && move.to === to && move.from.includes(from));
+}
+
+/**
+ * The one place a status move is checked and described: INVALID_STATUS_TRANSITION when the table refuses it,
+ * null for a PUT to the current status, else the log entry (event named after the status) and the feed event.
+ */
+export function planMove(def: RecordDefinition, change: StatusChange): PlannedMove | null {
+  const { record, to, via } = change;
+  const from = record.status;
+  if (!allows(def, from, to, via)) {
+    throw new AppError('INVALID_STATUS_TRANSITION', `${def.label} ${record.ref} cannot move from ${from} to ${to}`, {
+      ref: record.ref,
+      from,
+      to,
+    });
+  }
+  if (to === from) return null;
+  return {
+    id: record.id,
+    to,
+    log: { recordId: record.id, event: to.toLowerCase(), message: change.message ?? `Status changed from ${from} to ${to}` },
+    event: {
+      driverId: record.driver_id,
+      partnerId: (record as unknown as Record<string, string>)[def.ownerColumn],
+      type: `${def.noun}.status`,
+      data: { id: record.id, ref: record.ref, status: to, previous_status: from, ...change.data },
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { GeoFence } from '../accounts/account.entity.js';
+import { DriversRepository } from '../drivers/drivers.repository.js';
+import { DriverFeed, type FeedWriter } from '../feed/driver-feed.js';
+import { LayoutUsage } from '../layouts/layout-usage.js';
+import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { RecordsService } from '../records/records.service.js';
+import type { PlannedMove } from '../records/transitions.js';
+import { TripsRepository } from './trips.repository.js';
+
+/** Trips: the records engine with the trips definition, and the arrival of a driver's trips at a terminal. */
+@Injectable()
+export class TripsService extends RecordsService {
+  constructor(
+    private readonly trips: TripsRepository,
+    layouts: LayoutsRepository,
+    usage: LayoutUsage,
+    drivers: DriversRepository,
+    feed: DriverFeed,
+  ) {
+    super(trips, { layouts, usage, drivers, feed });
+  }
+
+  /**
+   * A driver checked in at a terminal whose gate geofence contains their trips' destination: those trips
+   * arrive (CHECKED_IN), in the check-in's transaction (docs/statuses.md).
+   */
+  async arriveAt(
+    manager: EntityManager,
+    appendFeed: FeedWriter,
+    driverId: string,
+    fence: GeoFence,
+    checkinId: string,
+  ): Promise<PlannedMove[]> {
+    const arriving = this.def.moves.filter((move) => move.via === 'arrival').flatMap((move) => move.from);
+    const trips = await this.trips.lockInsideFence(manager, driverId, fence, arriving);
+    return this.transition(
+      manager,
+      appendFeed,
+      trips.map((trip) => ({
+        record: trip,
+        to: 'CHECKED_IN',
+        via: 'arrival',
+        message: `Arrived at the terminal's gate (check-in ${checkinId})`,
+      })),
+    );
+  }
+}
