@@ -13,6 +13,7 @@ import type { AppConfig } from './config/config.js';
 import { openDatabase, type Database } from './database/data-source.js';
 import { GateIoAdapter } from './modules/checkin/gate-io.adapter.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
+import { ENTITIES } from './entities.js';
 
 export interface GateApp {
   app: NestExpressApplication;
@@ -33,7 +34,7 @@ function httpCors(origin: '*' | string[]): CorsOptions {
 
 /** Opens and migrates the store, then builds the HTTP app; `main.ts` and the tests both start here. */
 export async function createApp(config: AppConfig, logger: Logger = createLogger(config.logLevel)): Promise<GateApp> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, ENTITIES);
   try {
     await database.dataSource.initialize();
     const applied = await database.dataSource.runMigrations({ transaction: 'each' });

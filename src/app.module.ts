@@ -14,6 +14,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { RevocationsModule } from './modules/auth/revocations.js';
 import { CheckinModule } from './modules/checkin/checkin.module.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
+import { DriverTokensModule } from './modules/driver-tokens/driver-tokens.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
 import { FeedModule } from './modules/feed/feed.module.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
         AccountsModule,
         LayoutsModule,
         DriversModule,
+        DriverTokensModule,
         TripsModule,
         AppointmentsModule,
         TicketsModule,

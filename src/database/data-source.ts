@@ -3,7 +3,6 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 
@@ -19,7 +18,6 @@ export interface Database {
 
 const COMMON = {
   type: 'postgres',
-  entities: ENTITIES,
   migrations: MIGRATIONS,
   migrationsTableName: 'migrations',
   migrationsTransactionMode: 'each',
@@ -27,9 +25,13 @@ const COMMON = {
   uuidExtension: 'pgcrypto',
 } as const;
 
-export function postgresOptions(databaseUrl: string, poolSize: number): DataSourceOptions {
+/** The entities a data source knows: the app's (src/entities.ts) where schema metadata matters; queries are SQL. */
+type Entities = NonNullable<DataSourceOptions['entities']>;
+
+export function postgresOptions(databaseUrl: string, poolSize: number, entities: Entities = []): DataSourceOptions {
   return {
     ...COMMON,
+    entities,
     url: databaseUrl,
     poolSize,
     extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 },
@@ -40,9 +42,12 @@ export function postgresOptions(databaseUrl: string, poolSize: number): DataSour
  * Opens the configured store. Embedded: PGlite in `<dataDir>/pg`, reached through its node-postgres
  * adapter with a pool of one (PGlite has a single session; sharing it between pool clients loses updates).
  */
-export async function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  entities: Entities = [],
+): Promise<Database> {
   if (config.databaseUrl) {
-    const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize));
+    const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize, entities));
     return { dataSource, embedded: false, close: () => (dataSource.isInitialized ? dataSource.destroy() : Promise.resolve()) };
   }
   const release = acquireDataDirLock(config.dataDir);
@@ -51,6 +56,7 @@ export async function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'data
     const pg = createPgConfig(pglite);
     const dataSource = new DataSource({
       ...COMMON,
+      entities,
       host: pg.host,
       port: pg.port,
       username: pg.user,

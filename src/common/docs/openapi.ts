@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../modules/auth/auth.decorators.js';
+import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from './security-schemes.js';
 import { buildAsyncApi } from './asyncapi.js';
 import { guideUrl, loadGuide } from './guide.js';
 

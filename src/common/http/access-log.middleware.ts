@@ -1,9 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { MetricsService } from '../../modules/metrics/metrics.service.js';
+
+/** Where request timings go (the metrics service). */
+export interface RequestObserver {
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+}
 
 /** One JSON log line and one metrics sample per request, written when the response is finished. */
-export function accessLog(logger: Logger, metrics: MetricsService): RequestHandler {
+export function accessLog(logger: Logger, metrics: RequestObserver): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {

@@ -1,14 +1,13 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../common/docs/security-schemes.js';
 import type { AccountKind } from '../accounts/account.entity.js';
 import type { DriverPrincipal, Principal } from './principal.js';
 
 export const AUTH_KINDS = 'auth:kinds';
 export const IS_PUBLIC = 'auth:public';
-export const API_KEY_SCHEME = 'api-key';
 export const DRIVER_AUTH = 'auth:driver';
-export const DRIVER_TOKEN_SCHEME = 'driver-token';
 
 /** The route needs an `X-API-Key` of one of these account kinds; other kinds get 403. */
 export const Auth = (...kinds: AccountKind[]) => applyDecorators(SetMetadata(AUTH_KINDS, kinds), ApiSecurity(API_KEY_SCHEME));

@@ -5,7 +5,7 @@ import type { DriverPrincipal } from '../auth/principal.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import type { LiveRecordRow, RecordsRepository } from '../records/records.repository.js';
 import { TripsRepository } from '../trips/trips.repository.js';
-import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../rendering/render.js';
+import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../layouts/render.js';
 import { toTicketView } from '../tickets/tickets.service.js';
 import { DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
 

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { DriversController } from './drivers.controller.js';
 import { DriversRepository } from './drivers.repository.js';
-import { DriversService } from './drivers.service.js';
 
-@Module({ controllers: [DriversController], providers: [DriversRepository, DriversService], exports: [DriversRepository] })
+/** Drivers, created and updated by the trips and appointments that name them. */
+@Module({ providers: [DriversRepository], exports: [DriversRepository] })
 export class DriversModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 
 export interface DriverInput {
   tax_id: string;
@@ -9,8 +9,6 @@ export interface DriverInput {
 
 @Injectable()
 export class DriversRepository {
-  constructor(private readonly db: DataSource) {}
-
   /**
    * Creates the drivers that do not exist and updates the licence data of those that do, in one statement
    * whatever the count (interface: driver rules). A tax id repeated in the input keeps its last occurrence.
@@ -34,17 +32,5 @@ export class DriversRepository {
       [rowsIn.map((d) => d.tax_id), rowsIn.map((d) => d.driver_license_number), rowsIn.map((d) => d.license_category)],
     );
     return new Map(rows.map((row) => [row.tax_id, row.id]));
-  }
-
-  /** Whether the account owns a trip or appointment (not deleted) of the driver with this tax id. */
-  async hasLiveRecordOf(accountId: string, taxId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `SELECT 1 FROM drivers d
-        WHERE d.tax_id = $2
-          AND (EXISTS (SELECT 1 FROM trips t WHERE t.driver_id = d.id AND t.trucking_company_id = $1 AND t.status <> 'DELETED')
-            OR EXISTS (SELECT 1 FROM appointments a WHERE a.driver_id = d.id AND a.terminal_id = $1 AND a.status <> 'DELETED'))`,
-      [accountId, taxId],
-    );
-    return rows.length > 0;
   }
 }

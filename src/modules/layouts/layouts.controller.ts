@@ -10,8 +10,8 @@ import { DeletedLayoutView, LayoutView, PutLayoutDto } from './dto/layout.dto.js
 import { LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
-import { RenderedLayoutView } from '../rendering/rendered-layout.dto.js';
-import type { RenderedLayout } from '../rendering/render.js';
+import { RenderedLayoutView } from './dto/rendered-layout.dto.js';
+import type { RenderedLayout } from './render.js';
 
 const CARD = {
   name: 'Container pickup',

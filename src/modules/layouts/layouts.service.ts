@@ -8,7 +8,7 @@ import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
 import { LayoutsRepository } from './layouts.repository.js';
 import { isPlainObject } from '../../common/validation/validate.js';
-import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../rendering/render.js';
+import { recordContext, renderLayout, type RenderedLayout, ticketContext } from './render.js';
 
 export const MAX_REF_LENGTH = 100;
 const PREVIEW_MAX_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import type { LayoutDefinition, LayoutElement } from '../layouts/layout-schema.js';
+import type { LayoutDefinition, LayoutElement } from './layout-schema.js';
 
 /** An element ready to draw: the layout's element plus `value` resolved from its path (null when absent). */
 export type RenderedElement = LayoutElement & { value?: unknown; items?: (Record<string, unknown> & { value: unknown })[] };

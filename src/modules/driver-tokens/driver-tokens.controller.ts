@@ -6,7 +6,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
-import { DriversService } from './drivers.service.js';
+import { DriverTokensService } from './driver-tokens.service.js';
 
 class DriverTokenView {
   @ApiProperty({ description: 'Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver)' }) token: string;
@@ -22,8 +22,8 @@ class RevokedTokensView {
 @Auth('carrier', 'terminal')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/drivers')
-export class DriversController {
-  constructor(private readonly drivers: DriversService) {}
+export class DriverTokensController {
+  constructor(private readonly drivers: DriverTokensService) {}
 
   @Post(':tax_id/tokens')
   @ApiOperation({

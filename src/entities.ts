@@ -1,0 +1,28 @@
+import { Account } from './modules/accounts/account.entity.js';
+import { ApiKey } from './modules/accounts/api-key.entity.js';
+import { Appointment, AppointmentLog } from './modules/appointments/appointment.entity.js';
+import { Driver } from './modules/drivers/driver.entity.js';
+import { Layout } from './modules/layouts/layout.entity.js';
+import { Checkin } from './modules/checkin/checkin.entity.js';
+import { DriverEvent, DriverFeedHead } from './modules/feed/driver-event.entity.js';
+import { DriverTokenGrant } from './modules/auth/driver-token-grant.entity.js';
+import { Ticket } from './modules/tickets/ticket.entity.js';
+import { Trip, TripLog } from './modules/trips/trip.entity.js';
+import { Setting } from './database/setting.entity.js';
+
+export const ENTITIES = [
+  Account,
+  ApiKey,
+  Layout,
+  Driver,
+  Trip,
+  TripLog,
+  Appointment,
+  AppointmentLog,
+  Ticket,
+  DriverEvent,
+  DriverFeedHead,
+  DriverTokenGrant,
+  Checkin,
+  Setting,
+];
