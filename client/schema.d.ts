@@ -191,12 +191,12 @@ export interface paths {
      * A driver token for the driver app; the caller must own a live trip or appointment of this driver
      * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See [driver tokens](/guide/driver-tokens.md).
      */
-    post: operations['DriversController_issue'];
+    post: operations['DriverTokensController_issue'];
     /**
      * Revoke every driver token the caller minted for this driver; their open /driver sockets are closed at once
      * @description Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](/guide/driver-tokens.md#revoking).
      */
-    delete: operations['DriversController_revoke'];
+    delete: operations['DriverTokensController_revoke'];
     options?: never;
     head?: never;
     patch?: never;
@@ -525,6 +525,12 @@ export interface components {
       } & {
         [key: string]: unknown;
       })[];
+    };
+    LayoutPreviewDto: {
+      /** @description The sample record, up to 64 KB: a trip or appointment with `driver` and `custom_data`; for tickets `content`, `appointment`, `driver` */
+      data: {
+        [key: string]: unknown;
+      };
     };
     LayoutView: {
       /** @example pickup-v1 */
@@ -3333,11 +3339,7 @@ export interface operations {
     /** @description A sample record under `data` */
     requestBody: {
       content: {
-        'application/json': {
-          data: {
-            [key: string]: unknown;
-          };
-        };
+        'application/json': components['schemas']['LayoutPreviewDto'];
       };
     };
     responses: {
@@ -3576,7 +3578,7 @@ export interface operations {
       };
     };
   };
-  DriversController_issue: {
+  DriverTokensController_issue: {
     parameters: {
       query?: never;
       header?: never;
@@ -3731,7 +3733,7 @@ export interface operations {
       };
     };
   };
-  DriversController_revoke: {
+  DriverTokensController_revoke: {
     parameters: {
       query?: never;
       header?: never;

@@ -10,6 +10,7 @@ import { Revocations } from '../src/modules/auth/revocations.js';
 import { AccountsService } from '../src/modules/accounts/accounts.service.js';
 import { CreateAccountDto } from '../src/modules/accounts/dto/account.dto.js';
 import { validatePlain } from '../src/common/validation/validate.js';
+import { ENTITIES } from '../src/entities.js';
 
 const USAGE = `Operator commands (same store as the service: DATABASE_URL, or the embedded store in DATA_DIR)
 
@@ -115,7 +116,7 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const database = await openDatabase(loadConfig());
+  const database = await openDatabase(loadConfig(), ENTITIES);
   try {
     await database.dataSource.initialize();
     await database.dataSource.runMigrations({ transaction: 'each' });

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/database/data-source.js';
+import { ENTITIES } from '../src/entities.js';
 
 /** `npm run migration:run` / `migration:revert`: against DATABASE_URL, or the embedded store in DATA_DIR. */
 const command = process.argv[2];
@@ -8,7 +9,7 @@ if (command !== 'run' && command !== 'revert') {
   console.error('usage: migrate.js run|revert');
   process.exit(64);
 }
-const database = await openDatabase(loadConfig());
+const database = await openDatabase(loadConfig(), ENTITIES);
 try {
   await database.dataSource.initialize();
   if (command === 'run') {

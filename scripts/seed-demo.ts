@@ -15,6 +15,7 @@ import { parseBatch } from '../src/common/batch/batch-input.js';
 import { createItems } from '../src/modules/records/record-input.js';
 import { DriverTokenGrantsRepository } from '../src/modules/auth/driver-token-grants.repository.js';
 import { driverTokenSecret, signDriverToken } from '../src/modules/auth/driver-tokens.js';
+import { ENTITIES } from '../src/entities.js';
 
 /**
  * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, and a fresh key for each,
@@ -77,7 +78,7 @@ const LAYOUTS: [LayoutSet, string, object][] = [
 ];
 
 const config = loadConfig();
-const database = await openDatabase(config);
+const database = await openDatabase(config, ENTITIES);
 let app: INestApplicationContext | undefined;
 try {
   await database.dataSource.initialize();

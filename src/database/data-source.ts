@@ -25,7 +25,7 @@ const COMMON = {
   uuidExtension: 'pgcrypto',
 } as const;
 
-/** The entities a data source knows: the app's (src/entities.ts) where schema metadata matters; queries are SQL. */
+/** The entities a data source knows: the app's (src/entities.ts), passed in so the database layer imports no feature. */
 type Entities = NonNullable<DataSourceOptions['entities']>;
 
 export function postgresOptions(databaseUrl: string, poolSize: number, entities: Entities = []): DataSourceOptions {
@@ -44,7 +44,7 @@ export function postgresOptions(databaseUrl: string, poolSize: number, entities:
  */
 export async function openDatabase(
   config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
-  entities: Entities = [],
+  entities: Entities,
 ): Promise<Database> {
   if (config.databaseUrl) {
     const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize, entities));

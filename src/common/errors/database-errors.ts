@@ -23,9 +23,3 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   }
   return false;
 }
-
-/** SQLSTATE 23505: a unique constraint refused the row. */
-export function isUniqueViolation(error: unknown): boolean {
-  const driverError = (error as { driverError?: { code?: string } })?.driverError ?? error;
-  return (driverError as { code?: string })?.code === '23505';
-}

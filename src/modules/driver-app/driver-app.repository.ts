@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { LayoutDefinition, LayoutSet } from '../layouts/layout-schema.js';
-import type { TicketRow } from '../tickets/tickets.repository.js';
 
 export interface LayoutRow {
   owner_id: string;
@@ -10,7 +9,7 @@ export interface LayoutRow {
   definition: LayoutDefinition;
 }
 
-/** The driver app's reads besides the records themselves: the driver, layouts and tickets. */
+/** The driver app's reads besides records and tickets: the driver and the layouts. */
 @Injectable()
 export class DriverAppRepository {
   constructor(private readonly db: DataSource) {}
@@ -31,16 +30,6 @@ export class DriverAppRepository {
          JOIN unnest($2::uuid[], $3::text[]) AS k(owner_id, ref) ON k.owner_id = l.owner_id AND k.ref = l.ref
         WHERE l.layout_set = $1`,
       [set, keys.map((k) => k.owner_id), keys.map((k) => k.layout_ref)],
-    );
-  }
-
-  ticketsOf(appointmentIds: string[]): Promise<TicketRow[]> {
-    if (appointmentIds.length === 0) return Promise.resolve([]);
-    return this.db.query(
-      `SELECT t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id
-         FROM tickets t JOIN appointments a ON a.id = t.appointment_id
-        WHERE t.appointment_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
-      [appointmentIds],
     );
   }
 }

@@ -4,6 +4,7 @@ import { AppointmentsRepository } from '../appointments/appointments.repository.
 import type { DriverPrincipal } from '../auth/principal.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import type { LiveRecordRow, RecordsRepository } from '../records/records.repository.js';
+import { TicketsRepository } from '../tickets/tickets.repository.js';
 import { TripsRepository } from '../trips/trips.repository.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../layouts/render.js';
 import { toTicketView } from '../tickets/tickets.service.js';
@@ -38,6 +39,7 @@ export class DriverAppService {
     private readonly repository: DriverAppRepository,
     private readonly appointmentRecords: AppointmentsRepository,
     private readonly tripRecords: TripsRepository,
+    private readonly ticketRecords: TicketsRepository,
   ) {}
 
   appointments(driver: DriverPrincipal) {
@@ -74,7 +76,7 @@ export class DriverAppService {
       this.repository.driver(driver.driverId),
     ]);
     const appointmentViews = new Map(appointments.map((row) => [row.id, recordView(this.appointmentRecords, row)]));
-    const tickets = await this.repository.ticketsOf(appointments.map((row) => row.id));
+    const tickets = await this.ticketRecords.findOfAppointments(appointments.map((row) => row.id));
     const layouts = await this.layoutsFor(
       'ticket',
       tickets.map((ticket) => ({ owner_id: ticket.terminal_id, layout_ref: ticket.layout_ref })),

@@ -6,7 +6,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
-import { DeletedLayoutView, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
+import { DeletedLayoutView, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
 import { LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
@@ -46,7 +46,7 @@ const SET_PARAM = { name: 'set', enum: LAYOUT_SETS, description: 'trip (carrier 
 const REF_PARAM = { name: 'layout_ref', description: '1 to 100 characters', example: 'pickup-v1' };
 
 @ApiTags('layouts')
-@ApiExtraModels(PutLayoutDto)
+@ApiExtraModels(PutLayoutDto, LayoutPreviewDto)
 @Auth('carrier', 'terminal')
 @ApiErrors(...COMMON_ERRORS)
 @UseGuards(LayoutSetGuard)
@@ -116,7 +116,7 @@ export class LayoutsController {
   @ApiParam(REF_PARAM)
   @ApiJsonBody(
     'A sample record under `data`',
-    { type: 'object', required: ['data'], properties: { data: { type: 'object', additionalProperties: true } } },
+    { $ref: getSchemaPath(LayoutPreviewDto) },
     {
       record: {
         summary: 'A trip or appointment',
@@ -145,7 +145,7 @@ export class LayoutsController {
     @CurrentPrincipal() principal: Principal,
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
-    @Body() body: unknown,
+    @Body() body: LayoutPreviewDto,
   ): Promise<Envelope<RenderedLayout>> {
     return ok(await this.layouts.preview(principal, set, ref, body));
   }

@@ -2,16 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
-import type { DeletedLayoutView, LayoutView } from './dto/layout.dto.js';
+import type { DeletedLayoutView, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
 import { LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutSet, parseLayoutBody } from './layout-schema.js';
 import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
 import { LayoutsRepository } from './layouts.repository.js';
 import { isPlainObject } from '../../common/validation/validate.js';
+import { REF_MAX } from '../../common/validation/validators.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from './render.js';
-
-export const MAX_REF_LENGTH = 100;
-const PREVIEW_MAX_BYTES = 64 * 1024;
 
 function toView(layout: Layout): LayoutView {
   return {
@@ -57,14 +55,8 @@ export class LayoutsService {
    * with `driver`, `custom_data`, and for tickets `content` and `appointment`), so the panel shows what
    * drivers will see.
    */
-  async preview(principal: Principal, setName: string, ref: string, body: unknown): Promise<RenderedLayout> {
+  async preview(principal: Principal, setName: string, ref: string, { data }: LayoutPreviewDto): Promise<RenderedLayout> {
     const { ownerId, set } = this.access(principal, setName, ref);
-    const data = isPlainObject(body) ? body.data : undefined;
-    const extra = isPlainObject(body) ? Object.keys(body).find((key) => key !== 'data') : undefined;
-    if (extra) throw AppError.validation([{ path: extra, message: 'is not a known property' }]);
-    if (!isPlainObject(data) || Buffer.byteLength(JSON.stringify(data)) > PREVIEW_MAX_BYTES) {
-      throw AppError.validation([{ path: 'data', message: 'must be a JSON object of at most 64 KB with the sample record' }]);
-    }
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
     const nested = (key: string) => (isPlainObject(data[key]) ? (data[key] as Record<string, unknown>) : null);
@@ -89,8 +81,8 @@ export class LayoutsService {
   /** Checks the set exists, belongs to the caller's kind, and the ref is well formed. */
   private access(principal: Principal, setName: string, ref?: string): { ownerId: string; set: LayoutSet } {
     const set = checkLayoutSetAccess(principal, setName);
-    if (ref !== undefined && (ref.length < 1 || ref.length > MAX_REF_LENGTH)) {
-      throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${MAX_REF_LENGTH} characters` }]);
+    if (ref !== undefined && (ref.length < 1 || ref.length > REF_MAX)) {
+      throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${REF_MAX} characters` }]);
     }
     return { ownerId: principal.accountId!, set };
   }

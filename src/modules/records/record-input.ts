@@ -1,9 +1,9 @@
+import { REF_MAX } from '../../common/validation/validators.js';
 import { dtoItems, type ItemParser, stringItems } from '../../common/batch/batch-input.js';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
 import { isPlainObject, validatePlain } from '../../common/validation/validate.js';
 import type { DriverInput } from '../drivers/drivers.repository.js';
-import { REF_MAX } from './dto/record-fields.dto.js';
 import type { RecordDefinition } from './record-definition.js';
 
 /** A create item: `{driver, trip}` or `{driver, appointment}`. */

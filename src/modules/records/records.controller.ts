@@ -1,3 +1,4 @@
+import { REF_MAX } from '../../common/validation/validators.js';
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiProperty, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { guideUrl } from '../../common/docs/guide.js';
@@ -9,7 +10,6 @@ import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { DriverView } from '../drivers/dto/driver.dto.js';
-import { REF_MAX } from './dto/record-fields.dto.js';
 import { CreatedRecordsView, DeletedRecordsView, LogItemView, UpdatedRecordsView } from './dto/record-views.dto.js';
 import type { RecordDefinition } from './record-definition.js';
 import { checkUpdates, createItems, deleteRefs, distinctRefs, type CreateItem, type UpdateItem, updateItems } from './record-input.js';

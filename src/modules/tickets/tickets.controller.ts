@@ -1,3 +1,4 @@
+import { REF_MAX } from '../../common/validation/validators.js';
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
@@ -7,7 +8,6 @@ import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
-import { REF_MAX } from '../records/dto/record-fields.dto.js';
 import { refsQuery } from '../records/records.controller.js';
 import { MAX_QUERY_REFS } from '../records/records.service.js';
 import {

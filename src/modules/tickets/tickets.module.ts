@@ -9,6 +9,6 @@ import { TicketsService } from './tickets.service.js';
   imports: [LayoutsModule, AppointmentsModule],
   controllers: [TicketsController],
   providers: [TicketsRepository, TicketsService],
-  exports: [TicketsService],
+  exports: [TicketsRepository, TicketsService],
 })
 export class TicketsModule {}

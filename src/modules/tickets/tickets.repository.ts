@@ -88,6 +88,16 @@ export class TicketsRepository {
     );
   }
 
+  /** The tickets of these appointments, oldest first. */
+  findOfAppointments(appointmentIds: string[]): Promise<TicketRow[]> {
+    if (appointmentIds.length === 0) return Promise.resolve([]);
+    return this.db.query(
+      `SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id
+        WHERE t.appointment_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
+      [appointmentIds],
+    );
+  }
+
   /** The terminal's appointments with these refs (deleted ones too) and all their tickets, oldest first. */
   async findByAppointmentRefs(
     terminalId: string,
@@ -98,12 +108,7 @@ export class TicketsRepository {
       [terminalId, refs],
     );
     if (appointments.length === 0) return { appointments, tickets: [] };
-    const tickets: TicketRow[] = await this.db.query(
-      `SELECT ${RETURNING} FROM tickets t JOIN appointments a ON a.id = t.appointment_id
-        WHERE t.appointment_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
-      [appointments.map((a) => a.id)],
-    );
-    return { appointments, tickets };
+    return { appointments, tickets: await this.findOfAppointments(appointments.map((a) => a.id)) };
   }
 
   /** Whether a ticket of a live appointment uses this layout. */

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
-import { Nested } from '../../../common/validation/validators.js';
+import { Nested, REF_MAX } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
 import { guideUrl } from '../../../common/docs/guide.js';
 import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
-import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
+import { OptionalRef, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../appointments.definition.js';
 
 export class CreateAppointmentDto extends ScheduleFieldsDto {

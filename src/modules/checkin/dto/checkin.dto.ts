@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
-import { NestedList } from '../../../common/validation/validators.js';
-import { REF_MAX } from '../../records/dto/record-fields.dto.js';
+import { NestedList, REF_MAX } from '../../../common/validation/validators.js';
 import { AppointmentTicketDto } from '../../tickets/dto/ticket.dto.js';
 
 /** Most tickets a terminal may return with one check-in. */

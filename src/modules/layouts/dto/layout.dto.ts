@@ -1,4 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined } from 'class-validator';
+import { IsJsonObject } from '../../../common/validation/validators.js';
 import {
   ALERT_COLORS,
   CARD_ELEMENT_TYPES,
@@ -62,4 +64,17 @@ export class LayoutView {
 export class DeletedLayoutView {
   @ApiProperty({ type: [String] }) deleted_refs: string[];
   @ApiProperty({ enum: ['deleted'] }) status: 'deleted';
+}
+
+/** Body of the preview route: a sample record as the driver app would see it. */
+export class LayoutPreviewDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'The sample record, up to 64 KB: a trip or appointment with `driver` and `custom_data`; for tickets `content`, `appointment`, `driver`',
+  })
+  @IsDefined()
+  @IsJsonObject(64 * 1024)
+  data: Record<string, unknown>;
 }

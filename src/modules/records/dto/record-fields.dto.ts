@@ -1,9 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { IsIsoTimestamp, IsJsonObject, NotBefore } from '../../../common/validation/validators.js';
+import { IsIsoTimestamp, IsJsonObject, NotBefore, REF_MAX } from '../../../common/validation/validators.js';
 
-export const REF_MAX = 100;
 export const CUSTOM_DATA_MAX_BYTES = 64 * 1024;
 
 /** Validate when sent, so an explicit null is refused (the field cannot be cleared). */

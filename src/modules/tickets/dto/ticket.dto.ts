@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsDefined, IsString, IsUUID, Length } from 'class-validator';
 import { EXAMPLE } from '../../../common/docs/examples.js';
-import { IsJsonObject } from '../../../common/validation/validators.js';
-import { CUSTOM_DATA_MAX_BYTES, OptionalRef, REF_MAX } from '../../records/dto/record-fields.dto.js';
+import { IsJsonObject, REF_MAX } from '../../../common/validation/validators.js';
+import { CUSTOM_DATA_MAX_BYTES, OptionalRef } from '../../records/dto/record-fields.dto.js';
 
 export class CreateTicketDto {
   @ApiProperty({ example: 'APPT-0001', description: 'The appointment of the calling terminal the ticket belongs to', maxLength: REF_MAX })

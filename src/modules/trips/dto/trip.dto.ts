@@ -1,12 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { Nested } from '../../../common/validation/validators.js';
+import { Nested, REF_MAX } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
 import { guideUrl } from '../../../common/docs/guide.js';
 import type { RecordExamples } from '../../records/records.controller.js';
 import { DriverDto } from '../../drivers/dto/driver.dto.js';
-import { OptionalRef, REF_MAX, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
+import { OptionalRef, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
 
 const TEXT = { type: String, maxLength: 255, nullable: true };
