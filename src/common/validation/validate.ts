@@ -1,6 +1,7 @@
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { validateSync, type ValidationError } from 'class-validator';
 import { AppError, type ValidationIssue } from '../errors/app-error.js';
+import { passes } from './fast-path.js';
 import { findUnacceptable, joinPath } from './json-input.js';
 
 const OPTIONS = {
@@ -84,6 +85,7 @@ export function validatePlain<T extends object>(
 ): { value?: T; issues: ValidationIssue[] } {
   if (!isPlainObject(value)) return { issues: [{ path: base, message: 'must be a JSON object' }] };
   const instance = instantiate(type, value);
+  if (passes(instance, options.allowUnknown === true)) return { value: instance, issues: [] };
   const issues = flatten(validateSync(instance, options.allowUnknown ? LENIENT : OPTIONS), base, []);
   return issues.length ? { value: undefined, issues } : { value: instance, issues };
 }
