@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import './exit-with-parent.js';
+import './child-preload.js';
 import { DRIVERS_UPSERT } from './plain-sql.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
-import './exit-with-parent.js';
+import './child-preload.js';
 
 /**
  * The floor of the check-in round trip and of idle driver sockets: Socket.IO (the service's version and

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
 
-const EXIT_WITH_PARENT = new URL('./exit-with-parent.js', import.meta.url).href;
+const PRELOAD = new URL('./child-preload.js', import.meta.url).href;
 
 /**
  * What the bench must undo (child processes, its database), undone in reverse order on the way out: at the
@@ -59,6 +59,13 @@ export async function stop(child: ChildProcess, graceMs = 15_000): Promise<void>
   clearTimeout(timer);
 }
 
+/** The resident memory of `pid` after a full garbage collection in it (see child-preload.ts). */
+export async function rssAfterGc(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  await sleep(1000);
+  return rssOf(pid);
+}
+
 export function rssOf(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
@@ -68,7 +75,7 @@ export function rssOf(pid: number): number {
 
 /** The built service (dist/src/main.js) on `port`, ready once /health/ready answers. */
 export async function startService(port: number, env: NodeJS.ProcessEnv, cleanUp: CleanUp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, 'dist/src/main.js'], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', PRELOAD, 'dist/src/main.js'], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -93,6 +100,7 @@ export async function startService(port: number, env: NodeJS.ProcessEnv, cleanUp
 export async function startFloor(name: string, env: NodeJS.ProcessEnv, cleanUp: CleanUp): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(fileURLToPath(new URL(`./${name}.js`, import.meta.url)), [], {
     env: { ...env },
+    execArgv: ['--expose-gc'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   cleanUp.add(name, () => stop(child));

@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import { rssOf } from './processes.js';
+import { rssAfterGc } from './processes.js';
 import { type Figures, figures, now, round, sleep, slope } from './stats.js';
 
 export function connectSocket(base: string, namespace: string, auth: Record<string, string>): Promise<Socket> {
@@ -76,9 +76,9 @@ export interface IdleMemory {
 }
 
 /**
- * The RSS of process `pid` as idle /driver sockets (auth `{token}`) connect, in steps from `from` to `to`:
- * the least-squares slope over the steps is the memory per socket (the heap's start-up growth before
- * `from` does not count). Sockets are closed at the end.
+ * The RSS of process `pid`, after a full garbage collection, as idle /driver sockets (auth `{token}`) connect
+ * in steps from `from` to `to`: the least-squares slope over the steps is the memory per socket (the
+ * heap's start-up growth before `from` does not count). Sockets are closed at the end.
  */
 export async function idleSocketMemory(
   base: string,
@@ -97,8 +97,8 @@ export async function idleSocketMemory(
         const batch = Math.min(100, target - sockets.length);
         sockets.push(...(await Promise.all(Array.from({ length: batch }, () => connectSocket(base, '/driver', { token })))));
       }
-      await sleep(1500);
-      const rss = rssOf(pid);
+      await sleep(500);
+      const rss = await rssAfterGc(pid);
       samples.push({ sockets: target, rss_mib: round(rss / 2 ** 20) });
       points.push({ x: target, y: rss });
     }
