@@ -1,50 +1,39 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-import { createServer } from 'node:net';
+import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
-import { io, type Socket } from 'socket.io-client';
+import { postLoad, type LoadResult } from './bench/load.js';
+import { type AppointmentItem, checkSameWrites, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
+import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
+import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
+import { figures, round, round2, sleep, timed } from './bench/stats.js';
 
 /**
- * `npm run bench`: the service (built, as its own process) against the local PostgreSQL, next to the same
- * writes done with plain SQL through `pg` in the same run. Prints p50/p95, rows/s and the ratio to the floor;
- * then the check-in round trip and the memory per connected driver socket. `--json` prints the figures as JSON.
+ * `npm run bench`: the service (built, as its own process) against the local PostgreSQL, each figure next
+ * to its floor measured in the same run: bulk writes against the same writes in plain SQL through `pg`;
+ * single-item creates under 32 connections against a bare `node:http` + `pg` server; the check-in round
+ * trip against a bare Socket.IO relay; memory per idle driver socket against a bare Socket.IO server. Ends
+ * with the targets: figure, floor, ratio, goal. `--json` prints the figures as JSON instead.
  */
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
+const POOL_SIZE = process.env.DATABASE_POOL_SIZE ?? '10';
 const BATCH = 1000;
 const ROUNDS = 10;
 const LOG_QUERIES = 50;
+const CONNECTIONS = 32;
+const LOAD_WARMUP_MS = 3000;
+const LOAD_ROUND_MS = 5000;
+const LOAD_ROUNDS = 2;
+const CHECKIN_WARMUP = 20;
 const SEQUENTIAL_CHECKINS = 500;
 const CONCURRENT_CHECKINS = 100;
-const SOCKETS = 5000;
 const SOCKETS_BASELINE = 1000;
+const SOCKETS = 5000;
+const SOCKETS_STEP = 1000;
 const json = process.argv.includes('--json');
 const say = (line: string) => {
   if (!json) console.log(line);
 };
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const round = (n: number) => Math.round(n * 10) / 10;
-const now = () => performance.now();
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const started = now();
-  await run();
-  return now() - started;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function dbUrl(name: string): string {
   const url = new URL(SERVER_URL);
@@ -52,14 +41,34 @@ function dbUrl(name: string): string {
   return url.toString();
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
+/** The first key of the advisory locks that mark bench databases in use. */
+const LOCK_SPACE = 0x62656e63; // "benc"
+const DATABASE_PREFIX = 'gate_bench_run_';
+
+/**
+ * A new database for this run, marked in use by an advisory lock held on an admin connection until the
+ * clean-up drops it. Databases of runs that died without cleaning up (killed) have their lock free: they
+ * are dropped first.
+ */
+async function benchDatabase(cleanUp: CleanUp): Promise<string> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  cleanUp.add('the admin connection', () => admin.end());
+  const lock = (name: string) => [LOCK_SPACE, name];
+  const existing = await admin.query<{ name: string }>('SELECT datname AS name FROM pg_database WHERE starts_with(datname, $1)', [
+    DATABASE_PREFIX,
+  ]);
+  for (const { name } of existing.rows) {
+    const free = (await admin.query<{ free: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS free', lock(name))).rows[0].free;
+    if (!free) continue;
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query('SELECT pg_advisory_unlock($1, hashtext($2))', lock(name));
   }
+  const name = `${DATABASE_PREFIX}${randomBytes(4).toString('hex')}`;
+  await admin.query('SELECT pg_advisory_lock($1, hashtext($2))', lock(name));
+  await admin.query(`CREATE DATABASE ${name}`);
+  cleanUp.add('the bench database', () => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  return name;
 }
 
 class Api {
@@ -83,14 +92,15 @@ const minutes = (n: number) => new Date(Date.now() + n * 60_000).toISOString();
 let taxSeq = 0;
 const nextTaxId = () => `7${Date.now() % 1e8}${String(++taxSeq).padStart(6, '0')}`;
 
-function appointmentItems(prefix: string, count: number, taxIds?: string[]) {
+function appointmentItems(prefix: string, count: number, taxIds?: string[]): AppointmentItem[] {
+  const [start, end] = [minutes(-60), minutes(600)];
   return Array.from({ length: count }, (_, i) => ({
     driver: { tax_id: taxIds?.[i % taxIds.length] ?? nextTaxId(), driver_license_number: `LIC-${i}`, license_category: 'E' },
     appointment: {
       ref: `${prefix}-${i}`,
       layout_ref: 'bench',
-      window_start: minutes(-60),
-      window_end: minutes(600),
+      window_start: start,
+      window_end: end,
       license_plate: 'ABC1D23',
       summary: 'Container pickup at berth 3',
       custom_data: { container: { number: `MSCU${String(i).padStart(7, '0')}` }, booking: 'BK-1' },
@@ -98,304 +108,331 @@ function appointmentItems(prefix: string, count: number, taxIds?: string[]) {
   }));
 }
 
-interface Figures {
-  p50: number;
-  p95: number;
-  p99?: number;
-}
-const figures = (samples: number[], withP99 = false): Figures => ({
-  p50: round(percentile(samples, 50)),
-  p95: round(percentile(samples, 95)),
-  ...(withP99 ? { p99: round(percentile(samples, 99)) } : {}),
-});
+/** The same items under other refs and new drivers, for the other writer of a comparison. */
+const rebranded = (items: AppointmentItem[], prefix: string): AppointmentItem[] =>
+  items.map((item, i) => ({
+    driver: { ...item.driver, tax_id: nextTaxId() },
+    appointment: { ...item.appointment, ref: `${prefix}-${i}` },
+  }));
 
-async function plainCreate(client: pg.Client, terminalId: string, items: ReturnType<typeof appointmentItems>): Promise<void> {
-  await client.query('BEGIN');
-  const drivers = await client.query<{ id: string; tax_id: string }>(
-    `INSERT INTO drivers (tax_id, driver_license_number, license_category) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-     ON CONFLICT (tax_id) DO UPDATE SET driver_license_number = EXCLUDED.driver_license_number, license_category = EXCLUDED.license_category
-     RETURNING id, tax_id`,
-    [items.map((i) => i.driver.tax_id), items.map((i) => i.driver.driver_license_number), items.map((i) => i.driver.license_category)],
-  );
-  const driverId = new Map(drivers.rows.map((row) => [row.tax_id, row.id]));
-  const a = items.map((i) => i.appointment);
-  const inserted = await client.query<{ id: string }>(
-    `INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
-     SELECT $1, 'SCHEDULED', * FROM unnest($2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::jsonb[])
-     RETURNING id`,
-    [
-      terminalId,
-      a.map((x) => x.ref),
-      a.map((x) => x.layout_ref),
-      items.map((i) => driverId.get(i.driver.tax_id)),
-      a.map((x) => x.window_start),
-      a.map((x) => x.window_end),
-      a.map((x) => x.license_plate),
-      a.map((x) => x.summary),
-      a.map((x) => JSON.stringify(x.custom_data)),
-    ],
-  );
-  await client.query(
-    `INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'created', 'Appointment created' FROM unnest($1::uuid[]) AS id`,
-    [inserted.rows.map((row) => row.id)],
-  );
-  await client.query('COMMIT');
-}
+const updateBody = (refs: string[], summary: string) => refs.map((ref) => ({ ref, appointment: { summary, license_plate: 'XYZ9876' } }));
 
-async function plainUpdate(client: pg.Client, terminalId: string, refs: string[], round: number): Promise<void> {
-  await client.query('BEGIN');
-  const updated = await client.query<{ id: string }>(
-    `UPDATE appointments a SET summary = u.summary, license_plate = u.plate, updated_at = now()
-       FROM unnest($2::text[], $3::text[], $4::text[]) AS u(ref, summary, plate)
-      WHERE a.terminal_id = $1 AND a.ref = u.ref RETURNING a.id`,
-    [terminalId, refs, refs.map(() => `changed ${round}`), refs.map(() => 'XYZ9876')],
-  );
-  await client.query(
-    `INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'updated', 'Updated summary, license_plate' FROM unnest($1::uuid[]) AS id`,
-    [updated.rows.map((row) => row.id)],
-  );
-  await client.query('COMMIT');
-}
-
-async function plainLogs(client: pg.Client, terminalId: string, refs: string[]): Promise<void> {
-  const rows = await client.query<{ id: string }>(
-    `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category FROM appointments a JOIN drivers d ON d.id = a.driver_id
-      WHERE a.terminal_id = $1 AND a.ref = ANY($2::text[])`,
-    [terminalId, refs],
-  );
-  await client.query(
-    `SELECT appointment_id, event, message, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') FROM appointment_logs
-      WHERE appointment_id = ANY($1::uuid[]) ORDER BY appointment_id, created_at DESC, id DESC`,
-    [rows.rows.map((row) => row.id)],
-  );
-}
-
-function connectSocket(base: string, namespace: string, auth: Record<string, string>): Promise<Socket> {
-  const socket = io(`${base}${namespace}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', reject);
-  });
-}
-
-function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))!;
-  return Number(line.replace(/\D+/g, '')) * 1024;
-}
-
-async function main(): Promise<void> {
-  const name = `gate_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE ${name}`);
-  let server: ChildProcess | null = null;
-  const sockets: Socket[] = [];
-  const floor = new pg.Client({ connectionString: dbUrl(name) });
-  try {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const { DATABASE_URL: _ignored, ...env } = process.env;
-    server = spawn(process.execPath, ['dist/src/main.js'], {
-      env: {
-        ...env,
-        DATABASE_URL: dbUrl(name),
-        PORT: String(port),
-        ADMIN_API_KEY: ADMIN_KEY,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MIN: '0',
-        JWT_SECRET: randomBytes(24).toString('hex'),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+/** Bodies of single-item creates: request n gets ref `<prefix>-n` and a new driver. */
+let loadRun = 0;
+function singleItemBodies(prefix: string): (n: number) => string {
+  const [item] = appointmentItems(prefix, 1);
+  const taxBase = `8${++loadRun}${Date.now() % 1e8}`;
+  return (n) =>
+    JSON.stringify({
+      driver: { ...item.driver, tax_id: `${taxBase}${String(n).padStart(7, '0')}` },
+      appointment: { ...item.appointment, ref: `${prefix}-${n}` },
     });
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`${base}/health/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (i > 300) throw new Error('the service did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await floor.connect();
-    const version = (await floor.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-    const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
-    say(`machine: ${machine}\n`);
-
-    const adminApi = new Api(base, ADMIN_KEY);
-    const terminal = (
-      await adminApi.call('POST', '/api/v1/admin/accounts', {
-        kind: 'terminal',
-        name: 'Bench terminal',
-        location: { lat: 0, lng: 0, radius_m: 100 },
-      })
-    ).data;
-    const api = new Api(base, terminal.api_key as string);
-    const terminalId = terminal.id as string;
-    await api.call('PUT', '/api/v1/layouts/appointment/bench', { card_layout: [{ type: 'section', title: 'Bench' }], modal_layout: [] });
-    await api.call('PUT', '/api/v1/layouts/ticket/bench-ticket', { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
-
-    // Bulk writes: warm-up once, then ROUNDS requests of BATCH items each, service and floor alternating.
-    await api.call('POST', '/api/v1/appointments', appointmentItems('warm', BATCH));
-    await plainCreate(floor, terminalId, appointmentItems('warm-floor', BATCH));
-    // Statistics as autovacuum would have them on a live database; a fresh one has none and plans full scans.
-    await floor.query('ANALYZE');
-    const create = { service: [] as number[], floor: [] as number[] };
-    const update = { service: [] as number[], floor: [] as number[] };
-    const logs = { service: [] as number[], floor: [] as number[] };
-    for (let r = 0; r < ROUNDS; r++) {
-      // Bodies are built before the clock starts, on both sides.
-      const [serviceItems, floorItems] = [appointmentItems(`svc-${r}`, BATCH), appointmentItems(`sql-${r}`, BATCH)];
-      create.service.push(await timed(() => api.call('POST', '/api/v1/appointments', serviceItems)));
-      create.floor.push(await timed(() => plainCreate(floor, terminalId, floorItems)));
-    }
-    await floor.query('ANALYZE');
-    for (let r = 0; r < ROUNDS; r++) {
-      const refs = Array.from({ length: BATCH }, (_, i) => `svc-${r}-${i}`);
-      update.service.push(
-        await timed(() =>
-          api.call(
-            'PUT',
-            '/api/v1/appointments',
-            refs.map((ref) => ({ ref, appointment: { summary: `changed ${r}`, license_plate: 'XYZ9876' } })),
-          ),
-        ),
-      );
-      update.floor.push(
-        await timed(() =>
-          plainUpdate(
-            floor,
-            terminalId,
-            Array.from({ length: BATCH }, (_, i) => `sql-${r}-${i}`),
-            r,
-          ),
-        ),
-      );
-    }
-    for (let q = 0; q < LOG_QUERIES; q++) {
-      const refs = Array.from({ length: 100 }, (_, i) => `svc-${q % ROUNDS}-${(q * 7 + i) % BATCH}`);
-      logs.service.push(await timed(() => api.call('GET', `/api/v1/appointments/logs?${refs.map((ref) => `refs=${ref}`).join('&')}`)));
-      logs.floor.push(
-        await timed(() =>
-          plainLogs(
-            floor,
-            terminalId,
-            refs.map((ref) => ref.replace('svc', 'sql')),
-          ),
-        ),
-      );
-    }
-    const tenInARow = create.service.reduce((a, b) => a + b, 0);
-    const rows = [
-      { operation: `create ${BATCH} appointments (1 request)`, ...compare(create, BATCH) },
-      { operation: `update ${BATCH} appointments (1 request)`, ...compare(update, BATCH) },
-      { operation: 'logs of 100 refs (1 request)', ...compare(logs, 100) },
-    ];
-    say('operation                                  service p50/p95 ms   plain SQL p50/p95 ms   ratio p50   rows/s (service)');
-    for (const row of rows) {
-      say(
-        `${row.operation.padEnd(42)} ${`${row.service.p50} / ${row.service.p95}`.padEnd(20)} ${`${row.floor.p50} / ${row.floor.p95}`.padEnd(22)} ${String(row.ratio).padEnd(11)} ${row.rowsPerSecond}`,
-      );
-    }
-    say(`ten ${BATCH}-item creates in a row: ${round(tenInARow)} ms in all, ${Math.round((ROUNDS * BATCH) / (tenInARow / 1000))} rows/s\n`);
-
-    // Check-in round trip: driver request → terminal ack → ticket pushed to the driver.
-    const terminalSocket = await connectSocket(base, '/terminal', { apiKey: terminal.api_key as string });
-    sockets.push(terminalSocket);
-    terminalSocket.on('checkin:request', (request: { checkin_id: string }, ack: (answer: unknown) => void) =>
-      ack({ accepted: true, tickets: [{ layout_ref: 'bench-ticket', content: { gate: 'A1', checkin: request.checkin_id } }] }),
-    );
-    const sequentialTax = nextTaxId();
-    const sequentialIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('seq', SEQUENTIAL_CHECKINS, [sequentialTax])))
-      .data.created_ids as string[];
-    const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
-    const sequentialDriver = await connectSocket(base, '/driver', { token: await token(sequentialTax) });
-    sockets.push(sequentialDriver);
-    const roundTrip = (driver: Socket, appointmentId: string) =>
-      new Promise<number>((resolve, reject) => {
-        const started = now();
-        const onEvent = (event: { type: string; data: { appointment_id?: string } }) => {
-          if (event.type === 'ticket.created' && event.data.appointment_id === appointmentId) {
-            driver.off('event', onEvent);
-            resolve(now() - started);
-          }
-        };
-        driver.on('event', onEvent);
-        driver
-          .timeout(15_000)
-          .emitWithAck('checkin:request', { appointment_id: appointmentId })
-          .then((ack: { success: boolean; error?: unknown }) => {
-            if (!ack.success) reject(new Error(`check-in failed: ${JSON.stringify(ack.error)}`));
-          }, reject);
-      });
-    const sequential: number[] = [];
-    for (const id of sequentialIds) sequential.push(await roundTrip(sequentialDriver, id));
-
-    const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
-    const concurrentIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('conc', CONCURRENT_CHECKINS, concurrentTax)))
-      .data.created_ids as string[];
-    const concurrentDrivers = await Promise.all(
-      concurrentTax.map(async (taxId) => connectSocket(base, '/driver', { token: await token(taxId) })),
-    );
-    sockets.push(...concurrentDrivers);
-    const concurrentStarted = now();
-    const concurrent = await Promise.all(concurrentIds.map((id, i) => roundTrip(concurrentDrivers[i], id)));
-    const concurrentWall = now() - concurrentStarted;
-    const checkins = {
-      sequential: figures(sequential, true),
-      concurrent: { ...figures(concurrent, true), wall_ms: round(concurrentWall) },
-    };
-    say(
-      `check-in round trip, ${SEQUENTIAL_CHECKINS} sequential: p50 ${checkins.sequential.p50} ms, p95 ${checkins.sequential.p95} ms, p99 ${checkins.sequential.p99} ms`,
-    );
-    say(
-      `check-in round trip, ${CONCURRENT_CHECKINS} concurrent: p50 ${checkins.concurrent.p50} ms, p95 ${checkins.concurrent.p95} ms, p99 ${checkins.concurrent.p99} ms (all done in ${checkins.concurrent.wall_ms} ms)`,
-    );
-    for (const socket of sockets.splice(0)) socket.close();
-
-    // Memory per connected driver socket: the service's RSS growth from SOCKETS_BASELINE to SOCKETS sockets
-    // (the slope, so the heap's initial growth does not count).
-    const idleToken = await token(sequentialTax);
-    const connectUpTo = async (count: number) => {
-      while (sockets.length < count) {
-        sockets.push(...(await Promise.all(Array.from({ length: 100 }, () => connectSocket(base, '/driver', { token: idleToken })))));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      return rssOf(server!.pid!);
-    };
-    const before = await connectUpTo(SOCKETS_BASELINE);
-    const after = await connectUpTo(SOCKETS);
-    const perSocket = Math.max(1, (after - before) / (SOCKETS - SOCKETS_BASELINE));
-    const memory = {
-      sockets: SOCKETS,
-      rss_at_baseline_mib: round(before / 2 ** 20),
-      rss_after_mib: round(after / 2 ** 20),
-      bytes_per_socket: Math.round(perSocket),
-      sockets_per_gib: Math.round(2 ** 30 / perSocket),
-    };
-    say(
-      `driver sockets: RSS ${memory.rss_at_baseline_mib} MiB at ${SOCKETS_BASELINE} sockets → ${memory.rss_after_mib} MiB at ${SOCKETS}: ` +
-        `~${round(perSocket / 1024)} KiB each → ~${memory.sockets_per_gib} sockets per GiB`,
-    );
-
-    if (json) console.log(JSON.stringify({ machine, bulk: rows, ten_creates_ms: round(tenInARow), checkins, memory }, null, 2));
-  } finally {
-    for (const socket of sockets) socket.close();
-    await floor.end().catch(() => undefined);
-    if (server) {
-      server.kill('SIGTERM');
-      await new Promise((resolve) => server!.once('exit', resolve));
-    }
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  }
 }
 
 function compare(samples: { service: number[]; floor: number[] }, rowsPerRequest: number) {
   const service = figures(samples.service);
   const plain = figures(samples.floor);
-  return { service, floor: plain, ratio: round(service.p50 / plain.p50), rowsPerSecond: Math.round(rowsPerRequest / (service.p50 / 1000)) };
+  return {
+    service,
+    floor: plain,
+    ratio: round2(service.p50 / plain.p50),
+    rowsPerSecond: Math.round(rowsPerRequest / (service.p50 / 1000)),
+  };
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+interface Target {
+  target: string;
+  service: number;
+  floor: number;
+  /** service ÷ floor */
+  ratio: number;
+  goal: string;
+  met: boolean;
+}
+
+type Goal = { ratioAtMost: number } | { ratioAtLeast: number } | { p99AtMost: number };
+
+function target(name: string, service: number, floor: number, goal: Goal): Target {
+  const ratio = round2(service / floor);
+  if ('ratioAtMost' in goal)
+    return { target: name, service, floor, ratio, goal: `≤ ${goal.ratioAtMost}× floor`, met: ratio <= goal.ratioAtMost };
+  if ('ratioAtLeast' in goal)
+    return { target: name, service, floor, ratio, goal: `≥ ${goal.ratioAtLeast}× floor`, met: ratio >= goal.ratioAtLeast };
+  return { target: name, service, floor, ratio, goal: `p99 ≤ ${goal.p99AtMost} ms`, met: service <= goal.p99AtMost };
+}
+
+function printTable(headers: string[], rows: string[][]): void {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ');
+  say(line(headers));
+  say(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const row of rows) say(line(row));
+}
+
+const checkinLine = (who: string, f: CheckinFigures['sequential']) => `${who.padEnd(8)} p50 ${f.p50} ms, p95 ${f.p95} ms, p99 ${f.p99} ms`;
+const checkinRatios = (service: CheckinFigures['sequential'], relay: CheckinFigures['sequential']) =>
+  `ratio   p50 ${round2(service.p50 / relay.p50)}, p95 ${round2(service.p95 / relay.p95)}, p99 ${round2(service.p99! / relay.p99!)}`;
+
+async function run(cleanUp: CleanUp): Promise<void> {
+  const name = await benchDatabase(cleanUp);
+  const loadAtStart = loadavg()[0];
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const { DATABASE_URL: _ignored, ...env } = process.env;
+  const server = await startService(
+    port,
+    {
+      ...env,
+      DATABASE_URL: dbUrl(name),
+      DATABASE_POOL_SIZE: POOL_SIZE,
+      ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MIN: '0',
+      JWT_SECRET: randomBytes(24).toString('hex'),
+    },
+    cleanUp,
+  );
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  const version = (await floor.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
+  say(`machine: ${machine}; load average ${loadAtStart.toFixed(2)} at start\n`);
+
+  const adminApi = new Api(base, ADMIN_KEY);
+  const terminal = (
+    await adminApi.call('POST', '/api/v1/admin/accounts', {
+      kind: 'terminal',
+      name: 'Bench terminal',
+      location: { lat: 0, lng: 0, radius_m: 100 },
+    })
+  ).data;
+  const apiKey = terminal.api_key as string;
+  const api = new Api(base, apiKey);
+  const terminalId = terminal.id as string;
+  await api.call('PUT', '/api/v1/layouts/appointment/bench', { card_layout: [{ type: 'section', title: 'Bench' }], modal_layout: [] });
+  await api.call('PUT', '/api/v1/layouts/ticket/bench-ticket', { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
+
+  // Bulk writes. The warm-up create and update also check that the floor writes what the service writes.
+  const warm = appointmentItems('warm-svc', BATCH);
+  await checkSameWrites(
+    floor,
+    terminalId,
+    `create ${BATCH}`,
+    { prefix: 'warm-svc-', write: () => api.call('POST', '/api/v1/appointments', warm) },
+    { prefix: 'warm-sql-', write: () => plainCreate(floor, terminalId, rebranded(warm, 'warm-sql')) },
+  );
+  // Statistics as autovacuum would have them on a live database; a fresh one has none and plans full scans.
+  await floor.query('ANALYZE');
+  const create = { service: [] as number[], floor: [] as number[] };
+  const update = { service: [] as number[], floor: [] as number[] };
+  const logs = { service: [] as number[], floor: [] as number[] };
+  for (let r = 0; r < ROUNDS; r++) {
+    // Bodies are built before the clock starts, on both sides; service and floor alternate.
+    const [serviceItems, floorItems] = [appointmentItems(`svc-${r}`, BATCH), appointmentItems(`sql-${r}`, BATCH)];
+    create.service.push(await timed(() => api.call('POST', '/api/v1/appointments', serviceItems)));
+    create.floor.push(await timed(() => plainCreate(floor, terminalId, floorItems)));
+  }
+  await floor.query('ANALYZE');
+  const refs = (prefix: string) => Array.from({ length: BATCH }, (_, i) => `${prefix}-${i}`);
+  await checkSameWrites(
+    floor,
+    terminalId,
+    `update ${BATCH}`,
+    { prefix: 'warm-svc-', write: () => api.call('PUT', '/api/v1/appointments', updateBody(refs('warm-svc'), 'changed warm')) },
+    { prefix: 'warm-sql-', write: () => plainUpdate(floor, terminalId, refs('warm-sql'), 'changed warm') },
+  );
+  for (let r = 0; r < ROUNDS; r++) {
+    const body = updateBody(refs(`svc-${r}`), `changed ${r}`);
+    const floorRefs = refs(`sql-${r}`);
+    update.service.push(await timed(() => api.call('PUT', '/api/v1/appointments', body)));
+    update.floor.push(await timed(() => plainUpdate(floor, terminalId, floorRefs, `changed ${r}`)));
+  }
+  for (let q = 0; q < LOG_QUERIES; q++) {
+    const some = Array.from({ length: 100 }, (_, i) => `svc-${q % ROUNDS}-${(q * 7 + i) % BATCH}`);
+    const query = `/api/v1/appointments/logs?${some.map((ref) => `refs=${ref}`).join('&')}`;
+    const floorRefs = some.map((ref) => ref.replace('svc', 'sql'));
+    logs.service.push(await timed(() => api.call('GET', query)));
+    logs.floor.push(await timed(() => plainLogs(floor, terminalId, floorRefs)));
+  }
+  const tenInARow = create.service.reduce((a, b) => a + b, 0);
+  const bulk = [
+    { operation: `create ${BATCH} appointments (1 request)`, ...compare(create, BATCH) },
+    { operation: `update ${BATCH} appointments (1 request)`, ...compare(update, BATCH) },
+    { operation: 'logs of 100 refs (1 request)', ...compare(logs, 100) },
+  ];
+  printTable(
+    ['operation', 'service p50 / p95 ms', 'plain SQL p50 / p95 ms', 'ratio p50', 'rows/s (service)'],
+    bulk.map((row) => [
+      row.operation,
+      `${row.service.p50} / ${row.service.p95}`,
+      `${row.floor.p50} / ${row.floor.p95}`,
+      String(row.ratio),
+      String(row.rowsPerSecond),
+    ]),
+  );
+  say(`ten ${BATCH}-item creates in a row: ${round(tenInARow)} ms in all, ${Math.round((ROUNDS * BATCH) / (tenInARow / 1000))} rows/s\n`);
+
+  // Single-item creates under load: the service and a bare node:http + pg server, the same load generator.
+  const bare = await startFloor(
+    'bare-http-server',
+    { ...env, DATABASE_URL: dbUrl(name), DATABASE_POOL_SIZE: POOL_SIZE, TERMINAL_ID: terminalId },
+    cleanUp,
+  );
+  const bareBase = `http://127.0.0.1:${bare.port}`;
+  const [one] = appointmentItems('one-svc', 1);
+  await checkSameWrites(
+    floor,
+    terminalId,
+    'single-item create',
+    { prefix: 'one-svc-', write: () => api.call('POST', '/api/v1/appointments', one) },
+    { prefix: 'one-sql-', write: () => new Api(bareBase, '').call('POST', '/api/v1/appointments', rebranded([one], 'one-sql')[0]) },
+  );
+  const loadOn = (origin: string, prefix: string, durationMs: number) =>
+    postLoad(origin, {
+      path: '/api/v1/appointments',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: singleItemBodies(prefix),
+      connections: CONNECTIONS,
+      durationMs,
+      expected: 201,
+    });
+  await loadOn(base, 'load-warm-svc', LOAD_WARMUP_MS);
+  await loadOn(bareBase, 'load-warm-sql', LOAD_WARMUP_MS);
+  const loads = { service: [] as LoadResult[], floor: [] as LoadResult[] };
+  for (let r = 0; r < LOAD_ROUNDS; r++) {
+    loads.service.push(await loadOn(base, `load-svc-${r}`, LOAD_ROUND_MS));
+    loads.floor.push(await loadOn(bareBase, `load-sql-${r}`, LOAD_ROUND_MS));
+  }
+  await stop(bare.child);
+  const rate = (results: LoadResult[]) =>
+    Math.round(results.reduce((n, r) => n + r.requests, 0) / results.reduce((s, r) => s + r.seconds, 0));
+  const singleCreate = {
+    connections: CONNECTIONS,
+    service: { per_second: rate(loads.service), rounds: loads.service },
+    floor: { per_second: rate(loads.floor), rounds: loads.floor },
+  };
+  const latencyOf = (results: LoadResult[]) =>
+    results.map((r) => `${r.per_second}/s p50 ${r.latency_ms.p50} p99 ${r.latency_ms.p99} ms`).join('; ');
+  say(
+    `single-item create, ${CONNECTIONS} connections, ${LOAD_ROUNDS} × ${LOAD_ROUND_MS / 1000} s after ${LOAD_WARMUP_MS / 1000} s warm-up:`,
+  );
+  say(`  service         ${singleCreate.service.per_second} requests/s (${latencyOf(loads.service)})`);
+  say(`  node:http + pg  ${singleCreate.floor.per_second} requests/s (${latencyOf(loads.floor)})\n`);
+
+  // Check-in round trips: the service, then a bare relay, with the same client code and auth payloads.
+  const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
+  const sequentialTax = nextTaxId();
+  const sequentialIds = (
+    await api.call('POST', '/api/v1/appointments', appointmentItems('seq', CHECKIN_WARMUP + SEQUENTIAL_CHECKINS, [sequentialTax]))
+  ).data.created_ids as string[];
+  const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
+  const concurrentIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('conc', CONCURRENT_CHECKINS, concurrentTax))).data
+    .created_ids as string[];
+  const sequentialToken = await token(sequentialTax);
+  const concurrentTokens = await Promise.all(concurrentTax.map(token));
+  const measureCheckins = async (at: string, key: string) => {
+    const terminalSocket = await acceptingTerminal(at, key);
+    try {
+      await checkins(at, { token: sequentialToken, ids: sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
+      return await checkins(
+        at,
+        { token: sequentialToken, ids: sequentialIds.slice(CHECKIN_WARMUP) },
+        { tokens: concurrentTokens, ids: concurrentIds },
+      );
+    } finally {
+      terminalSocket.close();
+    }
+  };
+  const serviceCheckins = await measureCheckins(base, apiKey);
+  const relay = await startFloor('bare-socket-server', env, cleanUp);
+  const relayCheckins = await measureCheckins(`http://127.0.0.1:${relay.port}`, apiKey);
+  await stop(relay.child);
+  say(`check-in round trip, ${SEQUENTIAL_CHECKINS} sequential (after ${CHECKIN_WARMUP} not counted):`);
+  say(`  ${checkinLine('service', serviceCheckins.sequential)}`);
+  say(`  ${checkinLine('relay', relayCheckins.sequential)}`);
+  say(`  ${checkinRatios(serviceCheckins.sequential, relayCheckins.sequential)}`);
+  say(`check-in round trip, ${CONCURRENT_CHECKINS} at once:`);
+  say(`  ${checkinLine('service', serviceCheckins.concurrent)} (all done in ${serviceCheckins.concurrent.wall_ms} ms)`);
+  say(`  ${checkinLine('relay', relayCheckins.concurrent)} (all done in ${relayCheckins.concurrent.wall_ms} ms)`);
+  say(`  ${checkinRatios(serviceCheckins.concurrent, relayCheckins.concurrent)}\n`);
+
+  // Idle driver sockets: RSS slope of the service, then of a fresh bare Socket.IO server, same auth payload.
+  const serviceMemory = await idleSocketMemory(base, server.pid!, sequentialToken, SOCKETS_BASELINE, SOCKETS, SOCKETS_STEP);
+  const bareSockets = await startFloor('bare-socket-server', env, cleanUp);
+  const bareMemory = await idleSocketMemory(
+    `http://127.0.0.1:${bareSockets.port}`,
+    bareSockets.child.pid!,
+    sequentialToken,
+    SOCKETS_BASELINE,
+    SOCKETS,
+    SOCKETS_STEP,
+  );
+  await stop(bareSockets.child);
+  const memoryLine = (who: string, m: IdleMemory) =>
+    `${who.padEnd(18)} RSS ${m.samples.map((s) => s.rss_mib).join(' → ')} MiB: ~${round(m.bytes_per_socket / 1024)} KiB each, ~${m.sockets_per_gib} per GiB`;
+  say(`idle /driver sockets, ${SOCKETS_BASELINE} to ${SOCKETS} in steps of ${SOCKETS_STEP}:`);
+  say(`  ${memoryLine('service', serviceMemory)}`);
+  say(`  ${memoryLine('bare Socket.IO', bareMemory)}\n`);
+
+  const [createRow, updateRow] = bulk;
+  const targets = [
+    target(`create ${BATCH} appointments, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, { ratioAtMost: 1.5 }),
+    target(`update ${BATCH} appointments, 1 request, p50 ms`, updateRow.service.p50, updateRow.floor.p50, { ratioAtMost: 1.5 }),
+    target(`single-item create, ${CONNECTIONS} connections, requests/s`, singleCreate.service.per_second, singleCreate.floor.per_second, {
+      ratioAtLeast: 0.5,
+    }),
+    target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
+      p99AtMost: 15,
+    }),
+    target(`check-in p99, ${CONCURRENT_CHECKINS} at once, ms`, serviceCheckins.concurrent.p99!, relayCheckins.concurrent.p99!, {
+      p99AtMost: 150,
+    }),
+    target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.9 }),
+  ];
+  const loadAtEnd = loadavg()[0];
+  say(`targets (ratio = service ÷ floor; load average ${loadAtEnd.toFixed(2)} at the end):`);
+  printTable(
+    ['target', 'service', 'floor', 'ratio', 'goal', 'met?'],
+    targets.map((t) => [t.target, String(t.service), String(t.floor), String(t.ratio), t.goal, t.met ? 'yes' : 'no']),
+  );
+
+  if (json) {
+    console.log(
+      JSON.stringify(
+        {
+          machine,
+          load_average: { start: round2(loadAtStart), end: round2(loadAtEnd) },
+          bulk,
+          ten_creates_ms: round(tenInARow),
+          single_create: singleCreate,
+          checkins: serviceCheckins,
+          checkin_floor: relayCheckins,
+          memory: serviceMemory,
+          memory_floor: bareMemory,
+          targets,
+        },
+        null,
+        2,
+      ),
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const cleanUp = new CleanUp();
+  try {
+    await run(cleanUp);
+  } finally {
+    await cleanUp.run();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

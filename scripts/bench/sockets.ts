@@ -1,0 +1,110 @@
+import { io, type Socket } from 'socket.io-client';
+import { rssAfterGc } from './processes.js';
+import { type Figures, figures, now, round, sleep, slope } from './stats.js';
+
+export function connectSocket(base: string, namespace: string, auth: Record<string, string>): Promise<Socket> {
+  const socket = io(`${base}${namespace}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', reject);
+  });
+}
+
+/** A terminal socket that accepts every check-in with one ticket. */
+export async function acceptingTerminal(base: string, apiKey: string): Promise<Socket> {
+  const terminal = await connectSocket(base, '/terminal', { apiKey });
+  terminal.on('checkin:request', (request: { checkin_id: string }, ack: (answer: unknown) => void) =>
+    ack({ accepted: true, tickets: [{ layout_ref: 'bench-ticket', content: { gate: 'A1', checkin: request.checkin_id } }] }),
+  );
+  return terminal;
+}
+
+/** From the driver's `checkin:request` until its `event` push of ticket.created for that appointment. */
+export function roundTrip(driver: Socket, appointmentId: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const started = now();
+    const onEvent = (event: { type: string; data: { appointment_id?: string } }) => {
+      if (event.type === 'ticket.created' && event.data.appointment_id === appointmentId) {
+        driver.off('event', onEvent);
+        resolve(now() - started);
+      }
+    };
+    driver.on('event', onEvent);
+    driver
+      .timeout(15_000)
+      .emitWithAck('checkin:request', { appointment_id: appointmentId })
+      .then((ack: { success: boolean; error?: unknown }) => {
+        if (!ack.success) reject(new Error(`check-in failed: ${JSON.stringify(ack.error)}`));
+      }, reject);
+  });
+}
+
+export interface CheckinFigures {
+  sequential: Figures;
+  concurrent: Figures & { wall_ms: number };
+}
+
+/**
+ * The check-in round trips of one server: `sequential.ids` one after the other from one driver, then
+ * `concurrent.ids[i]` from `concurrent.tokens[i]`, all at once. The terminal socket must already be there.
+ */
+export async function checkins(
+  base: string,
+  sequential: { token: string; ids: string[] },
+  concurrent: { tokens: string[]; ids: string[] },
+): Promise<CheckinFigures> {
+  const opened: Socket[] = [];
+  try {
+    const driver = await connectSocket(base, '/driver', { token: sequential.token });
+    opened.push(driver);
+    const one: number[] = [];
+    for (const id of sequential.ids) one.push(await roundTrip(driver, id));
+    const drivers = await Promise.all(concurrent.tokens.map((token) => connectSocket(base, '/driver', { token })));
+    opened.push(...drivers);
+    const started = now();
+    const all = await Promise.all(concurrent.ids.map((id, i) => roundTrip(drivers[i], id)));
+    return { sequential: figures(one, true), concurrent: { ...figures(all, true), wall_ms: round(now() - started) } };
+  } finally {
+    for (const socket of opened) socket.close();
+  }
+}
+
+export interface IdleMemory {
+  samples: { sockets: number; rss_mib: number }[];
+  bytes_per_socket: number;
+  sockets_per_gib: number;
+}
+
+/**
+ * The RSS of process `pid`, after a full garbage collection, as idle /driver sockets (auth `{token}`) connect
+ * in steps from `from` to `to`: the least-squares slope over the steps is the memory per socket (the
+ * heap's start-up growth before `from` does not count). Sockets are closed at the end.
+ */
+export async function idleSocketMemory(
+  base: string,
+  pid: number,
+  token: string,
+  from: number,
+  to: number,
+  step: number,
+): Promise<IdleMemory> {
+  const sockets: Socket[] = [];
+  const samples: { sockets: number; rss_mib: number }[] = [];
+  const points: { x: number; y: number }[] = [];
+  try {
+    for (let target = from; target <= to; target += step) {
+      while (sockets.length < target) {
+        const batch = Math.min(100, target - sockets.length);
+        sockets.push(...(await Promise.all(Array.from({ length: batch }, () => connectSocket(base, '/driver', { token })))));
+      }
+      await sleep(500);
+      const rss = await rssAfterGc(pid);
+      samples.push({ sockets: target, rss_mib: round(rss / 2 ** 20) });
+      points.push({ x: target, y: rss });
+    }
+  } finally {
+    for (const socket of sockets) socket.close();
+  }
+  const perSocket = Math.max(1, slope(points));
+  return { samples, bytes_per_socket: Math.round(perSocket), sockets_per_gib: Math.round(2 ** 30 / perSocket) };
+}
