@@ -1,5 +1,5 @@
 import { dataColumns } from '../records/record-columns.js';
-import { iso, type RecordDefinition, undeleted } from '../records/record-definition.js';
+import { type RecordDefinition, undeleted } from '../records/record-definition.js';
 import { Appointment } from './appointment.entity.js';
 
 export const APPOINTMENT_STATUSES = ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'] as const;
@@ -25,21 +25,5 @@ export const APPOINTMENTS: RecordDefinition = {
     { via: 'delete', from: undeleted(APPOINTMENT_STATUSES), to: 'DELETED' },
   ],
   protectedFields: ['id', 'terminal_id', 'ref', 'user_tax_id'],
-  logView: (row, ownerId) => ({
-    id: row.id,
-    terminal_id: ownerId,
-    ref: row.ref,
-    layout_ref: row.layout_ref,
-    user_tax_id: row.tax_id,
-    status: row.status,
-    summary: row.summary,
-    license_plate: row.license_plate,
-    window_start: iso(row.window_start),
-    window_end: iso(row.window_end),
-    start_tolerance: row.start_tolerance,
-    end_tolerance: row.end_tolerance,
-    custom_data: row.custom_data,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  }),
+  logViewSources: { terminal_id: (_row, ownerId) => ownerId, user_tax_id: (row) => row.tax_id },
 };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppointmentLogView } from './dto/appointment.dto.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
 import { DriverFeed } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -16,6 +17,6 @@ export class AppointmentsService extends RecordsService {
     drivers: DriversRepository,
     feed: DriverFeed,
   ) {
-    super(records, { layouts, usage, drivers, feed });
+    super(records, { layouts, usage, drivers, feed }, AppointmentLogView);
   }
 }

@@ -59,8 +59,11 @@ export interface RecordDefinition {
   moves: readonly StatusMove[];
   /** Interface: fields an update may not send. */
   protectedFields: readonly string[];
-  /** The record as GET …/logs shows it. */
-  logView(row: RecordRow, ownerId: string): Record<string, unknown>;
+  /**
+   * Fields of the record as GET …/logs shows it (its view class lists them) that are not columns of the same
+   * name: how each is read.
+   */
+  logViewSources: Record<string, (row: RecordRow, ownerId: string) => unknown>;
 }
 
 export const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);

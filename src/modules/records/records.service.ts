@@ -34,6 +34,21 @@ export interface RecordsServiceDeps {
   feed: DriverFeed;
 }
 
+/** Swagger's list of a class's documented properties (`:name`), as @ApiProperty records it. */
+const DOCUMENTED_PROPERTIES = 'swagger/apiModelPropertiesArray';
+
+/** The logs query's view of a record, read from its view class's fields: a column of that name, or the definition's source. */
+function logViewOf(def: RecordDefinition, view: Function): (row: RecordRow, ownerId: string) => Record<string, unknown> {
+  const fields = (Reflect.getMetadata(DOCUMENTED_PROPERTIES, view.prototype) as string[]).map((field) => field.replace(/^:/, ''));
+  return (row, ownerId) =>
+    Object.fromEntries(
+      fields.map((field) => {
+        const value = def.logViewSources[field] ? def.logViewSources[field](row, ownerId) : row[field];
+        return [field, value instanceof Date ? value.toISOString() : value];
+      }),
+    );
+}
+
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
 
 /**
@@ -46,12 +61,16 @@ export abstract class RecordsService {
   private readonly layouts: LayoutsRepository;
   private readonly drivers: DriversRepository;
   private readonly feed: DriverFeed;
+  private readonly logView: (row: RecordRow, ownerId: string) => Record<string, unknown>;
 
+  /** `logView`: the class documenting the record as the logs query shows it; its fields are the view's. */
   protected constructor(
     protected readonly records: RecordsRepository,
     deps: RecordsServiceDeps,
+    logView: Function,
   ) {
     this.def = records.def;
+    this.logView = logViewOf(this.def, logView);
     ({ layouts: this.layouts, drivers: this.drivers, feed: this.feed } = deps);
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
@@ -181,7 +200,7 @@ export abstract class RecordsService {
         ref,
         found: true,
         data: {
-          [this.def.noun]: this.def.logView(row, ownerId),
+          [this.def.noun]: this.logView(row, ownerId),
           driver: { tax_id: row.tax_id, driver_license_number: row.driver_license_number, driver_license_category: row.license_category },
           logs: logsById.get(row.id) ?? [],
         },

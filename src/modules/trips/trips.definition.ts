@@ -1,5 +1,5 @@
 import { dataColumns } from '../records/record-columns.js';
-import { iso, type RecordDefinition, undeleted } from '../records/record-definition.js';
+import { type RecordDefinition, undeleted } from '../records/record-definition.js';
 import { Trip } from './trip.entity.js';
 
 export const TRIP_STATUSES = ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'] as const;
@@ -26,18 +26,5 @@ export const TRIPS: RecordDefinition = {
     { via: 'delete', from: undeleted(TRIP_STATUSES), to: 'DELETED' },
   ],
   protectedFields: ['id', 'trucking_company_id', 'ref', 'driver_id'],
-  logView: (row) => ({
-    ref: row.ref,
-    layout_ref: row.layout_ref,
-    license_plate: row.license_plate,
-    status: row.status,
-    from_location: row.from_location,
-    to_location: row.to_location,
-    origin_city: row.origin_city,
-    origin_state: row.origin_state,
-    destiny_city: row.destiny_city,
-    destiny_state: row.destiny_state,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  }),
+  logViewSources: {},
 };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { TripLogView } from './dto/trip.dto.js';
 import type { EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
@@ -19,7 +20,7 @@ export class TripsService extends RecordsService {
     drivers: DriversRepository,
     feed: DriverFeed,
   ) {
-    super(trips, { layouts, usage, drivers, feed });
+    super(trips, { layouts, usage, drivers, feed }, TripLogView);
   }
 
   /**
