@@ -80,20 +80,24 @@ export abstract class RecordsRepository {
     ]);
   }
 
-  /** Applies each row's own patch (and status) in one statement. */
-  async updateMany(manager: EntityManager, patches: RecordPatch[]): Promise<void> {
-    const { table, columns } = this.def;
+  /** Applies each row's own patch (and status), and writes the log entries, in one statement. */
+  async updateMany(manager: EntityManager, patches: RecordPatch[], logs: LogEntry[]): Promise<void> {
+    if (patches.length === 0) return this.insertLogs(manager, logs);
+    const { table, columns, logTable, logForeignKey } = this.def;
     const sets = Object.entries({ layout_ref: 'text' as SqlType, ...columns }).map(
       ([column, type]) => `${column} = CASE WHEN x.patch ? '${column}' THEN ${patchValue(column, type)} ELSE t.${column} END`,
     );
     await manager.query(
-      `UPDATE ${table} AS t
-          SET ${sets.join(',\n              ')},
-              status = COALESCE(x.status, t.status),
-              updated_at = now()
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text)
-        WHERE t.id = x.id`,
-      [JSON.stringify(patches)],
+      `WITH updated AS (
+         UPDATE ${table} AS t
+            SET ${sets.join(',\n                ')},
+                status = COALESCE(x.status, t.status),
+                updated_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text)
+          WHERE t.id = x.id
+       )
+       INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[])`,
+      [JSON.stringify(patches), ...logColumns(logs)],
     );
   }
 

@@ -140,8 +140,7 @@ export abstract class RecordsService {
         }
         if (changed.length || move) patches.push({ id: row.id, patch, ...(move ? { status: move.to } : {}) });
       });
-      if (patches.length) await this.records.updateMany(manager, patches);
-      await this.records.insertLogs(manager, logs);
+      await this.records.updateMany(manager, patches, logs);
       appendFeed(moves.map((move) => move.event));
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
