@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { storableText } from '../../common/validation/json-input.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -41,6 +41,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
     private readonly repository: CheckinRepository,
     private readonly appointments: AppointmentsService,
     private readonly feed: DriverFeed,
+    private readonly db: DataSource,
     private readonly instance: InstanceLiveness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -78,34 +79,40 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   /**
    * Starts an attempt run by this instance, or resumes an interrupted one; logs it on the appointment when
-   * `message` is given. CHECKIN_IN_PROGRESS when another request holds the same checkin_id.
+   * `message` is given (one statement). CHECKIN_IN_PROGRESS when another request holds the same checkin_id.
+   * `manager`: the transaction it belongs to, if any.
    */
   async begin(
-    manager: EntityManager,
+    manager: EntityManager | null,
     checkinId: string,
     appointment: AppointmentForCheckin,
     source: 'driver' | 'terminal',
     resumeFrom: Previous | null,
     message?: string,
   ): Promise<void> {
+    const runner = manager ?? this.db.manager;
+    const log = message ? { event: 'checkin_requested', message } : null;
     const started =
       resumeFrom?.kind === 'resume'
-        ? await this.repository.takeOver(manager, checkinId, this.instance.id, resumeFrom.from)
-        : await this.repository.insertCheckin(manager, {
-            id: checkinId,
-            appointment_id: appointment.id,
-            driver_id: appointment.driver_id,
-            terminal_id: appointment.terminal_id,
-            source,
-            status: 'pending',
-            instance_id: this.instance.id,
-          });
+        ? await this.repository.takeOver(runner, checkinId, this.instance.id, resumeFrom.from, log)
+        : await this.repository.insertCheckin(
+            runner,
+            {
+              id: checkinId,
+              appointment_id: appointment.id,
+              driver_id: appointment.driver_id,
+              terminal_id: appointment.terminal_id,
+              source,
+              status: 'pending',
+              instance_id: this.instance.id,
+            },
+            log,
+          );
     if (!started) throw this.inProgress(checkinId);
-    if (message) await this.appointments.log(manager, [{ recordId: appointment.id, event: 'checkin_requested', message }]);
   }
 
   accepted(manager: EntityManager, checkinId: string, ticketIds: string[]): Promise<void> {
-    return this.repository.finishCheckin(manager, checkinId, 'accepted', null, ticketIds);
+    return this.repository.finishCheckin(manager, checkinId, { status: 'accepted', reason: null, ticketIds }, null);
   }
 
   /**
@@ -114,22 +121,23 @@ export class CheckinLedger implements OnApplicationBootstrap {
    */
   async fail(
     checkinId: string,
-    appointmentId: string,
     failure: { status: FailedStatus; message: string; reason?: string; details?: Record<string, unknown> },
   ): Promise<AppError> {
     const { code, event } = OUTCOMES[failure.status];
     // Messages may quote the terminal's answer (a path made of its keys): stored text must be storable.
     const message = storableText(failure.message);
     const reason = failure.reason === undefined ? undefined : storableText(failure.reason);
-    await this.feed.transaction(async (manager) => {
-      await this.repository.finishCheckin(manager, checkinId, failure.status, reason ?? message);
-      await this.appointments.log(manager, [{ recordId: appointmentId, event, message: `Check-in ${checkinId}: ${message}` }]);
-    });
+    await this.repository.finishCheckin(
+      this.db.manager,
+      checkinId,
+      { status: failure.status, reason: reason ?? message },
+      { event, message: `Check-in ${checkinId}: ${message}` },
+    );
     return new AppError(code, message, { checkin_id: checkinId, ...(reason ? { reason } : {}), ...failure.details });
   }
 
-  rejected(checkinId: string, appointmentId: string, reason: string): Promise<AppError> {
-    return this.fail(checkinId, appointmentId, { status: 'rejected', message: rejectionMessage(reason), reason });
+  rejected(checkinId: string, reason: string): Promise<AppError> {
+    return this.fail(checkinId, { status: 'rejected', message: rejectionMessage(reason), reason });
   }
 
   inProgress(checkinId: string): AppError {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
+import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
 
 /** An appointment with its driver, as the handshake needs it. */
@@ -39,6 +40,23 @@ export interface CheckinRow {
   updated_at: Date;
 }
 
+/** A log entry on the attempt's appointment, written by the same statement as the attempt's change. */
+export interface AttemptLog {
+  event: string;
+  message: string;
+}
+
+const { logTable, logForeignKey } = APPOINTMENTS;
+
+/** `WITH changed AS (<sql> RETURNING appointment_id)`, then the log entry of each changed row when there is one. */
+const withLog = (sql: string, first: number) =>
+  `WITH changed AS (${sql} RETURNING id, appointment_id),
+        logged AS (
+          INSERT INTO ${logTable} (${logForeignKey}, event, message)
+          SELECT appointment_id, $${first}, $${first + 1} FROM changed WHERE $${first}::text IS NOT NULL
+        )
+   SELECT id FROM changed`;
+
 const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
                        FROM appointments a JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id`;
 
@@ -66,29 +84,45 @@ export class CheckinRepository {
     return rows[0] ?? null;
   }
 
-  /** False when a check-in with this id exists already (a repeated or racing request). */
+  /** Starts an attempt, with its log entry; false when one with this id exists already (a repeated or racing request). */
   async insertCheckin(
     manager: EntityManager,
     row: Omit<CheckinRow, 'reason' | 'ticket_ids' | 'created_at' | 'updated_at'>,
+    log: AttemptLog | null,
   ): Promise<boolean> {
     const inserted: unknown[] = await manager.query(
-      `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [row.id, row.appointment_id, row.driver_id, row.terminal_id, row.source, row.status, row.instance_id],
+      withLog(
+        `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
+        8,
+      ),
+      [
+        row.id,
+        row.appointment_id,
+        row.driver_id,
+        row.terminal_id,
+        row.source,
+        row.status,
+        row.instance_id,
+        log?.event ?? null,
+        log?.message ?? null,
+      ],
     );
     return inserted.length > 0;
   }
 
   /**
    * Makes `instanceId` the runner of an interrupted attempt, or of a pending one still held by `from` (a
-   * dead instance); false when another retry got there first.
+   * dead instance), with its log entry; false when another retry got there first.
    */
-  async takeOver(manager: EntityManager, id: string, instanceId: string, from: string | null): Promise<boolean> {
+  async takeOver(manager: EntityManager, id: string, instanceId: string, from: string | null, log: AttemptLog | null): Promise<boolean> {
     const rows: unknown[] = await manager.query(
-      `UPDATE checkins SET status = 'pending', reason = NULL, instance_id = $2, updated_at = now()
-        WHERE id = $1 AND (status = 'interrupted' OR (status = 'pending' AND instance_id IS NOT DISTINCT FROM $3))
-        RETURNING id`,
-      [id, instanceId, from],
+      withLog(
+        `UPDATE checkins SET status = 'pending', reason = NULL, instance_id = $2, updated_at = now()
+          WHERE id = $1 AND (status = 'interrupted' OR (status = 'pending' AND instance_id IS NOT DISTINCT FROM $3))`,
+        4,
+      ),
+      [id, instanceId, from, log?.event ?? null, log?.message ?? null],
     );
     return rows.length > 0;
   }
@@ -114,18 +148,16 @@ export class CheckinRepository {
     );
   }
 
+  /** Stores the attempt's outcome, with its log entry. */
   async finishCheckin(
     manager: EntityManager,
     id: string,
-    status: CheckinStatus,
-    reason: string | null,
-    ticketIds: string[] = [],
+    outcome: { status: CheckinStatus; reason: string | null; ticketIds?: string[] },
+    log: AttemptLog | null,
   ): Promise<void> {
-    await manager.query(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, [
-      id,
-      status,
-      reason,
-      ticketIds,
-    ]);
+    await manager.query(
+      withLog(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, 5),
+      [id, outcome.status, outcome.reason, outcome.ticketIds ?? [], log?.event ?? null, log?.message ?? null],
+    );
   }
 }

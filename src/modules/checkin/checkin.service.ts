@@ -70,7 +70,7 @@ export class CheckinService {
 
     const message = previous ? `Check-in ${checkinId} resumed after an interruption` : `Check-in ${checkinId} requested by the driver`;
     try {
-      await this.feed.transaction((manager) => this.ledger.begin(manager, checkinId, appointment, 'driver', previous, message));
+      await this.ledger.begin(null, checkinId, appointment, 'driver', previous, message);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'CHECKIN_IN_PROGRESS')) throw error;
       // Another request with this checkin_id got there first: its outcome, if it has one by now.
@@ -95,9 +95,9 @@ export class CheckinService {
           { 'Retry-After': '1' },
         );
       case 'offline':
-        throw await this.ledger.fail(checkinId, appointment.id, { status: 'offline', message: 'The terminal server is not connected' });
+        throw await this.ledger.fail(checkinId, { status: 'offline', message: 'The terminal server is not connected' });
       case 'timeout':
-        throw await this.ledger.fail(checkinId, appointment.id, {
+        throw await this.ledger.fail(checkinId, {
           status: 'timeout',
           message: `The terminal server did not answer within ${this.config.checkinTimeoutMs} ms`,
         });
@@ -107,11 +107,10 @@ export class CheckinService {
     const accepted = answers.find((parsed) => parsed.value?.accepted === true)?.value;
     if (!accepted) {
       const rejection = answers.find((parsed) => parsed.value?.accepted === false)?.value;
-      if (rejection)
-        throw await this.ledger.rejected(checkinId, appointment.id, rejection.reason?.slice(0, 500) || 'rejected by the terminal');
+      if (rejection) throw await this.ledger.rejected(checkinId, rejection.reason?.slice(0, 500) || 'rejected by the terminal');
       const issue = answers.flatMap((parsed) => parsed.issues)[0];
       const why = issue ? `${issue.path}: ${issue.message}` : 'no answer';
-      throw await this.ledger.fail(checkinId, appointment.id, {
+      throw await this.ledger.fail(checkinId, {
         status: 'failed',
         message: `The terminal server's answer is unusable (${why})`,
       });
@@ -120,7 +119,7 @@ export class CheckinService {
       return await this.commit(checkinId, appointment, accepted.tickets ?? []);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const failure = await this.ledger.fail(checkinId, appointment.id, {
+      const failure = await this.ledger.fail(checkinId, {
         status: 'failed',
         message: `The terminal's answer could not be stored: ${error.message}`,
         details: error.details,

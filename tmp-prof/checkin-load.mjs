@@ -1,0 +1,28 @@
+import { io } from 'socket.io-client';
+const base = process.argv[2];
+const ADMIN = 'bench-admin-key-0123456789abcdef';
+const call = async (key, method, path, body) => {
+  const res = await fetch(base + path, { method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json(); if (!res.ok) throw new Error(JSON.stringify(json)); return json.data;
+};
+const terminal = await call(ADMIN, 'POST', '/api/v1/admin/accounts', { kind: 'terminal', name: 'T', location: { lat: 0, lng: 0, radius_m: 100 } });
+const key = terminal.api_key;
+await call(key, 'PUT', '/api/v1/layouts/appointment/bench', { card_layout: [{ type: 'section', title: 'B' }], modal_layout: [] });
+await call(key, 'PUT', '/api/v1/layouts/ticket/bench-ticket', { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
+const N = 400, C = 100;
+const m = (n) => new Date(Date.now() + n * 60000).toISOString();
+const tax = (i) => `9${String(i).padStart(9, '0')}`;
+const items = Array.from({ length: N + C }, (_, i) => ({ driver: { tax_id: i < N ? tax(0) : tax(i), driver_license_number: 'L', license_category: 'E' }, appointment: { ref: `r${i}`, layout_ref: 'bench', window_start: m(-60), window_end: m(600) } }));
+const ids = (await call(key, 'POST', '/api/v1/appointments', items)).created_ids;
+const connect = (ns, auth) => new Promise((res, rej) => { const s = io(base + ns, { auth, transports: ['websocket'], reconnection: false, forceNew: true }); s.once('connect', () => res(s)); s.once('connect_error', rej); });
+const term = await connect('/terminal', { apiKey: key });
+term.on('checkin:request', (r, ack) => ack({ accepted: true, tickets: [{ layout_ref: 'bench-ticket', content: { gate: 'A1', c: r.checkin_id } }] }));
+const tok = async (t) => (await call(key, 'POST', `/api/v1/drivers/${t}/tokens`)).token;
+const roundTrip = (d, id) => new Promise((res, rej) => { const st = performance.now(); const on = (e) => { if (e.type === 'ticket.created' && e.data.appointment_id === id) { d.off('event', on); res(performance.now() - st); } }; d.on('event', on); d.timeout(15000).emitWithAck('checkin:request', { appointment_id: id }).then((a) => { if (!a.success) rej(new Error(JSON.stringify(a))); }, rej); });
+const d0 = await connect('/driver', { token: await tok(tax(0)) });
+const seq = []; for (let i = 0; i < N; i++) seq.push(await roundTrip(d0, ids[i]));
+const drivers = await Promise.all(Array.from({ length: C }, async (_, i) => connect('/driver', { token: await tok(tax(N + i)) })));
+const conc = await Promise.all(drivers.map((d, i) => roundTrip(d, ids[N + i])));
+const p = (a, q) => { const s = [...a].sort((x, y) => x - y); return s[Math.ceil(q * s.length) - 1].toFixed(1); };
+console.log(`sequential p50 ${p(seq, .5)} p99 ${p(seq, .99)}; concurrent p50 ${p(conc, .5)} p99 ${p(conc, .99)}`);
+for (const s of [term, d0, ...drivers]) s.close();
