@@ -8,28 +8,11 @@ import {
   parseLayoutBody,
   TICKET_ELEMENT_TYPES,
 } from '../../src/modules/layouts/layout-schema.js';
+import { CARD_KINDS, layoutBodies, TICKET_KINDS } from '../factories/layout-elements.js';
 
 type Element = Record<string, unknown>;
 type Issue = { path: string; message: string };
 
-/** A valid element of every kind, with its optional fields; the tests below derive the invalid ones from these. */
-const CARD_KINDS: Record<string, Element> = {
-  section: { type: 'section', title: 'Pickup' },
-  field: { type: 'field', label: 'Driver', path: 'driver.tax_id' },
-  alert: { type: 'alert', color: 'yellow', text: 'Bring the seal', icon: 'warning' },
-  qrcode: { type: 'qrcode', path: 'appointment.id' },
-};
-const TICKET_KINDS: Record<string, Element> = {
-  field: { type: 'field', label: 'Gate', path: 'content.gate' },
-  section: { type: 'section', title: 'Gate' },
-  divider: { type: 'divider' },
-  tag_container: { type: 'tag_container', tags: [{ text: 'Reefer', color: 'blue' }] },
-  attention: { type: 'attention', text: 'Stop at the scale', icon: 'alert' },
-  instruction: { type: 'instruction', steps: ['Go to lane 3', 'Wait for the light'] },
-  text: { type: 'text', text: 'Have a good trip' },
-  highlight: { type: 'highlight', label: 'Bay', path: 'content.bay' },
-  highlight_grid: { type: 'highlight_grid', items: [{ label: 'Row', path: 'content.row' }] },
-};
 const CARD_SETS = ['trip', 'appointment'] as const;
 
 const card = (...elements: unknown[]) => ({ card_layout: elements, modal_layout: [] });
@@ -43,7 +26,7 @@ const CARD_TYPES_MESSAGE = `must be one of ${CARD_ELEMENT_TYPES.join(', ')}`;
 const PATH_MESSAGE = 'must be a dot path such as driver.tax_id or custom_data.container.number';
 
 describe('layout sets', () => {
-  it('has a valid example above for every element kind of each set, and nothing else', () => {
+  it('has a valid example for every element kind of each set, and nothing else', () => {
     expect(Object.keys(CARD_KINDS).sort()).toEqual([...CARD_ELEMENT_TYPES].sort());
     expect(Object.keys(TICKET_KINDS).sort()).toEqual([...TICKET_ELEMENT_TYPES].sort());
   });
@@ -313,36 +296,7 @@ describe('parseLayoutBody: elements', () => {
   });
 });
 
-/** Arbitraries: valid elements of each set, built from the same rules the examples above follow. */
-const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== '');
-const segment = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
-const path = fc
-  .tuple(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,11}$/), fc.array(segment, { maxLength: 4 }))
-  .map(([head, rest]) => [head, ...rest].join('.'));
-const color = fc.constantFrom(...ALERT_COLORS);
-const list = <T>(arb: fc.Arbitrary<T>) => fc.array(arb, { minLength: 1, maxLength: 5 });
-const CARD_ELEMENT = fc.oneof(
-  fc.record({ type: fc.constant('section'), title: text }),
-  fc.record({ type: fc.constant('field'), label: text, path }),
-  fc.record({ type: fc.constant('alert'), color, text, icon: text }, { requiredKeys: ['type', 'color', 'text'] }),
-  fc.record({ type: fc.constant('qrcode'), path }),
-);
-const TICKET_ELEMENT = fc.oneof(
-  fc.record({ type: fc.constant('field'), label: text, path }),
-  fc.record({ type: fc.constant('section'), title: text }),
-  fc.record({ type: fc.constant('divider') }),
-  fc.record({ type: fc.constant('tag_container'), tags: list(fc.record({ text, color })) }),
-  fc.record({ type: fc.constant('attention'), text, icon: text }, { requiredKeys: ['type', 'text'] }),
-  fc.record({ type: fc.constant('instruction'), steps: list(text) }),
-  fc.record({ type: fc.constant('text'), text }),
-  fc.record({ type: fc.constant('highlight'), label: text, path }),
-  fc.record({ type: fc.constant('highlight_grid'), items: list(fc.record({ label: text, path })) }),
-);
-const name = fc.option(fc.string({ maxLength: 255 }), { nil: null });
-const validBody = {
-  card: fc.record({ name, card_layout: fc.array(CARD_ELEMENT, { maxLength: 8 }), modal_layout: fc.array(CARD_ELEMENT, { maxLength: 8 }) }),
-  ticket: fc.record({ name, elements: fc.array(TICKET_ELEMENT, { maxLength: 8 }) }),
-};
+const validBody = layoutBodies();
 
 /**
  * A property no element kind knows. Names Object.prototype has (constructor, toString, …) are left out:
