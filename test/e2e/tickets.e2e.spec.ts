@@ -1,7 +1,7 @@
 /**
- * Tickets, beyond the walk-through of tickets-api.e2e.spec.ts: the driver feed payloads and seq, the logs of
- * every change, field validation and the order of errors, all-or-nothing PUT and DELETE, the GET query's
- * shape and cost, the entry point the check-in handshake calls, and LAYOUT_IN_USE with deleted appointments.
+ * Tickets: POST, GET, PUT and DELETE /api/v1/tickets, the driver feed payloads and seq, the logs of every
+ * change, field validation and the order of errors, all-or-nothing batches, terminals kept apart, the
+ * statements a batch costs, the entry point the check-in handshake calls, and LAYOUT_IN_USE.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -84,6 +84,29 @@ async function freshTerminal(n = 2): Promise<{ terminal: TestAccount; taxId: str
 }
 
 describe('tickets: driver feed and appointment logs', () => {
+  it('creates one or many, answering ids in input order, logging and feeding each', async () => {
+    const { terminal, taxId, refs } = await freshTerminal(2);
+    const one = await send('post', terminal.key, { appointment_ref: refs[0], layout_ref: 'pass', content: { gate: 'A1' } });
+    expect(one.status).toBe(201);
+    expect(one.body).toEqual({ success: true, data: { created_ids: [expect.any(String)], status: 'created' } });
+
+    const many = await send('post', terminal.key, [
+      { appointment_ref: refs[1], layout_ref: 'pass', content: { n: 1 } },
+      { appointment_ref: refs[0], layout_ref: 'pass-v2', content: { n: 2 } },
+    ]);
+    expect(many.status).toBe(201);
+    const rows: { id: string; content: { n: number } }[] = await db.query(`SELECT id, content FROM tickets WHERE id = ANY($1)`, [
+      many.body.data.created_ids,
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row.content.n]));
+    expect(many.body.data.created_ids.map((id: string) => byId.get(id))).toEqual([1, 2]);
+
+    const feed = await feedOf(taxId);
+    expect(feed.map((e) => e.type)).toEqual(['ticket.created', 'ticket.created', 'ticket.created']);
+    expect(feed.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect((await ticketLogs(terminal.key, refs[0])).filter((l) => l.event === 'ticket_created')).toHaveLength(2);
+  });
+
   it('feeds every change to the appointment’s driver, seq 1, 2, 3… per driver, with the ticket view', async () => {
     const { terminal, taxId, refs } = await freshTerminal(1);
     const other = driver();
@@ -173,6 +196,46 @@ describe('tickets: validation and the order of errors', () => {
   beforeAll(async () => {
     ({ terminal, refs } = await freshTerminal(1));
     [ticket] = await created(terminal.key, { appointment_ref: refs[0], layout_ref: 'pass', content: { keep: true } });
+  });
+
+  it('answers each error code with its details, in the documented order', async () => {
+    expect((await send('post', terminal.key, [])).body.error.code).toBe('EMPTY_PAYLOAD');
+    expect((await send('put', terminal.key, [])).body.error.code).toBe('EMPTY_PAYLOAD');
+    expect((await send('delete', terminal.key, [])).body.error.code).toBe('EMPTY_PAYLOAD');
+    const oversized = Array.from({ length: t.config.maxBatchSize + 1 }, () => ({}));
+    expect((await send('post', terminal.key, oversized)).body.error.code).toBe('BATCH_TOO_LARGE');
+
+    const invalid = await send('post', terminal.key, [
+      { appointment_ref: refs[0], layout_ref: 'pass', content: [] },
+      { appointment_ref: refs[0], layout_ref: 'pass', content: {}, extra: 1 },
+    ]);
+    expect(invalid.body.error.code).toBe('VALIDATION_ERROR');
+    expect(invalid.body.error.details.errors.map((e: { path: string }) => e.path)).toEqual(['[0].content', '[1].extra']);
+
+    const layoutFirst = await send('post', terminal.key, { appointment_ref: 'ghost', layout_ref: 'nope', content: {} });
+    expect(layoutFirst.status).toBe(400);
+    expect(layoutFirst.body.error).toMatchObject({ code: 'INVALID_LAYOUT_REF', details: { layout_refs: ['nope'] } });
+
+    const missing = await send('post', terminal.key, [
+      { appointment_ref: refs[0], layout_ref: 'pass', content: {} },
+      { appointment_ref: 'ghost', layout_ref: 'pass', content: {} },
+    ]);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ code: 'APPOINTMENT_NOT_FOUND', details: { refs: ['ghost'] } });
+
+    const notFound = await send('put', terminal.key, [{ ticket_id: UNKNOWN_ID, content: {} }]);
+    expect(notFound.status).toBe(404);
+    expect(notFound.body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [UNKNOWN_ID] } });
+    expect((await send('delete', terminal.key, [UNKNOWN_ID])).body.error).toMatchObject({
+      code: 'TICKETS_NOT_FOUND',
+      details: { ids: [UNKNOWN_ID] },
+    });
+    expect((await send('delete', terminal.key, ['not-a-uuid'])).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { errors: [{ path: '[0]' }] },
+    });
+    // A lone PUT item is located from the root.
+    expect((await send('put', terminal.key, { ticket_id: 'x', content: {} })).body.error.details.errors[0].path).toBe('ticket_id');
   });
 
   it('checks every POST item: refs of 1..100 characters, content a JSON object up to 64 KB, no unknown properties', async () => {
@@ -341,13 +404,30 @@ describe('tickets: not found, all or nothing', () => {
     expect((await send('put', terminal.key, { ticket_id: id, content: {} })).status).toBe(404);
   });
 
-  it('PUT without layout_ref keeps the layout and replaces the content whole', async () => {
+  it('PUT replaces the content whole, changes the layout given a layout_ref and keeps it without one', async () => {
     const [id] = await created(terminal.key, { appointment_ref: refs[1], layout_ref: 'pass-v2', content: { a: 1, nested: { b: 2 } } });
     const res = await send('put', terminal.key, { ticket_id: id, content: { nested: { c: 3 } } });
     expect(res.body).toEqual({ success: true, data: { updated_ids: [id], status: 'updated' } });
     const [view] = (await ticketsOf(terminal.key, [refs[1]])).body.data[0].data.filter((v: TicketView) => v.id === id);
     expect(view).toMatchObject({ layout_ref: 'pass-v2', content: { nested: { c: 3 } } });
     expect(Date.parse(view.updated_at)).toBeGreaterThanOrEqual(Date.parse(view.created_at));
+
+    const relayout = await send('put', terminal.key, { ticket_id: id, content: { keep: 3 }, layout_ref: 'pass' });
+    expect(relayout.status).toBe(200);
+    const [row] = await db.query(`SELECT content, layout_ref FROM tickets WHERE id = $1`, [id]);
+    expect(row).toEqual({ content: { keep: 3 }, layout_ref: 'pass' });
+  });
+
+  it('keeps terminals apart', async () => {
+    const [ticket] = await created(terminal.key, { appointment_ref: refs[0], layout_ref: 'pass', content: {} });
+    expect((await send('post', other.key, { appointment_ref: refs[0], layout_ref: 'pass', content: {} })).body.error.code).toBe(
+      'APPOINTMENT_NOT_FOUND',
+    );
+    expect((await send('put', other.key, { ticket_id: ticket, content: { hijack: true } })).body.error.code).toBe('TICKETS_NOT_FOUND');
+    expect((await send('delete', other.key, ticket)).body.error.code).toBe('TICKETS_NOT_FOUND');
+    expect((await ticketsOf(other.key, [refs[0]])).body.data).toEqual([{ ref: refs[0], found: false, data: null }]);
+    const carrier = await newAccount(t.http, 'carrier');
+    expect((await send('post', carrier.key, { appointment_ref: refs[0], layout_ref: 'pass', content: {} })).status).toBe(403);
   });
 });
 
@@ -392,6 +472,7 @@ describe('tickets: GET /api/v1/tickets', () => {
 
   it('takes 1 to 100 refs', async () => {
     const { terminal } = await freshTerminal(0);
+    expect((await t.http.get('/api/v1/tickets').set('X-API-Key', terminal.key)).body.error.code).toBe('VALIDATION_ERROR');
     const many = Array.from({ length: 101 }, (_, i) => `R${i}`);
     const tooMany = await ticketsOf(terminal.key, many);
     expect(tooMany.status).toBe(400);
@@ -417,28 +498,47 @@ describe('tickets: GET /api/v1/tickets', () => {
 });
 
 describe('tickets: statements per batch', () => {
-  it('PUT and DELETE issue as many statements for 300 tickets as for 2', async () => {
+  it('POST, PUT and DELETE issue as many statements for 300 tickets as for 2', async () => {
     const { terminal, refs } = await freshTerminal(2);
-    const ids = await created(
-      terminal.key,
-      Array.from({ length: 302 }, (_, i) => ({ appointment_ref: refs[i % 2], layout_ref: 'pass', content: { i } })),
-    );
-    const measure = async (method: 'put' | 'delete', body: unknown) => {
-      let status = 0;
-      const statements = await captureStatements(db, async () => (status = (await send(method, terminal.key, body)).status));
-      expect(status).toBe(200);
-      return statements.length;
+    const measure = async (method: 'post' | 'put' | 'delete', body: unknown, status: number) => {
+      let answer = { status: 0, body: undefined as unknown };
+      const statements = await captureStatements(db, async () => (answer = await send(method, terminal.key, body)));
+      expect(answer.status).toBe(status);
+      return { statements: statements.length, body: answer.body as { data: { created_ids: string[] } } };
     };
-    const put = (slice: string[]) => slice.map((id) => ({ ticket_id: id, content: { updated: true }, layout_ref: 'pass-v2' }));
-    const puts = [await measure('put', put(ids.slice(0, 2))), await measure('put', put(ids.slice(2)))];
+    const post = (size: number) =>
+      measure(
+        'post',
+        Array.from({ length: size }, (_, i) => ({ appointment_ref: refs[i % 2], layout_ref: 'pass', content: { i } })),
+        201,
+      );
+    const posts = [await post(2), await post(300)];
+    expect(posts[1].statements).toBe(posts[0].statements);
+    expect(posts[0].statements).toBeLessThanOrEqual(6);
+
+    const [two, threeHundred] = posts.map((p) => p.body.data.created_ids);
+    const put = (ids: string[]) => ids.map((id) => ({ ticket_id: id, content: { updated: true }, layout_ref: 'pass-v2' }));
+    const puts = [(await measure('put', put(two), 200)).statements, (await measure('put', put(threeHundred), 200)).statements];
     expect(puts[1]).toBe(puts[0]);
-    const deletes = [await measure('delete', ids.slice(0, 2)), await measure('delete', ids.slice(2))];
+    const deletes = [(await measure('delete', two, 200)).statements, (await measure('delete', threeHundred, 200)).statements];
     expect(deletes[1]).toBe(deletes[0]);
     expect(Math.max(...puts, ...deletes)).toBeLessThanOrEqual(6);
   });
 });
 
 describe('tickets: LAYOUT_IN_USE', () => {
+  it('refuses to delete a ticket layout used by a live appointment’s ticket, and deletes it once the ticket is gone', async () => {
+    const { terminal, refs } = await freshTerminal(1);
+    await putLayout(t.http, terminal.key, 'ticket', 'temporary');
+    const [id] = await created(terminal.key, { appointment_ref: refs[0], layout_ref: 'temporary', content: {} });
+    const remove = () => t.http.delete('/api/v1/layouts/ticket/temporary').set('X-API-Key', terminal.key);
+    const refused = await remove();
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'LAYOUT_IN_USE', details: { layout_refs: ['temporary'], used_by: ['tickets'] } });
+    await send('delete', terminal.key, id);
+    expect((await remove()).status).toBe(200);
+  });
+
   it('a ticket of a deleted appointment does not hold its layout; a live one does', async () => {
     const { terminal, refs } = await freshTerminal(2);
     await putLayout(t.http, terminal.key, 'ticket', 'short-lived');
