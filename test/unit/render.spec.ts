@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { LayoutDefinition, LayoutElement } from '../../src/modules/layouts/layout-schema.js';
-import { recordContext, renderLayout, resolvePath, ticketContext } from '../../src/modules/rendering/render.js';
+import { recordContext, renderLayout, resolvePath, ticketContext } from '../../src/modules/layouts/render.js';
 import { CARD_KINDS, layoutBodies, TICKET_KINDS } from '../factories/layout-elements.js';
 
 const ticketLayout = (...elements: Record<string, unknown>[]) => ({

@@ -71,7 +71,7 @@ function checkList(value: unknown, path: string, issues: ValidationIssue[], each
 function checkObject(value: unknown, path: string, rules: Record<string, FieldRule>, issues: ValidationIssue[]): void {
   if (!isPlainObject(value)) return void issues.push({ path, message: 'must be an object' });
   for (const key of Object.keys(value)) {
-    if (!(key in rules)) issues.push({ path: `${path}.${key}`, message: 'is not a known property' });
+    if (!Object.hasOwn(rules, key)) issues.push({ path: `${path}.${key}`, message: 'is not a known property' });
   }
   for (const [key, rule] of Object.entries(rules)) checkField(value[key], `${path}.${key}`, rule, issues);
 }
