@@ -6,6 +6,7 @@ import { gateScene, minutes, TERMINAL_FENCE, type GateScene } from '../factories
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
+import { captureStatements } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const TIMEOUT_MS = 1500;
@@ -117,6 +118,28 @@ describe('check-in requested by the driver', () => {
     expect(mine.map((e) => e.type)).toEqual(['appointment.status', 'ticket.created']);
     expect(mine[1].data).toMatchObject({ id: ack.data.tickets[0].id, content: { gate: 'A3', bay: 12 } });
     expect(mine[1].seq).toBe(mine[0].seq + 1);
+  });
+
+  it('costs a fixed handful of statements, none per ticket', async () => {
+    const counts: number[] = [];
+    for (const tickets of [1, 20]) {
+      const { id } = await scene.appointment();
+      const answer = {
+        accepted: true,
+        tickets: Array.from({ length: tickets }, (_, i) => ({ layout_ref: 'gate-pass', content: { gate: `A${i}` } })),
+      };
+      const terminal = track(await connectTerminal(url, scene.terminal.key, () => answer));
+      const { socket } = await connectDriver(url, scene.token);
+      track(socket);
+      let ack: Awaited<ReturnType<typeof emit>> | undefined;
+      counts.push((await captureStatements(db, async () => (ack = await emit(socket, 'checkin:request', { appointment_id: id })))).length);
+      expect(ack!.success).toBe(true);
+      terminal.close();
+    }
+    expect(counts[1]).toBe(counts[0]);
+    // appointment; attempt started and logged; then, in one transaction: lock, status and its log, ticket layouts,
+    // tickets, their logs, trips inside the fence, attempt accepted, feed events
+    expect(counts[0]).toBeLessThanOrEqual(10);
   });
 
   it('rejected: CHECKIN_REJECTED with the reason, status unchanged, logged', async () => {
