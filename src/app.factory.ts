@@ -11,8 +11,8 @@ import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
 import type { AppConfig } from './config/config.js';
 import { openDatabase, type Database } from './database/data-source.js';
-import { GateIoAdapter } from './modules/checkin/gate-io.adapter.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
+import { GateIoAdapter } from './realtime/gate-io.adapter.js';
 
 export interface GateApp {
   app: NestExpressApplication;

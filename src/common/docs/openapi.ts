@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../modules/auth/auth.decorators.js';
-import { buildAsyncApi } from './asyncapi.js';
+import { buildAsyncApi } from '../../realtime/asyncapi.js';
 import { guideUrl, loadGuide } from './guide.js';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {

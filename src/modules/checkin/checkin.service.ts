@@ -18,7 +18,7 @@ import { TRIPS } from '../trips/trips.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
 import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
-import { TerminalChannel } from './terminal-channel.js';
+import { TerminalLink } from './terminal-link.js';
 
 const STALE_AFTER_MS = 30_000;
 
@@ -47,7 +47,7 @@ export class CheckinService implements OnApplicationBootstrap {
     private readonly repository: CheckinRepository,
     private readonly tickets: TicketsService,
     private readonly feed: DriverFeed,
-    private readonly channel: TerminalChannel,
+    private readonly channel: TerminalLink,
     private readonly metrics: MetricsService,
     db: DataSource,
     private readonly instance: InstanceLiveness,

@@ -1,5 +1,5 @@
-import { ERROR_CODES } from '../errors/error-codes.js';
-import { EXAMPLE } from './examples.js';
+import { ERROR_CODES } from '../common/errors/error-codes.js';
+import { EXAMPLE } from '../common/docs/examples.js';
 
 const ref = (path: string) => ({ $ref: path });
 const schema = (name: string) => ref(`#/components/schemas/${name}`);

@@ -1,7 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Namespace } from 'socket.io';
-
-export type TerminalAnswer = { kind: 'answered'; acks: unknown[] } | { kind: 'offline' } | { kind: 'timeout' } | { kind: 'shutdown' };
+import { type TerminalAnswer, TerminalLink } from '../modules/checkin/terminal-link.js';
 
 export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
 /** The sockets opened with one API key, closed together when it is revoked. */
@@ -41,7 +40,7 @@ function armedTimers(emit: () => void): NodeJS.Timeout[] {
  * the asks still waiting end at once as `shutdown`, their timers cleared.
  */
 @Injectable()
-export class TerminalChannel implements OnModuleDestroy {
+export class TerminalChannel extends TerminalLink implements OnModuleDestroy {
   private namespace: Namespace | null = null;
   private readonly pending = new Set<PendingAsk>();
 

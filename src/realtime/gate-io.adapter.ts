@@ -3,7 +3,7 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
-import type { CorsOrigins } from '../../config/config.js';
+import type { CorsOrigins } from '../config/config.js';
 
 /**
  * Socket.IO server of the service: with REDIS_URL, the Redis adapter shares rooms, broadcasts and
