@@ -1,13 +1,19 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
+import type { MessageMappingProperties } from '@nestjs/websockets';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
-import type { Server, ServerOptions } from 'socket.io';
+import type { Observable } from 'rxjs';
+import type { Server, ServerOptions, Socket } from 'socket.io';
 import type { CorsOrigins } from '../config/config.js';
 
 /**
  * Socket.IO server of the service: with REDIS_URL, the Redis adapter shares rooms, broadcasts and
  * acknowledgements between instances. The default namespace is closed: only /terminal and /driver exist.
+ *
+ * Message handlers are plain listeners: Nest's own binding builds an RxJS pipeline per socket and per
+ * handler (fromEvent, mergeMap, takeUntil a shared disconnect stream), about 12 KB a socket that stays
+ * for as long as it is connected, which halved the idle driver sockets an instance holds.
  */
 export class GateIoAdapter extends IoAdapter {
   private readonly clients: Redis[] = [];
@@ -34,6 +40,32 @@ export class GateIoAdapter extends IoAdapter {
       .of('/')
       .use((_socket, next) => next(Object.assign(new Error('Connect to /terminal or /driver'), { data: { code: 'NOT_FOUND' } })));
     return server;
+  }
+
+  /**
+   * The same contract as Nest's: the handler's result (a value, promise or observable, through `transform`)
+   * answers the acknowledgement unless it is null or undefined; `{event, data}` is emitted instead; a
+   * handler that throws is logged and leaves the acknowledgement unanswered. Each message runs on its own,
+   * and what a socket's handlers hold ends with the socket.
+   */
+  override bindMessageHandlers(socket: Socket, handlers: MessageMappingProperties[], transform: (data: unknown) => Observable<unknown>): void {
+    for (const { message, callback, isAckHandledManually } of handlers) {
+      socket.on(message, (...args: unknown[]) => {
+        // As fromEvent hands them over: one argument as itself, several as an array.
+        const { data, ack } = this.mapPayload(args.length === 1 ? args[0] : args);
+        const reply = (response: unknown) => {
+          if (response === null || response === undefined) return;
+          const { event, data: eventData } = response as { event?: string; data?: unknown };
+          if (event) socket.emit(event, eventData);
+          else if (!isAckHandledManually && typeof ack === 'function') ack(response);
+        };
+        try {
+          transform(callback(data, ack)).subscribe({ next: reply, error: (error: unknown) => this.logger.error(error) });
+        } catch (error) {
+          this.logger.error(error);
+        }
+      });
+    }
   }
 
   override async close(server: Server): Promise<void> {
