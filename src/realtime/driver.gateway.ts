@@ -5,91 +5,83 @@ import {
   type OnGatewayConnection,
   type OnGatewayDisconnect,
   type OnGatewayInit,
-  SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import type { Namespace, Socket } from 'socket.io';
 import { LOGGER } from '../common/logging/logger.js';
-import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { requireInput } from '../common/validation/validate.js';
 import { AuthService } from '../modules/auth/auth.service.js';
-import type { DriverPrincipal } from '../modules/auth/principal.js';
 import { Revocations } from '../modules/auth/revocations.js';
-import { DriverFeed } from '../modules/feed/driver-feed.js';
-import { FEED_PAGE, feedPage, toPushed } from '../modules/feed/feed-page.js';
 import { CheckinService } from '../modules/checkin/checkin.service.js';
-import { CheckinRequestDto, SyncDto } from '../modules/checkin/dto/checkin.dto.js';
+import { CheckinRequestDto } from '../modules/checkin/dto/checkin.dto.js';
+import { DriverFeed } from '../modules/feed/driver-feed.js';
+import { FeedReplayDto, replay } from '../modules/feed/feed-page.js';
+import { MetricsService } from '../modules/metrics/metrics.service.js';
+import { DriverFeedListener } from './driver-feed.listener.js';
+import { driverRoom } from './rooms.js';
 import { guardConnections } from './socket-auth.js';
-import { type AckEnvelope, answer } from './socket-envelope.js';
-import { driverRoom } from './terminal-channel.js';
+import { answer } from './socket-envelope.js';
+import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
 
 /**
- * `/driver`: driver apps connect with `auth: {token}` (a driver token) and join their own room. They
+ * `/driver`: driver apps connect with `auth: {token}` (a driver token) and join their feed's room. They
  * receive `event` (the feed, by seq), and send `checkin:request` and `sync`.
  */
-@WebSocketGateway({ namespace: '/driver' })
+@WebSocketGateway({ namespace: '/driver' satisfies NamespaceName })
 export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleDestroy {
-  private readonly subscriptions: Subscription[] = [];
+  private subscription: Subscription | null = null;
 
   constructor(
     private readonly auth: AuthService,
     private readonly checkins: CheckinService,
     private readonly feed: DriverFeed,
+    private readonly listener: DriverFeedListener,
     private readonly metrics: MetricsService,
     private readonly revocations: Revocations,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  afterInit(namespace: Namespace): void {
+  afterInit(namespace: GateNamespace<'/driver'>): void {
     guardConnections(namespace, async (auth, socket) => {
       const driver = await this.auth.authenticateDriver(String(auth.token ?? ''));
       if (!driver) return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token' };
       socket.data.driver = driver;
       return null;
     });
-    // Only events committed by this instance are emitted here; the Redis adapter carries them to the
-    // driver's sockets on every instance.
-    this.subscriptions.push(
-      this.feed.committed$.subscribe((events) => {
-        for (const event of events) namespace.to(driverRoom(event.driver_id, event.partner_id)).emit('event', toPushed(event));
-      }),
-      this.revocations.revoked$.subscribe((revocation) => {
-        if (revocation.kind === 'driver-tokens')
-          namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
-      }),
-    );
+    this.listener.attach(namespace);
+    this.subscription = this.revocations.revoked$.subscribe((revocation) => {
+      if (revocation.kind === 'driver-tokens') namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
+    });
   }
 
   handleDisconnect(): void {
     this.metrics.sockets.dec({ namespace: '/driver' });
   }
 
-  handleConnection(socket: Socket): void {
+  handleConnection(socket: GateSocket<'/driver'>): void {
     this.metrics.sockets.inc({ namespace: '/driver' });
-    const driver = socket.data.driver as DriverPrincipal;
+    const { driver } = socket.data;
     void socket.join(driverRoom(driver.driverId, driver.partnerId));
   }
 
-  @SubscribeMessage('checkin:request')
-  checkin(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
-    const driver = socket.data.driver as DriverPrincipal;
+  @OnClientEvent('/driver', 'checkin:request')
+  checkin(@ConnectedSocket() socket: GateSocket<'/driver'>, @MessageBody() body: unknown) {
+    const { driver } = socket.data;
     return answer(this.logger, { event: 'checkin:request', driver: driver.driverId }, () =>
       this.checkins.requestFromDriver(driver, requireInput(CheckinRequestDto, body)),
     );
   }
 
-  @SubscribeMessage('sync')
-  sync(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
-    const driver = socket.data.driver as DriverPrincipal;
-    return answer(this.logger, { event: 'sync', driver: driver.driverId }, async () => {
-      const after = requireInput(SyncDto, body ?? {}).after_seq ?? 0;
-      return feedPage(await this.feed.since(driver.driverId, driver.partnerId, after, FEED_PAGE + 1), after);
-    });
+  @OnClientEvent('/driver', 'sync')
+  sync(@ConnectedSocket() socket: GateSocket<'/driver'>, @MessageBody() body: unknown) {
+    const { driver } = socket.data;
+    return answer(this.logger, { event: 'sync', driver: driver.driverId }, () =>
+      replay(this.feed, driver, requireInput(FeedReplayDto, body ?? {})),
+    );
   }
 
   onModuleDestroy(): void {
-    this.subscriptions.forEach((subscription) => subscription.unsubscribe());
+    this.subscription?.unsubscribe();
   }
 }

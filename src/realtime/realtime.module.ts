@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { CheckinModule } from '../modules/checkin/checkin.module.js';
 import { TerminalLink } from '../modules/checkin/terminal-link.js';
+import { DriverFeedListener } from './driver-feed.listener.js';
 import { DriverGateway } from './driver.gateway.js';
 import { TerminalChannel } from './terminal-channel.js';
 import { TerminalGateway } from './terminal.gateway.js';
@@ -12,7 +13,7 @@ import { TerminalGateway } from './terminal.gateway.js';
 @Global()
 @Module({
   imports: [CheckinModule],
-  providers: [TerminalChannel, { provide: TerminalLink, useExisting: TerminalChannel }, TerminalGateway, DriverGateway],
+  providers: [TerminalChannel, { provide: TerminalLink, useExisting: TerminalChannel }, DriverFeedListener, TerminalGateway, DriverGateway],
   exports: [TerminalLink],
 })
 export class RealtimeModule {}
