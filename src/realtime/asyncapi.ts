@@ -1,38 +1,56 @@
-import { ERROR_CODES } from '../common/errors/error-codes.js';
+import type { Type } from '@nestjs/common';
+import { generateSchema } from '@nestjs/swagger';
 import { EXAMPLE } from '../common/docs/examples.js';
+import { guideUrl } from '../common/docs/guide.js';
+import { ERROR_CODES, type ErrorCode } from '../common/errors/error-codes.js';
+import { MAX_CHECKIN_TICKETS } from '../modules/checkin/dto/checkin.dto.js';
+import { FEED_EVENT_DATA, FEED_PAGE } from '../modules/feed/feed-page.js';
+import { type EventSpec, type NamespaceName, SOCKET_EVENTS } from './socket-events.js';
 
-const ref = (path: string) => ({ $ref: path });
-const schema = (name: string) => ref(`#/components/schemas/${name}`);
-const message = (channel: 'terminal' | 'driver', name: string) => ref(`#/channels/${channel}/messages/${name}`);
+type Schema = Record<string, unknown>;
+type Direction = 'serverToClient' | 'clientToServer';
+type Events<N extends NamespaceName, D extends Direction> = (typeof SOCKET_EVENTS)[N][D];
 
-const ticket = {
-  type: 'object',
-  required: ['id', 'appointment_id', 'appointment_ref', 'terminal_id', 'layout_ref', 'content', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    appointment_id: { type: 'string', format: 'uuid' },
-    appointment_ref: { type: 'string' },
-    terminal_id: { type: 'string', format: 'uuid' },
-    layout_ref: { type: 'string' },
-    content: { type: 'object', additionalProperties: true },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
+interface Example {
+  name: string;
+  summary: string;
+  payload: unknown;
+}
+
+interface MessageDoc {
+  title: string;
+  summary?: string;
+  examples: Example[];
+}
+
+interface EventDoc {
+  /** The operation's id and title in the document. */
+  operation: [id: string, title: string];
+  message: MessageDoc;
+}
+
+/** An event the receiver answers also documents the answer; the server's answers, the codes their errors carry. */
+type DocOf<S, D extends Direction> = S extends { ack: Type<object> }
+  ? EventDoc & { ack: MessageDoc } & (D extends 'clientToServer' ? { errors: ErrorCode[] } : unknown)
+  : EventDoc;
+
+/** What the document says about each event beyond its types; keyed by the typed map, so no event goes undocumented. */
+type NamespaceDocs = {
+  [N in NamespaceName]: {
+    title: string;
+    description: string;
+  } & { [D in Direction]: { [E in keyof Events<N, D>]: DocOf<Events<N, D>[E], D> } };
 };
 
-const ackEnvelope = (data: object) => ({
-  oneOf: [{ type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data } }, schema('AckError')],
-});
-
-const example = (name: string, summary: string, payload: unknown) => ({ name, summary, payload });
-
-const TICKET = EXAMPLE.ticket;
+const example = (name: string, summary: string, payload: unknown): Example => ({ name, summary, payload });
+const rejected = (code: ErrorCode, message: string, details: object) => ({ success: false, error: { code, message, details } });
+const ANSWER_TICKETS = [{ layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } }];
 const CHECKIN_RESULT = {
   checkin_id: EXAMPLE.checkinId,
   appointment_id: EXAMPLE.appointmentId,
   appointment_ref: 'APPT-0001',
   status: 'CHECKED_IN',
-  tickets: [TICKET],
+  tickets: [EXAMPLE.ticket],
 };
 const FEED_EVENT = {
   seq: 42,
@@ -40,13 +58,262 @@ const FEED_EVENT = {
   data: { id: EXAMPLE.appointmentId, ref: 'APPT-0001', status: 'CHECKED_IN', previous_status: 'SCHEDULED' },
   created_at: EXAMPLE.createdAt,
 };
-const rejected = (code: string, message: string, details: object) => ({ success: false, error: { code, message, details } });
+/** Codes every acknowledgement of the server may carry. */
+const ALWAYS: ErrorCode[] = ['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
+const DOCS: NamespaceDocs = {
+  '/terminal': {
+    title: 'Terminal servers',
+    description:
+      'Namespace /terminal. Each connected terminal server joins its account’s room; a check-in request goes to every socket of the terminal, the first useful answer counts.',
+    serverToClient: {
+      'checkin:request': {
+        operation: ['askTerminal', 'Ask the terminal server to confirm a check-in'],
+        message: {
+          title: 'Check-in request (service → terminal server, with acknowledgement)',
+          summary: 'A driver asks to check in; answer within CHECKIN_TIMEOUT_MS through the acknowledgement.',
+          examples: [
+            example('request', 'A driver at the gate of Port A', {
+              checkin_id: EXAMPLE.checkinId,
+              appointment: {
+                id: EXAMPLE.appointmentId,
+                ref: 'APPT-0001',
+                layout_ref: 'demo-appointment',
+                status: 'SCHEDULED',
+                ...EXAMPLE.schedule,
+              },
+              driver: EXAMPLE.driverView,
+            }),
+          ],
+        },
+        ack: {
+          title: 'The terminal server’s answer',
+          summary: `Accept (optionally with up to ${MAX_CHECKIN_TICKETS} tickets) or reject with a reason. A late answer is ignored; properties beyond these are ignored.`,
+          examples: [
+            example('accepted', 'Accepted with a gate ticket', { accepted: true, tickets: ANSWER_TICKETS }),
+            example('refused', 'Refused, with the reason the driver sees', { accepted: false, reason: 'Plate ABC1D23 is blocked' }),
+          ],
+        },
+      },
+    },
+    clientToServer: {
+      'checkin:confirm': {
+        operation: ['terminalConfirms', 'The terminal confirms a check-in on its own'],
+        message: {
+          title: 'Check-in confirmed by the terminal (terminal server → service)',
+          summary: 'The terminal saw the truck at the gate (plate read) and checks the appointment in on its own, with tickets.',
+          examples: [
+            example('confirm', 'The plate was read at the gate', {
+              appointment_ref: 'APPT-0001',
+              tickets: ANSWER_TICKETS,
+              checkin_id: EXAMPLE.checkinId,
+            }),
+          ],
+        },
+        ack: {
+          title: 'Outcome of a confirm',
+          examples: [
+            example('checkedIn', 'Checked in', { success: true, data: CHECKIN_RESULT }),
+            example('unknownRef', 'No such appointment', rejected('APPOINTMENT_NOT_FOUND', 'Appointment not found', { ref: 'APPT-9999' })),
+          ],
+        },
+        errors: ['APPOINTMENT_NOT_FOUND', 'INVALID_STATUS_TRANSITION', 'CHECKIN_IN_PROGRESS', 'INVALID_LAYOUT_REF', ...ALWAYS],
+      },
+    },
+  },
+  '/driver': {
+    title: 'Driver apps',
+    description: `Namespace /driver. Each driver app joins the room of its token’s feed and receives only the events of that partner’s records of its driver (see ${guideUrl('driver-tokens')}).`,
+    serverToClient: {
+      event: {
+        operation: ['pushFeedEvent', 'Push a feed event to the driver'],
+        message: {
+          title: 'Feed event (service → driver app)',
+          examples: [
+            example('status', 'The appointment was checked in', FEED_EVENT),
+            example('ticket', 'A new ticket', { seq: 43, type: 'ticket.created', data: EXAMPLE.ticket, created_at: EXAMPLE.createdAt }),
+          ],
+        },
+      },
+    },
+    clientToServer: {
+      'checkin:request': {
+        operation: ['driverChecksIn', 'The driver asks to check in'],
+        message: {
+          title: 'Check in at the gate (driver app → service, with acknowledgement)',
+          summary: 'Same as POST /api/v1/driver/appointments/{id}/check-in.',
+          examples: [
+            example('checkIn', 'Check in, safe to retry', { appointment_id: EXAMPLE.appointmentId, checkin_id: EXAMPLE.checkinId }),
+          ],
+        },
+        ack: {
+          title: 'Outcome of a check-in',
+          examples: [
+            example('checkedIn', 'Checked in, with the tickets the terminal returned', { success: true, data: CHECKIN_RESULT }),
+            example(
+              'rejected',
+              'The terminal refused',
+              rejected('CHECKIN_REJECTED', 'The terminal refused the check-in', { reason: 'Plate ABC1D23 is blocked' }),
+            ),
+          ],
+        },
+        errors: [
+          'NOT_FOUND',
+          'INVALID_STATUS_TRANSITION',
+          'CHECKIN_OUTSIDE_WINDOW',
+          'CHECKIN_IN_PROGRESS',
+          'CHECKIN_REJECTED',
+          'CHECKIN_FAILED',
+          'TERMINAL_OFFLINE',
+          'TERMINAL_TIMEOUT',
+          ...ALWAYS,
+        ],
+      },
+      sync: {
+        operation: ['driverSyncs', 'The driver replays missed events'],
+        message: {
+          title: 'Replay what was missed (driver app → service)',
+          summary: 'Same as GET /api/v1/driver/events?after=.',
+          examples: [example('after', 'Everything after seq 41', { after_seq: 41 })],
+        },
+        ack: {
+          title: `Missed events, oldest first (at most ${FEED_PAGE})`,
+          examples: [example('page', 'One missed event', { success: true, data: { events: [FEED_EVENT], last_seq: 42, has_more: false } })],
+        },
+        errors: ALWAYS,
+      },
+    },
+  },
+};
+
+const ref = (path: string) => ({ $ref: path });
+const schemaRef = (type: Type<object>) => ref(`#/components/schemas/${type.name}`);
+/** `checkin:request` → `checkinRequest`: the event's message id in its channel. */
+const messageId = (event: string) => event.replace(/[^A-Za-z0-9]+(.)/g, (_, next: string) => next.toUpperCase());
+const channelId = (namespace: NamespaceName) => namespace.slice(1);
 
 /**
- * The AsyncAPI 3.0 description of the real-time channel (docs/checkin.md): both Socket.IO namespaces, every
- * event, payload, acknowledgement and error code. Served at /asyncapi.json beside /docs.
+ * @nestjs/swagger writes OpenAPI 3.0 schemas; AsyncAPI's are JSON Schema: `nullable` becomes a `null` type
+ * (or an `anyOf` beside a reference) and `example` an `examples` list.
+ */
+function toJsonSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toJsonSchema);
+  if (!node || typeof node !== 'object') return node;
+  const { nullable, example: sample, ...rest } = node as Schema;
+  const schema: Schema = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, toJsonSchema(value)]));
+  if (sample !== undefined) schema.examples = [sample];
+  if (nullable !== true) return schema;
+  if (typeof schema.type === 'string') {
+    schema.type = [schema.type, 'null'];
+    if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+    return schema;
+  }
+  const { description, ...inner } = schema;
+  return { ...(description ? { description } : {}), anyOf: [inner, { type: 'null' }] };
+}
+
+/** The payload schemas of every event, from the classes of the typed map (their @nestjs/swagger metadata). */
+function componentSchemas(): Record<string, Schema> {
+  let schemas: Record<string, Schema> = {};
+  const explore = (type: Type<object>) => (schemas = generateSchema(type, schemas).schemas as Record<string, Schema>);
+  for (const namespace of Object.values(SOCKET_EVENTS))
+    for (const spec of [...Object.values(namespace.serverToClient), ...Object.values(namespace.clientToServer)] as EventSpec[]) {
+      explore(spec.payload);
+      if (spec.ack) explore(spec.ack);
+    }
+  const dataTypes = [...new Set(Object.values(FEED_EVENT_DATA))];
+  dataTypes.forEach(explore);
+  // The feed event's data, by type: the REST view says only "an object"; here each type's shape is named.
+  // anyOf: a ticket also has the fields of a deleted ticket's data, so exactly-one would refuse it.
+  const feedEvent = schemas[SOCKET_EVENTS['/driver'].serverToClient.event.payload.name] as { properties: Record<string, Schema> };
+  feedEvent.properties.data = {
+    description: Object.entries(FEED_EVENT_DATA)
+      .map(([type, data]) => `${type}: ${data.name}`)
+      .join('; '),
+    anyOf: dataTypes.map(schemaRef),
+  };
+  // What a client sends is refused with VALIDATION_ERROR when it carries a property its DTO does not know.
+  for (const namespace of Object.values(SOCKET_EVENTS))
+    for (const spec of Object.values(namespace.clientToServer) as EventSpec[]) schemas[spec.payload.name].additionalProperties = false;
+  schemas.AckError = {
+    type: 'object',
+    required: ['success', 'error'],
+    properties: {
+      success: { const: false },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: {
+            type: 'string',
+            enum: ERROR_CODES,
+            description: `Each acknowledgement lists the codes it can carry ([what they mean](${guideUrl('errors')})).`,
+          },
+          message: { type: 'string' },
+          details: { type: 'object', additionalProperties: true },
+        },
+      },
+    },
+  };
+  return toJsonSchema(schemas) as Record<string, Schema>;
+}
+
+const messageRef = (namespace: NamespaceName, id: string) => ref(`#/channels/${channelId(namespace)}/messages/${id}`);
+
+/** The channels (one per namespace, a message per event and per acknowledgement) and their operations. */
+function channelsAndOperations() {
+  const channels: Record<string, Schema> = {};
+  const operations: Record<string, Schema> = {};
+  for (const namespace of Object.keys(SOCKET_EVENTS) as NamespaceName[]) {
+    const docs = DOCS[namespace];
+    const messages: Record<string, Schema> = {};
+    const channel = ref(`#/channels/${channelId(namespace)}`);
+    for (const direction of ['serverToClient', 'clientToServer'] as const) {
+      const events = SOCKET_EVENTS[namespace][direction] as Record<string, EventSpec>;
+      for (const [event, spec] of Object.entries(events)) {
+        const doc = (docs[direction] as Record<string, EventDoc & { ack?: MessageDoc; errors?: ErrorCode[] }>)[event];
+        const id = messageId(event);
+        messages[id] = { name: event, ...doc.message, payload: schemaRef(spec.payload) };
+        const operation: Schema = {
+          action: direction === 'serverToClient' ? 'send' : 'receive',
+          channel,
+          title: doc.operation[1],
+          messages: [messageRef(namespace, id)],
+        };
+        if (spec.ack && doc.ack) {
+          const answer = schemaRef(spec.ack);
+          messages[`${id}Ack`] = {
+            name: `${event} ack`,
+            ...doc.ack,
+            ...(doc.errors ? { description: `Error codes: ${doc.errors.join(', ')} ([what they mean](${guideUrl('errors')})).` } : {}),
+            payload:
+              direction === 'serverToClient'
+                ? answer
+                : {
+                    oneOf: [
+                      { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: answer } },
+                      ref('#/components/schemas/AckError'),
+                    ],
+                  },
+          };
+          operation.reply = { channel, messages: [messageRef(namespace, `${id}Ack`)] };
+        }
+        operations[doc.operation[0]] = operation;
+      }
+    }
+    channels[channelId(namespace)] = { address: namespace, title: docs.title, description: docs.description, messages };
+  }
+  return { channels, operations };
+}
+
+let generated: { channels: Record<string, Schema>; operations: Record<string, Schema>; schemas: Record<string, Schema> } | null = null;
+
+/**
+ * The AsyncAPI 3.0 description of the real-time channel (docs/checkin.md), generated from the typed event
+ * map and the classes it names, so it says what the gateways compile against. Served at /asyncapi.json.
  */
 export function buildAsyncApi(serverHost: string) {
+  generated ??= { ...channelsAndOperations(), schemas: componentSchemas() };
   return {
     asyncapi: '3.0.0',
     info: {
@@ -61,9 +328,9 @@ export function buildAsyncApi(serverHost: string) {
         'The driver feed: every ticket change and every status change of the driver’s trips and appointments is stored with a `seq` that is ' +
         'strictly increasing and gap-free per token view (the driver with the partner that minted the token), then pushed as `event`. A driver app keeps the last `seq` it has applied; on (re)connect, ' +
         'and whenever a pushed `seq` is not last+1, it sends `sync {after_seq: last}` (or calls `GET /api/v1/driver/events?after=last`) and applies ' +
-        'the events in order, ignoring any `seq` it already has. With REDIS_URL set, instances share rooms and acknowledgements.\n\n' +
-        'The protocol in prose, with retries and interrupted check-ins: [/guide/checkin.md](/guide/checkin.md); what a driver token sees: ' +
-        '[/guide/driver-tokens.md](/guide/driver-tokens.md).',
+        `the events in order (at most ${FEED_PAGE} at a time), ignoring any \`seq\` it already has. With REDIS_URL set, instances share rooms and acknowledgements.\n\n` +
+        `The protocol in prose, with retries and interrupted check-ins: [${guideUrl('checkin')}](${guideUrl('checkin')}); what a driver token sees: ` +
+        `[${guideUrl('driver-tokens')}](${guideUrl('driver-tokens')}).`,
     },
     servers: {
       gate: {
@@ -73,319 +340,8 @@ export function buildAsyncApi(serverHost: string) {
       },
     },
     defaultContentType: 'application/json',
-    channels: {
-      terminal: {
-        address: '/terminal',
-        title: 'Terminal servers',
-        description:
-          'Namespace /terminal. Each connected terminal server joins its account’s room; a check-in request goes to every socket of the terminal, the first useful answer counts.',
-        messages: {
-          checkinRequest: {
-            name: 'checkin:request',
-            title: 'Check-in request (service → terminal server, with acknowledgement)',
-            summary: 'A driver asks to check in; answer within CHECKIN_TIMEOUT_MS through the acknowledgement.',
-            payload: schema('TerminalCheckinRequest'),
-            examples: [
-              example('request', 'A driver at the gate of Port A', {
-                checkin_id: EXAMPLE.checkinId,
-                appointment: {
-                  id: EXAMPLE.appointmentId,
-                  ref: 'APPT-0001',
-                  layout_ref: 'demo-appointment',
-                  status: 'SCHEDULED',
-                  ...EXAMPLE.schedule,
-                },
-                driver: EXAMPLE.driverView,
-              }),
-            ],
-          },
-          checkinRequestAck: {
-            name: 'checkin:request ack',
-            title: 'The terminal server’s answer',
-            summary: 'Accept (optionally with tickets) or reject with a reason. A late answer is ignored.',
-            payload: schema('TerminalCheckinAnswer'),
-            examples: [
-              example('accepted', 'Accepted with a gate ticket', {
-                accepted: true,
-                tickets: [{ layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } }],
-              }),
-              example('refused', 'Refused, with the reason the driver sees', { accepted: false, reason: 'Plate ABC1D23 is blocked' }),
-            ],
-          },
-          checkinConfirm: {
-            name: 'checkin:confirm',
-            title: 'Check-in confirmed by the terminal (terminal server → service)',
-            summary: 'The terminal saw the truck at the gate (plate read) and checks the appointment in on its own, with tickets.',
-            payload: schema('CheckinConfirm'),
-            examples: [
-              example('confirm', 'The plate was read at the gate', {
-                appointment_ref: 'APPT-0001',
-                tickets: [{ layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } }],
-                checkin_id: EXAMPLE.checkinId,
-              }),
-            ],
-          },
-          checkinConfirmAck: {
-            name: 'checkin:confirm ack',
-            title: 'Outcome of a confirm',
-            payload: ackEnvelope(schema('CheckinResult')),
-            examples: [
-              example('checkedIn', 'Checked in', { success: true, data: CHECKIN_RESULT }),
-              example(
-                'unknownRef',
-                'No such appointment',
-                rejected('APPOINTMENT_NOT_FOUND', 'Appointment not found', { ref: 'APPT-9999' }),
-              ),
-            ],
-          },
-        },
-      },
-      driver: {
-        address: '/driver',
-        title: 'Driver apps',
-        description:
-          'Namespace /driver. Each driver app joins the room of its token’s feed and receives only the events of that partner’s records of its driver (see /guide/driver-tokens.md).',
-        messages: {
-          event: {
-            name: 'event',
-            title: 'Feed event (service → driver app)',
-            payload: schema('FeedEvent'),
-            examples: [
-              example('status', 'The appointment was checked in', FEED_EVENT),
-              example('ticket', 'A new ticket', { seq: 43, type: 'ticket.created', data: TICKET, created_at: EXAMPLE.createdAt }),
-            ],
-          },
-          checkinRequest: {
-            name: 'checkin:request',
-            title: 'Check in at the gate (driver app → service, with acknowledgement)',
-            summary: 'Same as POST /api/v1/driver/appointments/{id}/check-in.',
-            payload: schema('DriverCheckinRequest'),
-            examples: [
-              example('checkIn', 'Check in, safe to retry', { appointment_id: EXAMPLE.appointmentId, checkin_id: EXAMPLE.checkinId }),
-            ],
-          },
-          checkinRequestAck: {
-            name: 'checkin:request ack',
-            title: 'Outcome of a check-in',
-            payload: ackEnvelope(schema('CheckinResult')),
-            examples: [
-              example('checkedIn', 'Checked in, with the tickets the terminal returned', { success: true, data: CHECKIN_RESULT }),
-              example(
-                'rejected',
-                'The terminal refused',
-                rejected('CHECKIN_REJECTED', 'The terminal refused the check-in', { reason: 'Plate ABC1D23 is blocked' }),
-              ),
-            ],
-          },
-          sync: {
-            name: 'sync',
-            title: 'Replay what was missed (driver app → service)',
-            payload: schema('SyncRequest'),
-            examples: [example('after', 'Everything after seq 41', { after_seq: 41 })],
-          },
-          syncAck: {
-            name: 'sync ack',
-            title: 'Missed events, oldest first',
-            payload: ackEnvelope(schema('FeedPage')),
-            examples: [
-              example('page', 'One missed event', { success: true, data: { events: [FEED_EVENT], last_seq: 42, has_more: false } }),
-            ],
-          },
-        },
-      },
-    },
-    operations: {
-      askTerminal: {
-        action: 'send',
-        channel: ref('#/channels/terminal'),
-        title: 'Ask the terminal server to confirm a check-in',
-        messages: [message('terminal', 'checkinRequest')],
-        reply: { channel: ref('#/channels/terminal'), messages: [message('terminal', 'checkinRequestAck')] },
-      },
-      terminalConfirms: {
-        action: 'receive',
-        channel: ref('#/channels/terminal'),
-        title: 'The terminal confirms a check-in on its own',
-        messages: [message('terminal', 'checkinConfirm')],
-        reply: { channel: ref('#/channels/terminal'), messages: [message('terminal', 'checkinConfirmAck')] },
-      },
-      pushFeedEvent: {
-        action: 'send',
-        channel: ref('#/channels/driver'),
-        title: 'Push a feed event to the driver',
-        messages: [message('driver', 'event')],
-      },
-      driverChecksIn: {
-        action: 'receive',
-        channel: ref('#/channels/driver'),
-        title: 'The driver asks to check in',
-        messages: [message('driver', 'checkinRequest')],
-        reply: { channel: ref('#/channels/driver'), messages: [message('driver', 'checkinRequestAck')] },
-      },
-      driverSyncs: {
-        action: 'receive',
-        channel: ref('#/channels/driver'),
-        title: 'The driver replays missed events',
-        messages: [message('driver', 'sync')],
-        reply: { channel: ref('#/channels/driver'), messages: [message('driver', 'syncAck')] },
-      },
-    },
-    components: {
-      schemas: {
-        TerminalCheckinRequest: {
-          type: 'object',
-          required: ['checkin_id', 'appointment', 'driver'],
-          properties: {
-            checkin_id: { type: 'string', format: 'uuid', description: 'Identifies the attempt; the same id never stores tickets twice' },
-            appointment: {
-              type: 'object',
-              properties: {
-                id: { type: 'string', format: 'uuid' },
-                ref: { type: 'string' },
-                layout_ref: { type: 'string' },
-                status: { type: 'string', enum: ['SCHEDULED'] },
-                license_plate: { type: ['string', 'null'] },
-                summary: { type: ['string', 'null'] },
-                window_start: { type: ['string', 'null'], format: 'date-time' },
-                window_end: { type: ['string', 'null'], format: 'date-time' },
-                start_tolerance: { type: 'integer' },
-                end_tolerance: { type: 'integer' },
-                custom_data: { type: ['object', 'null'] },
-              },
-            },
-            driver: {
-              type: 'object',
-              properties: {
-                tax_id: { type: 'string' },
-                driver_license_number: { type: 'string' },
-                driver_license_category: { type: 'string' },
-              },
-            },
-          },
-        },
-        TerminalCheckinAnswer: {
-          type: 'object',
-          required: ['accepted'],
-          properties: {
-            accepted: { type: 'boolean' },
-            reason: { type: 'string', description: 'Why it was refused (shown to the driver)' },
-            tickets: { type: 'array', maxItems: 100, items: schema('TicketInput') },
-          },
-        },
-        TicketInput: {
-          type: 'object',
-          required: ['layout_ref', 'content'],
-          additionalProperties: false,
-          properties: {
-            layout_ref: { type: 'string', description: 'A ticket layout of the terminal' },
-            content: { type: 'object', additionalProperties: true, description: 'Up to 64 KB' },
-          },
-        },
-        CheckinConfirm: {
-          type: 'object',
-          required: ['appointment_ref'],
-          additionalProperties: false,
-          properties: {
-            appointment_ref: { type: 'string' },
-            tickets: { type: 'array', maxItems: 100, items: schema('TicketInput') },
-            checkin_id: { type: 'string', format: 'uuid', description: 'Optional idempotency key' },
-          },
-        },
-        DriverCheckinRequest: {
-          type: 'object',
-          required: ['appointment_id'],
-          properties: {
-            appointment_id: { type: 'string', format: 'uuid' },
-            checkin_id: {
-              type: 'string',
-              format: 'uuid',
-              description: 'Optional idempotency key: a retry with the same id answers the same outcome',
-            },
-          },
-        },
-        CheckinResult: {
-          type: 'object',
-          required: ['checkin_id', 'appointment_id', 'appointment_ref', 'status', 'tickets'],
-          properties: {
-            checkin_id: { type: 'string', format: 'uuid' },
-            appointment_id: { type: 'string', format: 'uuid' },
-            appointment_ref: { type: 'string' },
-            status: { type: 'string', enum: ['CHECKED_IN'] },
-            tickets: { type: 'array', items: schema('Ticket') },
-          },
-        },
-        Ticket: ticket,
-        SyncRequest: {
-          type: 'object',
-          properties: { after_seq: { type: 'integer', minimum: 0, description: 'The last seq the app has applied (default 0)' } },
-        },
-        FeedEvent: {
-          type: 'object',
-          required: ['seq', 'type', 'data', 'created_at'],
-          properties: {
-            seq: { type: 'integer', description: 'Strictly increasing and gap-free per driver and partner (the token’s view)' },
-            type: { type: 'string', enum: ['ticket.created', 'ticket.updated', 'ticket.deleted', 'appointment.status', 'trip.status'] },
-            data: {
-              description:
-                'ticket.created / ticket.updated: the ticket; ticket.deleted: {id, appointment_id, appointment_ref}; ' +
-                'appointment.status / trip.status: {id, ref, status, previous_status}',
-              // anyOf: a ticket also has the fields of a deleted ticket's data, so exactly-one would refuse it.
-              anyOf: [
-                ticket,
-                {
-                  type: 'object',
-                  required: ['id', 'appointment_id', 'appointment_ref'],
-                  properties: { id: { type: 'string' }, appointment_id: { type: 'string' }, appointment_ref: { type: 'string' } },
-                },
-                {
-                  type: 'object',
-                  required: ['id', 'ref', 'status', 'previous_status'],
-                  properties: {
-                    id: { type: 'string' },
-                    ref: { type: 'string' },
-                    status: { type: 'string' },
-                    previous_status: { type: 'string' },
-                  },
-                },
-              ],
-            },
-            created_at: { type: 'string', format: 'date-time' },
-          },
-        },
-        FeedPage: {
-          type: 'object',
-          required: ['events', 'last_seq', 'has_more'],
-          properties: {
-            events: { type: 'array', items: schema('FeedEvent') },
-            last_seq: { type: 'integer' },
-            has_more: { type: 'boolean', description: 'More than 500 events were waiting: sync again after last_seq' },
-          },
-        },
-        AckError: {
-          type: 'object',
-          required: ['success', 'error'],
-          properties: {
-            success: { const: false },
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: {
-                  type: 'string',
-                  enum: ERROR_CODES,
-                  description:
-                    'Check-in: NOT_FOUND (not this driver’s appointment), APPOINTMENT_NOT_FOUND (confirm: unknown ref), VALIDATION_ERROR, ' +
-                    'INVALID_STATUS_TRANSITION (not SCHEDULED), CHECKIN_OUTSIDE_WINDOW (details.admissible_from/until), CHECKIN_IN_PROGRESS, ' +
-                    'CHECKIN_REJECTED (details.reason), CHECKIN_FAILED (the terminal’s answer was unusable), TERMINAL_OFFLINE, TERMINAL_TIMEOUT, ' +
-                    'INVALID_LAYOUT_REF (confirm with an unknown ticket layout), INTERNAL_ERROR, SERVICE_UNAVAILABLE.',
-                },
-                message: { type: 'string' },
-                details: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-        },
-      },
-    },
+    channels: generated.channels,
+    operations: generated.operations,
+    components: { schemas: generated.schemas },
   };
 }

@@ -48,7 +48,11 @@ export class GateIoAdapter extends IoAdapter {
    * handler that throws is logged and leaves the acknowledgement unanswered. Each message runs on its own,
    * and what a socket's handlers hold ends with the socket.
    */
-  override bindMessageHandlers(socket: Socket, handlers: MessageMappingProperties[], transform: (data: unknown) => Observable<unknown>): void {
+  override bindMessageHandlers(
+    socket: Socket,
+    handlers: MessageMappingProperties[],
+    transform: (data: unknown) => Observable<unknown>,
+  ): void {
     for (const { message, callback, isAckHandledManually } of handlers) {
       socket.on(message, (...args: unknown[]) => {
         // As fromEvent hands them over: one argument as itself, several as an array.

@@ -64,7 +64,10 @@ export type ServerToClientEvents<N extends NamespaceName> = {
 
 /** What clients send on a namespace; the server answers each through the acknowledgement, in the envelope. */
 export type ClientToServerEvents<N extends NamespaceName> = {
-  [E in keyof ClientEvents<N>]: (payload: PayloadOf<ClientEvents<N>[E]>, answer: (ack: AckEnvelope<AckOf<ClientEvents<N>[E]>>) => void) => void;
+  [E in keyof ClientEvents<N>]: (
+    payload: PayloadOf<ClientEvents<N>[E]>,
+    answer: (ack: AckEnvelope<AckOf<ClientEvents<N>[E]>>) => void,
+  ) => void;
 };
 
 /** What a socket carries once admitted: the credential it connected with. */

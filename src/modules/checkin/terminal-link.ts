@@ -13,5 +13,10 @@ export interface TerminalAsks {
  * wait for their acknowledgements. The real-time layer (src/realtime) provides it; this module only asks.
  */
 export abstract class TerminalLink {
-  abstract ask<E extends keyof TerminalAsks>(terminalId: string, event: E, payload: TerminalAsks[E], timeoutMs: number): Promise<TerminalAnswer>;
+  abstract ask<E extends keyof TerminalAsks>(
+    terminalId: string,
+    event: E,
+    payload: TerminalAsks[E],
+    timeoutMs: number,
+  ): Promise<TerminalAnswer>;
 }
