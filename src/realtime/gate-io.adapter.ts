@@ -43,7 +43,7 @@ export class GateIoAdapter extends IoAdapter {
   }
 
   /**
-   * The same contract as Nest's: the handler's result (a value, promise or observable, through `transform`)
+   * Behaves as Nest's binding does: the handler's result (a value, promise or observable, through `transform`)
    * answers the acknowledgement unless it is null or undefined; `{event, data}` is emitted instead; a
    * handler that throws is logged and leaves the acknowledgement unanswered. Each message runs on its own,
    * and what a socket's handlers hold ends with the socket.
