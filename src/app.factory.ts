@@ -11,9 +11,10 @@ import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
 import type { AppConfig } from './config/config.js';
 import { openDatabase, type Database } from './database/data-source.js';
-import { GateIoAdapter } from './modules/checkin/gate-io.adapter.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { ENTITIES } from './entities.js';
+import { buildAsyncApi } from './realtime/asyncapi.js';
+import { GateIoAdapter } from './realtime/gate-io.adapter.js';
 
 export interface GateApp {
   app: NestExpressApplication;
@@ -51,7 +52,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
     app.use(jsonBodyParser());
     app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins));
-    mountOpenApi(app, config.port);
+    mountOpenApi(app, config.port, buildAsyncApi);
     await app.init();
     return { app, database, logger };
   } catch (error) {

@@ -20,6 +20,7 @@ import { FeedModule } from './modules/feed/feed.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { LayoutsModule } from './modules/layouts/layouts.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { TicketsModule } from './modules/tickets/tickets.module.js';
 import { TripsModule } from './modules/trips/trips.module.js';
@@ -53,6 +54,7 @@ export class AppModule {
         TicketsModule,
         CheckinModule,
         DriverAppModule,
+        RealtimeModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

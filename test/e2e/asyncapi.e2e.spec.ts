@@ -3,8 +3,23 @@ import type { AddressInfo } from 'node:net';
 import { Parser } from '@asyncapi/parser';
 import ajvModule from 'ajv';
 import formatsModule from 'ajv-formats';
+import { MESSAGE_METADATA } from '@nestjs/websockets/constants.js';
 import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
+import { MAX_CHECKIN_TICKETS } from '../../src/modules/checkin/dto/checkin.dto.js';
+import { FEED_EVENT_TYPES } from '../../src/modules/feed/driver-feed.js';
+import { FEED_PAGE } from '../../src/modules/feed/feed-page.js';
+import { DriverGateway } from '../../src/realtime/driver.gateway.js';
+import { type NamespaceName, SOCKET_EVENTS } from '../../src/realtime/socket-events.js';
+import { TerminalGateway } from '../../src/realtime/terminal.gateway.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+/** The events a gateway handles: the names its @SubscribeMessage methods carry. */
+function handledEvents(gateway: { prototype: object }): string[] {
+  const prototype = gateway.prototype as Record<string, unknown>;
+  return Object.getOwnPropertyNames(prototype)
+    .map((name) => Reflect.getMetadata(MESSAGE_METADATA, prototype[name] as object) as string | undefined)
+    .filter((event): event is string => event !== undefined);
+}
 
 describe('AsyncAPI document of the real-time channel', () => {
   let t: TestApp;
@@ -38,11 +53,62 @@ describe('AsyncAPI document of the real-time channel', () => {
     expect(channels['/driver']).toEqual(expect.arrayContaining(['event', 'checkin:request', 'checkin:request ack', 'sync', 'sync ack']));
     const operations = document!.operations().all();
     expect(operations.filter((operation) => operation.reply()).length).toBe(4);
+    expect(operations.map((operation) => operation.id()).sort()).toEqual(
+      ['askTerminal', 'driverChecksIn', 'driverSyncs', 'pushFeedEvent', 'terminalConfirms'].sort(),
+    );
 
     const codes = res.body.components.schemas.AckError.properties.error.properties.code.enum;
     expect(codes).toEqual(ERROR_CODES);
     for (const code of ['CHECKIN_REJECTED', 'TERMINAL_TIMEOUT', 'TERMINAL_OFFLINE', 'CHECKIN_OUTSIDE_WINDOW', 'CHECKIN_FAILED'])
       expect(codes).toContain(code);
+  });
+
+  it('documents every event of the typed map, and nothing else, each with its operation and acknowledgement', async () => {
+    const res = await t.http.get('/asyncapi.json');
+    const { document } = await new Parser().parse(JSON.stringify(res.body));
+    for (const namespace of Object.keys(SOCKET_EVENTS) as NamespaceName[]) {
+      const channel = document!
+        .channels()
+        .all()
+        .find((c) => c.address() === namespace);
+      expect(channel).toBeDefined();
+      const expected: string[] = [];
+      const operations: string[] = [];
+      for (const direction of ['serverToClient', 'clientToServer'] as const) {
+        const events = SOCKET_EVENTS[namespace][direction] as Record<string, { ack?: unknown }>;
+        for (const [event, spec] of Object.entries(events)) {
+          expected.push(event, ...(spec.ack ? [`${event} ack`] : []));
+          operations.push(`${direction === 'serverToClient' ? 'send' : 'receive'} ${event}${spec.ack ? ` → ${event} ack` : ''}`);
+        }
+      }
+      const documented = channel!
+        .messages()
+        .all()
+        .map((m) => m.name());
+      expect(documented.sort()).toEqual(expected.sort());
+      const described = channel!
+        .operations()
+        .all()
+        .map((operation) => {
+          const reply = operation.reply()?.messages().all()[0]?.name();
+          return `${operation.action()} ${operation.messages().all()[0].name()}${reply ? ` → ${reply}` : ''}`;
+        });
+      expect(described.sort()).toEqual(operations.sort());
+    }
+  });
+
+  it('names in the typed map exactly the events the gateways handle', () => {
+    expect(handledEvents(DriverGateway).sort()).toEqual(Object.keys(SOCKET_EVENTS['/driver'].clientToServer).sort());
+    expect(handledEvents(TerminalGateway).sort()).toEqual(Object.keys(SOCKET_EVENTS['/terminal'].clientToServer).sort());
+  });
+
+  it('takes its limits and codes from the constants the service enforces', async () => {
+    const res = await t.http.get('/asyncapi.json');
+    const schemas = res.body.components.schemas;
+    expect(schemas.TerminalAnswerDto.properties.tickets.maxItems).toBe(MAX_CHECKIN_TICKETS);
+    expect(schemas.CheckinConfirmDto.properties.tickets.maxItems).toBe(MAX_CHECKIN_TICKETS);
+    expect(schemas.FeedEventView.properties.type.enum).toEqual(FEED_EVENT_TYPES);
+    expect(schemas.FeedPageView.properties.has_more.description).toContain(String(FEED_PAGE));
   });
 
   it('has examples on every message, each valid against its payload schema', async () => {

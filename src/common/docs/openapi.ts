@@ -2,7 +2,6 @@ import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from './security-schemes.js';
-import { buildAsyncApi } from './asyncapi.js';
 import { guideUrl, loadGuide } from './guide.js';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
@@ -61,11 +60,12 @@ function nullableRefs(node: unknown): void {
  * Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json,
  * and the guide's pages (docs/) at /guide/<page>.md.
  */
-export function mountOpenApi(app: INestApplication, port: number): void {
+/** `asyncApi`: the real-time channel's document for a host (src/realtime builds it). */
+export function mountOpenApi(app: INestApplication, port: number, asyncApi: (host: string) => object): void {
   // The socket server is the host the document was fetched from (behind a proxy too: trust proxy is on); the configured port without a Host header.
   app
     .getHttpAdapter()
-    .get('/asyncapi.json', (request: Request, response: Response) => response.json(buildAsyncApi(request.host || `localhost:${port}`)));
+    .get('/asyncapi.json', (request: Request, response: Response) => response.json(asyncApi(request.host || `localhost:${port}`)));
   const guide = loadGuide();
   app.getHttpAdapter().get('/guide/:page', (request: Request, response: Response) => {
     const text = guide.get(String(request.params.page));

@@ -1,23 +1,13 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { requireInput } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
-import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
-import { CheckinBodyDto, CheckinRequestDto } from './dto/checkin.dto.js';
-
-class CheckinResultView {
-  @ApiProperty({ format: 'uuid' }) checkin_id: string;
-  @ApiProperty({ format: 'uuid' }) appointment_id: string;
-  @ApiProperty() appointment_ref: string;
-  @ApiProperty({ enum: ['CHECKED_IN'] }) status: 'CHECKED_IN';
-  @ApiProperty({ type: [TicketView], description: 'The tickets the terminal returned, as stored' })
-  tickets: TicketView[];
-}
+import { CheckinBodyDto, CheckinRequestDto, CheckinResultView } from './dto/checkin.dto.js';
 
 @ApiTags('driver app')
 @DriverAuth()

@@ -6,14 +6,15 @@ import { CheckinLedger } from './checkin-ledger.js';
 import { CheckinController } from './checkin.controller.js';
 import { CheckinRepository } from './checkin.repository.js';
 import { CheckinService } from './checkin.service.js';
-import { DriverGateway } from './driver.gateway.js';
-import { TerminalChannel } from './terminal-channel.js';
-import { TerminalGateway } from './terminal.gateway.js';
 
-/** The check-in handshake and the two socket namespaces it runs over (docs/checkin.md). */
+/**
+ * The check-in handshake (docs/checkin.md). Its socket namespaces live in src/realtime, which also provides
+ * the TerminalLink this module asks terminal servers through.
+ */
 @Module({
   imports: [AppointmentsModule, TripsModule, TicketsModule],
   controllers: [CheckinController],
-  providers: [CheckinRepository, CheckinLedger, CheckinService, TerminalChannel, TerminalGateway, DriverGateway],
+  providers: [CheckinRepository, CheckinLedger, CheckinService],
+  exports: [CheckinService],
 })
 export class CheckinModule {}

@@ -16,7 +16,7 @@ import { TripsService } from '../trips/trips.service.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
-import { TerminalChannel } from './terminal-channel.js';
+import { TerminalLink } from './terminal-link.js';
 
 export interface CheckinResult {
   checkin_id: string;
@@ -41,7 +41,7 @@ export class CheckinService {
     private readonly trips: TripsService,
     private readonly tickets: TicketsService,
     private readonly feed: DriverFeed,
-    private readonly channel: TerminalChannel,
+    private readonly channel: TerminalLink,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

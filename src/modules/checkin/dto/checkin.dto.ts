@@ -1,7 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsBoolean, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { NestedList, REF_MAX } from '../../../common/validation/validators.js';
-import { AppointmentTicketDto } from '../../tickets/dto/ticket.dto.js';
+import { AppointmentLogView } from '../../appointments/dto/appointment.dto.js';
+import { DriverView } from '../../drivers/dto/driver.dto.js';
+import { AppointmentTicketDto, TicketView } from '../../tickets/dto/ticket.dto.js';
 
 /** Most tickets a terminal may return with one check-in. */
 export const MAX_CHECKIN_TICKETS = 100;
@@ -21,43 +23,74 @@ export class CheckinBodyDto {
 
 /** `checkin:request` on /driver: the same check-in over the socket. */
 export class CheckinRequestDto extends CheckinBodyDto {
+  @ApiProperty({ format: 'uuid' })
   @IsUUID('all', UUID_MESSAGE)
   appointment_id: string;
 }
 
 /** `checkin:confirm` on /terminal: the terminal checks an appointment in on its own (plate read at the gate). */
 export class CheckinConfirmDto {
+  @ApiProperty({ minLength: 1, maxLength: REF_MAX })
   @IsString()
   @Length(1, REF_MAX)
   appointment_ref: string;
 
+  @ApiPropertyOptional({ type: [AppointmentTicketDto], maxItems: MAX_CHECKIN_TICKETS })
   @NestedList(() => AppointmentTicketDto, MAX_CHECKIN_TICKETS, { optional: true })
   tickets?: AppointmentTicketDto[];
 
+  @ApiPropertyOptional({ format: 'uuid', description: 'Optional idempotency key' })
   @IsOptional()
   @IsUUID('all', UUID_MESSAGE)
   checkin_id?: string;
 }
 
+/** The appointment a terminal server is asked about (always SCHEDULED at that point). */
+export class TerminalAppointmentView extends PickType(AppointmentLogView, [
+  'id',
+  'ref',
+  'layout_ref',
+  'license_plate',
+  'summary',
+  'window_start',
+  'window_end',
+  'start_tolerance',
+  'end_tolerance',
+  'custom_data',
+] as const) {
+  @ApiProperty({ enum: ['SCHEDULED'] }) status: string;
+}
+
+/** `checkin:request` on /terminal: a driver asks to check in; the terminal server answers through the acknowledgement. */
+export class TerminalCheckinRequestView {
+  @ApiProperty({ format: 'uuid', description: 'Identifies the attempt; the same id never stores tickets twice' }) checkin_id: string;
+  @ApiProperty({ type: TerminalAppointmentView }) appointment: TerminalAppointmentView;
+  @ApiProperty({ type: DriverView }) driver: DriverView;
+}
+
 /** The terminal server's acknowledgement of a `checkin:request`. Properties beyond these are ignored. */
 export class TerminalAnswerDto {
+  @ApiProperty()
   @IsBoolean()
   accepted: boolean;
 
+  @ApiPropertyOptional({ maxLength: 2000, description: 'Why it was refused (shown to the driver)' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
   reason?: string;
 
+  @ApiPropertyOptional({ type: [AppointmentTicketDto], maxItems: MAX_CHECKIN_TICKETS })
   @NestedList(() => AppointmentTicketDto, MAX_CHECKIN_TICKETS, { optional: true })
   tickets?: AppointmentTicketDto[];
 }
 
-/** `sync` on /driver: replay the feed after the last seq the app has applied. */
-export class SyncDto {
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
-  after_seq?: number;
+/** The outcome of a check-in, over REST and in the socket acknowledgements. */
+export class CheckinResultView {
+  @ApiProperty({ format: 'uuid' }) checkin_id: string;
+  @ApiProperty({ format: 'uuid' }) appointment_id: string;
+  @ApiProperty() appointment_ref: string;
+  @ApiProperty({ enum: ['CHECKED_IN'] }) status: 'CHECKED_IN';
+  @ApiProperty({ type: [TicketView], description: 'The tickets the terminal returned, as stored' })
+  tickets: TicketView[];
 }

@@ -1,13 +1,7 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { Namespace } from 'socket.io';
-
-export type TerminalAnswer = { kind: 'answered'; acks: unknown[] } | { kind: 'offline' } | { kind: 'timeout' } | { kind: 'shutdown' };
-
-export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
-/** The sockets opened with one API key, closed together when it is revoked. */
-export const apiKeyRoom = (keyId: string) => `key:${keyId}`;
-/** The driver app sockets of one (driver, partner) feed: its pushes, and what a revocation closes. */
-export const driverRoom = (driverId: string, partnerId: string) => `driver:${driverId}:${partnerId}`;
+import { type TerminalAnswer, type TerminalAsks, TerminalLink } from '../modules/checkin/terminal-link.js';
+import { terminalRoom } from './rooms.js';
+import type { GateNamespace } from './socket-events.js';
 
 interface PendingAsk {
   timers: NodeJS.Timeout[];
@@ -41,15 +35,15 @@ function armedTimers(emit: () => void): NodeJS.Timeout[] {
  * the asks still waiting end at once as `shutdown`, their timers cleared.
  */
 @Injectable()
-export class TerminalChannel implements OnModuleDestroy {
-  private namespace: Namespace | null = null;
+export class TerminalChannel extends TerminalLink implements OnModuleDestroy {
+  private namespace: GateNamespace<'/terminal'> | null = null;
   private readonly pending = new Set<PendingAsk>();
 
-  attach(namespace: Namespace): void {
+  attach(namespace: GateNamespace<'/terminal'>): void {
     this.namespace = namespace;
   }
 
-  ask(terminalId: string, event: string, payload: unknown, timeoutMs: number): Promise<TerminalAnswer> {
+  ask(terminalId: string, event: keyof TerminalAsks, payload: TerminalAsks[typeof event], timeoutMs: number): Promise<TerminalAnswer> {
     const namespace = this.namespace;
     if (!namespace) return Promise.resolve({ kind: 'offline' });
     return new Promise<TerminalAnswer>((resolve) => {
@@ -66,7 +60,7 @@ export class TerminalChannel implements OnModuleDestroy {
         namespace
           .to(terminalRoom(terminalId))
           .timeout(timeoutMs)
-          .emit(event, payload, (error: Error | null, acks: unknown[]) => {
+          .emit(event, payload, (error, acks) => {
             if (error) ask.settle({ kind: 'timeout' });
             else ask.settle(acks.length === 0 ? { kind: 'offline' } : { kind: 'answered', acks });
           }),

@@ -5,29 +5,28 @@ import {
   type OnGatewayConnection,
   type OnGatewayDisconnect,
   type OnGatewayInit,
-  SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import type { Namespace, Socket } from 'socket.io';
-import { LOGGER } from '../../common/logging/logger.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { AuthService } from '../auth/auth.service.js';
-import type { Principal } from '../auth/principal.js';
-import { Revocations } from '../auth/revocations.js';
-import { requireInput } from '../../common/validation/validate.js';
-import { CheckinService } from './checkin.service.js';
-import { CheckinConfirmDto } from './dto/checkin.dto.js';
+import { LOGGER } from '../common/logging/logger.js';
+import { requireInput } from '../common/validation/validate.js';
+import { AuthService } from '../modules/auth/auth.service.js';
+import { Revocations } from '../modules/auth/revocations.js';
+import { CheckinService } from '../modules/checkin/checkin.service.js';
+import { CheckinConfirmDto } from '../modules/checkin/dto/checkin.dto.js';
+import { MetricsService } from '../modules/metrics/metrics.service.js';
+import { apiKeyRoom, terminalRoom } from './rooms.js';
 import { guardConnections } from './socket-auth.js';
-import { type AckEnvelope, answer } from './socket-envelope.js';
-import { apiKeyRoom, TerminalChannel, terminalRoom } from './terminal-channel.js';
+import { answer } from './socket-envelope.js';
+import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
+import { TerminalChannel } from './terminal-channel.js';
 
 /**
  * `/terminal`: terminal servers connect with `auth: {apiKey}` (a terminal key). They receive
  * `checkin:request` (answer through the ack) and may send `checkin:confirm`.
  */
-@WebSocketGateway({ namespace: '/terminal' })
+@WebSocketGateway({ namespace: '/terminal' satisfies NamespaceName })
 export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleDestroy {
   private subscription: Subscription | null = null;
 
@@ -40,7 +39,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  afterInit(namespace: Namespace): void {
+  afterInit(namespace: GateNamespace<'/terminal'>): void {
     this.channel.attach(namespace);
     guardConnections(namespace, async (auth, socket) => {
       const principal = await this.auth.authenticate(String(auth.apiKey ?? ''));
@@ -59,15 +58,15 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     this.metrics.sockets.dec({ namespace: '/terminal' });
   }
 
-  handleConnection(socket: Socket): void {
+  handleConnection(socket: GateSocket<'/terminal'>): void {
     this.metrics.sockets.inc({ namespace: '/terminal' });
-    const principal = socket.data.principal as Principal;
+    const { principal } = socket.data;
     void socket.join([terminalRoom(principal.accountId!), apiKeyRoom(principal.keyId)]);
   }
 
-  @SubscribeMessage('checkin:confirm')
-  confirm(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<AckEnvelope<unknown>> {
-    const principal = socket.data.principal as Principal;
+  @OnClientEvent('/terminal', 'checkin:confirm')
+  confirm(@ConnectedSocket() socket: GateSocket<'/terminal'>, @MessageBody() body: unknown) {
+    const { principal } = socket.data;
     return answer(this.logger, { event: 'checkin:confirm', terminal: principal.accountId }, () =>
       this.checkins.confirmFromTerminal(principal, requireInput(CheckinConfirmDto, body)),
     );

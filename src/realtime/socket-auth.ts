@@ -1,4 +1,4 @@
-import type { Namespace, Socket } from 'socket.io';
+import type { GateNamespace, GateSocket, NamespaceName } from './socket-events.js';
 
 export interface Refusal {
   code: 'UNAUTHORIZED' | 'FORBIDDEN';
@@ -9,9 +9,9 @@ export interface Refusal {
  * Admits a namespace's sockets at connect, or refuses them: the client's `connect_error` carries the
  * message and `data.code` (SERVICE_UNAVAILABLE when the credential could not be checked at all).
  */
-export function guardConnections(
-  namespace: Namespace,
-  admit: (auth: Record<string, unknown>, socket: Socket) => Promise<Refusal | null>,
+export function guardConnections<N extends NamespaceName>(
+  namespace: GateNamespace<N>,
+  admit: (auth: Record<string, unknown>, socket: GateSocket<N>) => Promise<Refusal | null>,
 ): void {
   namespace.use((socket, next) => {
     const refuse = (code: string, message: string) => next(Object.assign(new Error(message), { data: { code } }));

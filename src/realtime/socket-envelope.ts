@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { toAppError } from '../../common/errors/all-exceptions.filter.js';
+import { toAppError } from '../common/errors/all-exceptions.filter.js';
 
 export type AckEnvelope<T> =
   { success: true; data: T } | { success: false; error: { code: string; message: string; details?: Record<string, unknown> } };

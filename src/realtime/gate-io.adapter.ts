@@ -1,0 +1,79 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import type { MessageMappingProperties } from '@nestjs/websockets';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Redis } from 'ioredis';
+import type { Observable } from 'rxjs';
+import type { Server, ServerOptions, Socket } from 'socket.io';
+import type { CorsOrigins } from '../config/config.js';
+
+/**
+ * Socket.IO server of the service: with REDIS_URL, the Redis adapter shares rooms, broadcasts and
+ * acknowledgements between instances. The default namespace is closed: only /terminal and /driver exist.
+ *
+ * Message handlers are plain listeners: Nest's own binding builds an RxJS pipeline per socket and per
+ * handler (fromEvent, mergeMap, takeUntil a shared disconnect stream), about 11 KB of heap a socket for as
+ * long as it is connected, twice what a bare Socket.IO server spends on one.
+ */
+export class GateIoAdapter extends IoAdapter {
+  private readonly clients: Redis[] = [];
+
+  constructor(
+    app: INestApplicationContext,
+    private readonly redis: { url: string | null; prefix: string },
+    private readonly corsOrigins: CorsOrigins = null,
+  ) {
+    super(app);
+  }
+
+  override createIOServer(port: number, options?: Partial<ServerOptions>): Server {
+    // CORS_ORIGINS, as on HTTP; unset: no CORS headers (only the long-polling transport needs them; WebSocket has none).
+    const cors = this.corsOrigins ? { origin: this.corsOrigins, methods: ['GET', 'POST'] } : undefined;
+    const server: Server = super.createIOServer(port, { ...options, cors, serveClient: false } as ServerOptions);
+    if (this.redis.url) {
+      const pub = new Redis(this.redis.url, { maxRetriesPerRequest: 1 });
+      const sub = pub.duplicate();
+      this.clients.push(pub, sub);
+      server.adapter(createAdapter(pub, sub, { key: `${this.redis.prefix}:socket.io` }));
+    }
+    server
+      .of('/')
+      .use((_socket, next) => next(Object.assign(new Error('Connect to /terminal or /driver'), { data: { code: 'NOT_FOUND' } })));
+    return server;
+  }
+
+  /**
+   * Behaves as Nest's binding does: the handler's result (a value, promise or observable, through `transform`)
+   * answers the acknowledgement unless it is null or undefined; `{event, data}` is emitted instead; a
+   * handler that throws is logged and leaves the acknowledgement unanswered. Each message runs on its own,
+   * and what a socket's handlers hold ends with the socket.
+   */
+  override bindMessageHandlers(
+    socket: Socket,
+    handlers: MessageMappingProperties[],
+    transform: (data: unknown) => Observable<unknown>,
+  ): void {
+    for (const { message, callback, isAckHandledManually } of handlers) {
+      socket.on(message, (...args: unknown[]) => {
+        // As RxJS fromEvent hands them over: several arguments as an array, one (or none) as itself.
+        const { data, ack } = this.mapPayload(args.length > 1 ? args : args[0]);
+        const reply = (response: unknown) => {
+          if (response === null || response === undefined) return;
+          const { event, data: eventData } = response as { event?: string; data?: unknown };
+          if (event) socket.emit(event, eventData);
+          else if (!isAckHandledManually && typeof ack === 'function') ack(response);
+        };
+        try {
+          transform(callback(data, ack)).subscribe({ next: reply, error: (error: unknown) => this.logger.error(error) });
+        } catch (error) {
+          this.logger.error(error);
+        }
+      });
+    }
+  }
+
+  override async close(server: Server): Promise<void> {
+    await super.close(server);
+    await Promise.all(this.clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+  }
+}

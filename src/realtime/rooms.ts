@@ -1,0 +1,6 @@
+/** The sockets of one terminal (its account): what a check-in request goes to. */
+export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
+/** The sockets opened with one API key, closed together when it is revoked. */
+export const apiKeyRoom = (keyId: string) => `key:${keyId}`;
+/** The driver app sockets of one (driver, partner) feed: its pushes, and what a revocation closes. */
+export const driverRoom = (driverId: string, partnerId: string) => `driver:${driverId}:${partnerId}`;
