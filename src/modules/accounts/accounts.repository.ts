@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
+import { signalRevocation } from '../auth/revocation-signal.js';
 import { Account, type AccountKind, type GeoFence } from './account.entity.js';
 import { ApiKey } from './api-key.entity.js';
 
@@ -65,9 +66,15 @@ export class AccountsRepository {
     return this.db.getRepository(ApiKey).findOneBy({ id });
   }
 
-  /** Revokes once: a key already revoked keeps its first revocation time. */
+  /**
+   * Revokes once: a key already revoked keeps its first revocation time. Every instance hears of it at commit,
+   * and forgets the key (its cache, its sockets).
+   */
   async revokeKey(id: string): Promise<ApiKey | null> {
-    await this.db.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-    return this.findKey(id);
+    return this.db.transaction(async (manager) => {
+      const { affected } = await manager.update(ApiKey, { id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+      if (affected) await signalRevocation(manager, { kind: 'api-key', keyId: id });
+      return manager.findOneBy(ApiKey, { id });
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { signalRevocation } from './revocation-signal.js';
 
 /** The grants behind driver tokens: one per (driver, partner), its generation bumped on revocation. */
 @Injectable()
@@ -22,19 +23,26 @@ export class DriverTokenGrantsRepository {
     return rows[0]?.generation ?? null;
   }
 
-  /** Bumps the generation, so every token minted so far is refused; the driver's id, or null when there is no grant. */
+  /**
+   * Bumps the generation, so every token minted so far is refused; the driver's id, or null when there is no
+   * grant. Every instance hears of it at commit, and forgets those tokens (its cache, its sockets).
+   */
   async revoke(taxId: string, accountId: string): Promise<string | null> {
-    const rows: { driver_id: string }[] = await this.db.query(
-      `WITH bumped AS (
-         UPDATE driver_token_grants g SET generation = generation + 1, updated_at = now()
-           FROM drivers d
-          WHERE d.tax_id = $1 AND g.driver_id = d.id AND g.account_id = $2
-         RETURNING g.driver_id
-       )
-       SELECT driver_id FROM bumped`,
-      [taxId, accountId],
-    );
-    return rows[0]?.driver_id ?? null;
+    return this.db.transaction(async (manager) => {
+      const rows: { driver_id: string }[] = await manager.query(
+        `WITH bumped AS (
+           UPDATE driver_token_grants g SET generation = generation + 1, updated_at = now()
+             FROM drivers d
+            WHERE d.tax_id = $1 AND g.driver_id = d.id AND g.account_id = $2
+           RETURNING g.driver_id
+         )
+         SELECT driver_id FROM bumped`,
+        [taxId, accountId],
+      );
+      const driverId = rows[0]?.driver_id ?? null;
+      if (driverId) await signalRevocation(manager, { kind: 'driver-tokens', driverId, partnerId: accountId });
+      return driverId;
+    });
   }
 
   /** The driver id behind a token whose generation is still current, or null. */
@@ -46,4 +54,5 @@ export class DriverTokenGrantsRepository {
     );
     return rows[0]?.id ?? null;
   }
+
 }
