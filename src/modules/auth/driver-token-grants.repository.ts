@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { GrantRef, SqlRunner } from './auth-cache.js';
 import { signalRevocation } from './revocation-signal.js';
 
 /** The grants behind driver tokens: one per (driver, partner), its generation bumped on revocation. */
@@ -55,4 +56,15 @@ export class DriverTokenGrantsRepository {
     return rows[0]?.id ?? null;
   }
 
+  /** Of these grants as tokens name them, those still current; on `db`, or on a connection of the caller's. */
+  async liveGrants(grants: GrantRef[], db: SqlRunner = this.db): Promise<GrantRef[]> {
+    const rows: { tax_id: string; account_id: string; generation: number }[] = await db.query(
+      `SELECT t.tax_id, t.account_id, t.generation
+         FROM unnest($1::text[], $2::text[], $3::int[]) AS t(tax_id, account_id, generation)
+         JOIN drivers d ON d.tax_id = t.tax_id
+         JOIN driver_token_grants g ON g.driver_id = d.id AND g.account_id = t.account_id::uuid AND g.generation = t.generation`,
+      [grants.map((g) => g.taxId), grants.map((g) => g.partnerId), grants.map((g) => g.generation)],
+    );
+    return rows.map((row) => ({ taxId: row.tax_id, partnerId: row.account_id, generation: row.generation }));
+  }
 }
