@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { filter, firstValueFrom, timeout } from 'rxjs';
+import { filter, take } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { type Revocation, Revocations } from '../../src/modules/auth/revocations.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
+import { until } from '../setup/processes.js';
 import { captureStatements } from '../setup/statements.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
@@ -14,9 +15,15 @@ const JWT_SECRET = 'scale-out-test-secret-0123456789abcdef';
 const urlOf = (app: TestApp) => `http://127.0.0.1:${(app.app.getHttpServer().address() as { port: number }).port}`;
 const emit = <T>(socket: Socket, event: string, payload: unknown) =>
   socket.timeout(5000).emitWithAck(event, payload) as Promise<{ success: boolean; data: T; error?: { code: string } }>;
-/** Resolves once `app` has heard of a revocation that `matches`, made by whichever instance. */
-const heard = (app: TestApp, matches: (revocation: Revocation) => boolean) =>
-  firstValueFrom(app.app.get(Revocations).revoked$.pipe(filter(matches), timeout(15_000)));
+/** Starts listening on `app` for a revocation that `matches` (made by whichever instance); call the result to wait until it is heard. */
+function hearing(app: TestApp, matches: (revocation: Revocation) => boolean): () => Promise<void> {
+  let heard = false;
+  const subscription = app.app
+    .get(Revocations)
+    .revoked$.pipe(filter(matches), take(1))
+    .subscribe(() => (heard = true));
+  return () => until(() => heard, 'the revocation to be heard', 30_000).finally(() => subscription.unsubscribe());
+}
 /** The statements `app` issued to resolve credentials while `work` ran. */
 const authStatements = async (app: TestApp, work: () => Promise<unknown>) =>
   (await captureStatements(app.app.get(DataSource), work)).filter((statement) => /\b(api_keys|driver_token_grants)\b/.test(statement));
@@ -108,16 +115,16 @@ describe('two instances on one PostgreSQL and Redis', () => {
       expect(await authStatements(app, async () => [(await withKey(app)).status, (await withToken(app)).status])).toEqual([]);
     }
 
-    const keyHeardOnB = heard(b, (r) => r.kind === 'api-key' && r.keyId === key.id);
+    const keyHeardOnB = hearing(b, (r) => r.kind === 'api-key' && r.keyId === key.id);
     expect((await a.http.delete(`/api/v1/admin/api-keys/${key.id}`).set('X-API-Key', TEST_ADMIN_KEY)).status).toBe(200);
     expect((await withKey(a)).status).toBe(401);
-    await keyHeardOnB;
+    await keyHeardOnB();
     expect((await withKey(b)).status).toBe(401);
 
-    const tokenHeardOnB = heard(b, (r) => r.kind === 'driver-tokens' && r.partnerId === scene.terminal.id);
+    const tokenHeardOnB = hearing(b, (r) => r.kind === 'driver-tokens' && r.partnerId === scene.terminal.id);
     expect((await a.http.delete(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).status).toBe(200);
     expect((await withToken(a)).status).toBe(401);
-    await tokenHeardOnB;
+    await tokenHeardOnB();
     expect((await withToken(b)).status).toBe(401);
     // The scene's own token was revoked with the rest: later tests need a fresh one.
     scene.token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
