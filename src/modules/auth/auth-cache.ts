@@ -132,7 +132,8 @@ export class AuthCache implements OnModuleDestroy {
       if (this.refused.get(refusedKey)) return null;
     }
     const epoch = this.epoch;
-    const found = await lookup();
+    // One object serves every request that presents the credential: frozen, so none can change it for the others.
+    const found = Object.freeze(await lookup());
     if (this.trustworthy && epoch === this.epoch) {
       if (found) store(found);
       else this.refused.set(refusedKey, true);
