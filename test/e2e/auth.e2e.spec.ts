@@ -1,7 +1,18 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { filter, take } from 'rxjs';
+import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
+import { AuthCache } from '../../src/modules/auth/auth-cache.js';
+import { RevocationListener } from '../../src/modules/auth/revocation-listener.js';
+import { Revocations } from '../../src/modules/auth/revocations.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
+import { connect } from '../factories/sockets.js';
+import { onServer } from '../setup/databases.js';
+import { until } from '../setup/processes.js';
+import { captureStatements } from '../setup/statements.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
 describe('API keys and access', () => {
@@ -110,5 +121,123 @@ describe('API keys and access', () => {
       .set('Content-Type', 'application/json')
       .send('{oops');
     expect(res.status).toBe(403);
+  });
+});
+
+/** The statements of a request that resolve its credential (the key lookup). */
+const AUTH_STATEMENT = /\bapi_keys\b/;
+
+describe('the credential cache', () => {
+  let t: TestApp;
+  let url: string;
+  const layouts = (key: string) => t.http.get('/api/v1/layouts/trip').set('X-API-Key', key);
+  /** The statements a request with this key issues, and its status. */
+  const statementsOf = async (key: string) => {
+    let status = 0;
+    const statements = await captureStatements(t.app.get(DataSource), async () => (status = (await layouts(key)).status));
+    return { status, statements, auth: statements.filter((statement) => AUTH_STATEMENT.test(statement)) };
+  };
+  /** Starts listening for the key's revocation (made by whichever process); call the result to wait until it is heard. */
+  const hearing = (keyId: string) => {
+    let heard = false;
+    const subscription = t.app
+      .get(Revocations)
+      .revoked$.pipe(
+        filter((revocation) => revocation.kind === 'api-key' && revocation.keyId === keyId),
+        take(1),
+      )
+      .subscribe(() => (heard = true));
+    return () => until(() => heard, 'the revocation to be heard', 30_000).finally(() => subscription.unsubscribe());
+  };
+  const revokeBehindTheServiceBack = (keyId: string) =>
+    t.app.get(DataSource).query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [keyId]);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await onServer((client) => client.query(`ALTER DATABASE "${t.databaseName}" ALLOW_CONNECTIONS true`));
+    await t.close();
+  });
+
+  it('looks a key up once: later requests with it issue no statement for it', async () => {
+    const carrier = await newAccount(t.http, 'carrier');
+    const first = await statementsOf(carrier.key);
+    const second = await statementsOf(carrier.key);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.auth).toHaveLength(1);
+    expect(second.auth).toEqual([]);
+    expect(second.statements).toHaveLength(first.statements.length - 1);
+  });
+
+  it('refuses a cached key at once when it is revoked through the API', async () => {
+    const carrier = await newAccount(t.http, 'carrier');
+    await layouts(carrier.key);
+    expect((await statementsOf(carrier.key)).auth).toEqual([]);
+    expect((await t.http.delete(`/api/v1/admin/api-keys/${carrier.keyId}`).set('X-API-Key', TEST_ADMIN_KEY)).status).toBe(200);
+    expect((await layouts(carrier.key)).status).toBe(401);
+  });
+
+  it('refuses a cached key revoked with the CLI in another process, and closes its sockets', async () => {
+    const terminal = await newAccount(t.http, 'terminal');
+    const socket = await connect(url, '/terminal', { apiKey: terminal.key });
+    try {
+      const closed = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+      await layouts(terminal.key);
+      expect((await statementsOf(terminal.key)).auth).toEqual([]);
+
+      const heard = hearing(terminal.keyId);
+      const { DATABASE_URL: _unset, ...env } = process.env;
+      await promisify(execFile)(process.execPath, ['dist/scripts/cli.js', 'key:revoke', '--key', terminal.keyId], {
+        env: { ...env, DATABASE_URL: t.config.databaseUrl! },
+      });
+      await heard();
+      expect((await layouts(terminal.key)).status).toBe(401);
+      expect(await closed).toBe('io server disconnect');
+    } finally {
+      socket.close();
+    }
+    // A process of its own to start: slow on a busy machine.
+  }, 120_000);
+
+  it('drops a key revoked by hand in SQL, bypassing the signal, at the next revalidation', async () => {
+    const carrier = await newAccount(t.http, 'carrier');
+    await layouts(carrier.key);
+    await revokeBehindTheServiceBack(carrier.keyId);
+    // What the signal is for: without it, the cache still answers for the key.
+    expect((await layouts(carrier.key)).status).toBe(200);
+    await t.app.get(RevocationListener).revalidate();
+    expect((await layouts(carrier.key)).status).toBe(401);
+  });
+
+  it('when the listening connection drops, empties the cache and leaves it unused until it listens again', async () => {
+    const [doomed, kept] = [await newAccount(t.http, 'carrier'), await newAccount(t.http, 'carrier')];
+    await layouts(doomed.key);
+    await layouts(kept.key);
+    const cache = t.app.get(AuthCache);
+    const logged = (msg: string) => t.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith(msg)).length;
+    const back = logged('revocation listener: listening again');
+
+    // The listener cannot come back while the database takes no new connections; the pool keeps its own.
+    await onServer(async (client) => {
+      await client.query(`ALTER DATABASE "${t.databaseName}" ALLOW_CONNECTIONS false`);
+      await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2`, [
+        t.databaseName,
+        'gate-revocations',
+      ]);
+    });
+    await until(() => !cache.trusted, 'the cache to be distrusted', 15_000);
+    // Missed while nobody listened: the cache no longer answers, the database does.
+    await revokeBehindTheServiceBack(doomed.keyId);
+    expect((await layouts(doomed.key)).status).toBe(401);
+    for (let i = 0; i < 2; i++) expect((await statementsOf(kept.key)).auth).toHaveLength(1);
+
+    await onServer((client) => client.query(`ALTER DATABASE "${t.databaseName}" ALLOW_CONNECTIONS true`));
+    await until(() => logged('revocation listener: listening again') > back, 'the listener to listen again', 30_000);
+    expect(cache.trusted).toBe(true);
+    expect((await statementsOf(kept.key)).auth).toHaveLength(1);
+    expect((await statementsOf(kept.key)).auth).toEqual([]);
+    expect((await layouts(doomed.key)).status).toBe(401);
   });
 });

@@ -1,11 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
+import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
+import { captureStatements } from '../setup/statements.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
 const JWT_SECRET = 'driver-tokens-test-secret-0123456789abcdef';
@@ -133,6 +135,23 @@ describe('driver tokens are scoped to the partner that minted them', () => {
     ]);
     expect((await asDriver(token2, 'events')).body.data.events.map((e: PushedEvent) => e.seq)).toEqual([1, 2]);
     terminal1.close();
+  });
+
+  it('looks a grant up once: later requests with its tokens issue no statement for it', async () => {
+    const { token } = await gateScene(t.http);
+    const grantStatements = async () => {
+      let status = 0;
+      const statements = await captureStatements(
+        t.app.get(DataSource),
+        async () => (status = (await asDriver(token, 'appointments')).status),
+      );
+      return { status, statements, grants: statements.filter((statement) => /\bdriver_token_grants\b/.test(statement)) };
+    };
+    const [first, second] = [await grantStatements(), await grantStatements()];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.grants).toHaveLength(1);
+    expect(second.grants).toEqual([]);
+    expect(second.statements).toHaveLength(first.statements.length - 1);
   });
 
   it("revokes every token a partner minted for the driver, closes their sockets at once, and leaves other partners' alone", async () => {

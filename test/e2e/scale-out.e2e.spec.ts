@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { filter, take } from 'rxjs';
 import type { Socket } from 'socket.io-client';
+import { DataSource } from 'typeorm';
+import { type Revocation, Revocations } from '../../src/modules/auth/revocations.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
+import { until } from '../setup/processes.js';
+import { captureStatements } from '../setup/statements.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
 const JWT_SECRET = 'scale-out-test-secret-0123456789abcdef';
@@ -10,6 +15,18 @@ const JWT_SECRET = 'scale-out-test-secret-0123456789abcdef';
 const urlOf = (app: TestApp) => `http://127.0.0.1:${(app.app.getHttpServer().address() as { port: number }).port}`;
 const emit = <T>(socket: Socket, event: string, payload: unknown) =>
   socket.timeout(5000).emitWithAck(event, payload) as Promise<{ success: boolean; data: T; error?: { code: string } }>;
+/** Starts listening on `app` for a revocation that `matches` (made by whichever instance); call the result to wait until it is heard. */
+function hearing(app: TestApp, matches: (revocation: Revocation) => boolean): () => Promise<void> {
+  let heard = false;
+  const subscription = app.app
+    .get(Revocations)
+    .revoked$.pipe(filter(matches), take(1))
+    .subscribe(() => (heard = true));
+  return () => until(() => heard, 'the revocation to be heard', 30_000).finally(() => subscription.unsubscribe());
+}
+/** The statements `app` issued to resolve credentials while `work` ran. */
+const authStatements = async (app: TestApp, work: () => Promise<unknown>) =>
+  (await captureStatements(app.app.get(DataSource), work)).filter((statement) => /\b(api_keys|driver_token_grants)\b/.test(statement));
 
 describe('two instances on one PostgreSQL and Redis', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -82,6 +99,33 @@ describe('two instances on one PostgreSQL and Redis', () => {
     expect(await driverClosed).toBe('io server disconnect');
     expect((await a.http.delete(`/api/v1/admin/api-keys/${key.body.data.id}`).set('X-API-Key', TEST_ADMIN_KEY)).status).toBe(200);
     expect(await terminalClosed).toBe('io server disconnect');
+    // The scene's own token was revoked with the rest: later tests need a fresh one.
+    scene.token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
+  });
+
+  it('a key and a driver token cached on both instances are refused on both once A revokes them', async () => {
+    const key = (await a.http.post(`/api/v1/admin/accounts/${scene.terminal.id}/api-keys`).set('X-API-Key', TEST_ADMIN_KEY)).body.data;
+    const token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
+    const withKey = (app: TestApp) => app.http.get('/api/v1/layouts/ticket').set('X-API-Key', key.api_key);
+    const withToken = (app: TestApp) => app.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${token}`);
+    for (const app of [a, b]) {
+      expect((await withKey(app)).status).toBe(200);
+      expect((await withToken(app)).status).toBe(200);
+      // Cached: neither credential costs a statement any more.
+      expect(await authStatements(app, async () => [(await withKey(app)).status, (await withToken(app)).status])).toEqual([]);
+    }
+
+    const keyHeardOnB = hearing(b, (r) => r.kind === 'api-key' && r.keyId === key.id);
+    expect((await a.http.delete(`/api/v1/admin/api-keys/${key.id}`).set('X-API-Key', TEST_ADMIN_KEY)).status).toBe(200);
+    expect((await withKey(a)).status).toBe(401);
+    await keyHeardOnB();
+    expect((await withKey(b)).status).toBe(401);
+
+    const tokenHeardOnB = hearing(b, (r) => r.kind === 'driver-tokens' && r.partnerId === scene.terminal.id);
+    expect((await a.http.delete(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).status).toBe(200);
+    expect((await withToken(a)).status).toBe(401);
+    await tokenHeardOnB();
+    expect((await withToken(b)).status).toBe(401);
     // The scene's own token was revoked with the rest: later tests need a fresh one.
     scene.token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
   });

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
+import type { SqlRunner } from '../auth/auth-cache.js';
+import { signalRevocation } from '../auth/revocation-signal.js';
 import { Account, type AccountKind, type GeoFence } from './account.entity.js';
 import { ApiKey } from './api-key.entity.js';
 
@@ -23,6 +25,16 @@ export class AccountsRepository {
     );
     const row = rows[0];
     return row ? { keyId: row.key_id, accountId: row.account_id, kind: row.kind } : null;
+  }
+
+  /** Of these key hashes, those of live keys; on `db`, or on a connection of the caller's (the revocation listener's). */
+  async liveKeyHashes(hashes: string[], db: SqlRunner = this.db): Promise<string[]> {
+    const rows: { key_hash: string }[] = await db.query(
+      `SELECT k.key_hash FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.key_hash = ANY($1::text[]) AND k.revoked_at IS NULL`,
+      [hashes],
+    );
+    return rows.map((row) => row.key_hash);
   }
 
   /** Creates the account and its first key in one transaction. */
@@ -65,9 +77,15 @@ export class AccountsRepository {
     return this.db.getRepository(ApiKey).findOneBy({ id });
   }
 
-  /** Revokes once: a key already revoked keeps its first revocation time. */
+  /**
+   * Revokes once: a key already revoked keeps its first revocation time. Every instance hears of it at commit,
+   * and forgets the key (its cache, its sockets).
+   */
   async revokeKey(id: string): Promise<ApiKey | null> {
-    await this.db.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-    return this.findKey(id);
+    return this.db.transaction(async (manager) => {
+      const { affected } = await manager.update(ApiKey, { id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+      if (affected) await signalRevocation(manager, { kind: 'api-key', keyId: id });
+      return manager.findOneBy(ApiKey, { id });
+    });
   }
 }

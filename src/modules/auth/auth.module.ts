@@ -1,16 +1,26 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module.js';
+import { AuthCache } from './auth-cache.js';
 import { AuthGuard } from './auth.guard.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { DriverTokens } from './driver-tokens.js';
 import { AuthService } from './auth.service.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RevocationListener } from './revocation-listener.js';
 
 @Global()
 @Module({
   imports: [AccountsModule],
-  providers: [AuthService, DriverTokens, DriverTokenGrantsRepository, RateLimiter, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [
+    AuthService,
+    AuthCache,
+    RevocationListener,
+    DriverTokens,
+    DriverTokenGrantsRepository,
+    RateLimiter,
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ],
   exports: [AuthService, DriverTokens, DriverTokenGrantsRepository],
 })
 export class AuthModule {}

@@ -3,11 +3,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import { hashApiKey } from './api-key.js';
+import { AuthCache } from './auth-cache.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { DriverTokens } from './driver-tokens.js';
 import type { DriverPrincipal, Principal } from './principal.js';
 
-/** Resolves an API key to its principal; shared by the HTTP guard and the socket gateways. */
+/**
+ * Resolves an API key or a driver token to its principal; shared by the HTTP guard and the socket gateways.
+ * Answers come from the AuthCache when it holds them, so a known credential costs no query.
+ */
 @Injectable()
 export class AuthService {
   private readonly adminKeyHash: Buffer | null;
@@ -16,6 +20,7 @@ export class AuthService {
     private readonly accounts: AccountsRepository,
     private readonly tokens: DriverTokens,
     private readonly grants: DriverTokenGrantsRepository,
+    private readonly cache: AuthCache,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.adminKeyHash = config.adminApiKey ? Buffer.from(hashApiKey(config.adminApiKey), 'hex') : null;
@@ -27,15 +32,19 @@ export class AuthService {
     if (this.adminKeyHash && timingSafeEqual(this.adminKeyHash, Buffer.from(hash, 'hex'))) {
       return { accountId: null, kind: 'admin', keyId: 'bootstrap' };
     }
-    const owner = await this.accounts.findLiveKeyOwner(hash);
-    return owner ? { accountId: owner.accountId, kind: owner.kind, keyId: owner.keyId } : null;
+    return this.cache.apiKey(hash, async () => {
+      const owner = await this.accounts.findLiveKeyOwner(hash);
+      return owner ? { accountId: owner.accountId, kind: owner.kind, keyId: owner.keyId } : null;
+    });
   }
 
   /** A driver token's driver and partner; null when the token is bad, expired, revoked or names no known driver. */
   async authenticateDriver(token: string | undefined): Promise<DriverPrincipal | null> {
     const claims = this.tokens.verify(token);
     if (!claims) return null;
-    const driverId = await this.grants.holder(claims.sub, claims.partner, claims.gen);
-    return driverId ? { taxId: claims.sub, driverId, partnerId: claims.partner } : null;
+    return this.cache.driver({ taxId: claims.sub, partnerId: claims.partner, generation: claims.gen }, async () => {
+      const driverId = await this.grants.holder(claims.sub, claims.partner, claims.gen);
+      return driverId ? { taxId: claims.sub, driverId, partnerId: claims.partner } : null;
+    });
   }
 }

@@ -4,8 +4,10 @@ import { Subject } from 'rxjs';
 export type Revocation = { kind: 'api-key'; keyId: string } | { kind: 'driver-tokens'; driverId: string; partnerId: string };
 
 /**
- * Revoked credentials, announced after the revocation is stored, so the socket gateways drop the
- * connections those credentials opened (on every instance, through the Socket.IO adapter).
+ * Revoked credentials. Announced by the service that stored the revocation, after commit, and again on every
+ * instance when the database signal of any process's revocation arrives (RevocationListener; the CLI's too), so
+ * the AuthCache forgets them and the socket gateways drop the connections they opened. A revocation may so
+ * be announced more than once on an instance: what listens must not mind.
  */
 @Injectable()
 export class Revocations {
