@@ -1,13 +1,17 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { APP_CONFIG, type AppConfig, ConfigError, loadConfig } from '../src/config/config.js';
 import { DataDirLockedError } from '../src/database/data-dir-lock.js';
 import { openDatabase } from '../src/database/data-source.js';
 import { AppError } from '../src/common/errors/app-error.js';
 import { ACCOUNT_KINDS, type AccountKind } from '../src/modules/accounts/account.entity.js';
-import { AccountsRepository } from '../src/modules/accounts/accounts.repository.js';
-import { Revocations } from '../src/modules/auth/revocations.js';
+import { Global, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DatabaseModule } from '../src/database/database.module.js';
+import { AccountsModule } from '../src/modules/accounts/accounts.module.js';
 import { AccountsService } from '../src/modules/accounts/accounts.service.js';
+import { RevocationsModule } from '../src/modules/auth/revocations.js';
+import type { Database } from '../src/database/data-source.js';
 import { CreateAccountDto } from '../src/modules/accounts/dto/account.dto.js';
 import { validatePlain } from '../src/common/validation/validate.js';
 import { ENTITIES } from '../src/entities.js';
@@ -111,16 +115,30 @@ async function run(accounts: AccountsService, command: string | undefined): Prom
   }
 }
 
+function operatorModule(config: AppConfig, database: Database) {
+  @Global()
+  @Module({
+    imports: [DatabaseModule.forRoot(database), RevocationsModule, AccountsModule],
+    providers: [{ provide: APP_CONFIG, useValue: config }],
+    exports: [APP_CONFIG],
+  })
+  class OperatorModule {}
+  return OperatorModule;
+}
+
 async function main(): Promise<number> {
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  const database = await openDatabase(loadConfig(), ENTITIES);
+  const config = loadConfig();
+  const database = await openDatabase(config, ENTITIES);
   try {
     await database.dataSource.initialize();
     await database.dataSource.runMigrations({ transaction: 'each' });
-    const result = await run(new AccountsService(new AccountsRepository(database.dataSource), new Revocations()), positionals[0]);
+    // The accounts module as the service wires it, and nothing else (no HTTP, sockets or listeners).
+    const app = await NestFactory.createApplicationContext(operatorModule(config, database), { logger: false, abortOnError: false });
+    const result = await run(app.get(AccountsService), positionals[0]);
     console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
     return 0;
   } finally {

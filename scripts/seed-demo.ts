@@ -86,6 +86,7 @@ try {
   // The service's own modules, without HTTP or sockets: the seed writes through the same rules as the API.
   app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, database, logger: createLogger('warn') }), {
     logger: false,
+    abortOnError: false,
   });
   const repository = app.get(AccountsRepository);
   const accounts = app.get(AccountsService);

@@ -1,7 +1,8 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
-export const ACCOUNT_KINDS = ['carrier', 'terminal', 'admin'] as const;
-export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+import { ACCOUNT_KINDS, type AccountKind } from '../auth/principal.js';
+
+export { ACCOUNT_KINDS, type AccountKind };
 
 /** A terminal's gate geofence, used to match trips' destinations at check-in. */
 export interface GeoFence {

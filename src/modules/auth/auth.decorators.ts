@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetada
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from '../../common/docs/security-schemes.js';
-import type { AccountKind } from '../accounts/account.entity.js';
+import type { AccountKind } from './principal.js';
 import type { DriverPrincipal, Principal } from './principal.js';
 
 export const AUTH_KINDS = 'auth:kinds';

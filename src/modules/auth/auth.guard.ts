@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppError } from '../../common/errors/app-error.js';
-import type { AccountKind } from '../accounts/account.entity.js';
+import type { AccountKind } from './principal.js';
 import { AUTH_KINDS, DRIVER_AUTH, IS_PUBLIC } from './auth.decorators.js';
 import { AuthService } from './auth.service.js';
 import { RateLimiter } from './rate-limiter.js';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AccountsModule } from '../accounts/accounts.module.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { AuthCache } from './auth-cache.js';
 import { AuthGuard } from './auth.guard.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
@@ -11,8 +11,8 @@ import { RevocationListener } from './revocation-listener.js';
 
 @Global()
 @Module({
-  imports: [AccountsModule],
   providers: [
+    ApiKeysRepository,
     AuthService,
     AuthCache,
     RevocationListener,

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { AccountsRepository } from '../accounts/accounts.repository.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { hashApiKey } from './api-key.js';
 import { AuthCache } from './auth-cache.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
@@ -17,7 +17,7 @@ export class AuthService {
   private readonly adminKeyHash: Buffer | null;
 
   constructor(
-    private readonly accounts: AccountsRepository,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly tokens: DriverTokens,
     private readonly grants: DriverTokenGrantsRepository,
     private readonly cache: AuthCache,
@@ -33,7 +33,7 @@ export class AuthService {
       return { accountId: null, kind: 'admin', keyId: 'bootstrap' };
     }
     return this.cache.apiKey(hash, async () => {
-      const owner = await this.accounts.findLiveKeyOwner(hash);
+      const owner = await this.apiKeys.findLiveKeyOwner(hash);
       return owner ? { accountId: owner.accountId, kind: owner.kind, keyId: owner.keyId } : null;
     });
   }

@@ -1,5 +1,4 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { Account } from '../accounts/account.entity.js';
 import { Driver } from '../drivers/driver.entity.js';
 
 /**
@@ -18,9 +17,10 @@ export class DriverTokenGrant {
   @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'driver_token_grants_driver_id_fkey' })
   driver?: Driver;
 
-  @ManyToOne(() => Account, { onDelete: 'CASCADE' })
+  // Named, not imported: accounts depend on auth, not the reverse.
+  @ManyToOne('Account', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'driver_token_grants_account_id_fkey' })
-  account?: Account;
+  account?: object;
 
   @Column({ type: 'integer', default: 0 })
   generation: number;

@@ -1,4 +1,6 @@
-import type { AccountKind } from '../accounts/account.entity.js';
+/** The kinds of account a key belongs to; what each may call is decided by the guard (docs/errors.md). */
+export const ACCOUNT_KINDS = ['carrier', 'terminal', 'admin'] as const;
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
 /** Who is calling: resolved from `X-API-Key` by the guard. */
 export interface Principal {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { LOGGER } from '../../common/logging/logger.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { DATABASE, type Database } from '../../database/data-source.js';
-import { AccountsRepository } from '../accounts/accounts.repository.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { AuthCache, type LivenessCheck, type SqlRunner } from './auth-cache.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { parseRevocation, REVOCATION_CHANNEL } from './revocation-signal.js';
@@ -42,7 +42,7 @@ export class RevocationListener implements OnModuleInit, OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly revocations: Revocations,
     private readonly cache: AuthCache,
-    private readonly accounts: AccountsRepository,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly grants: DriverTokenGrantsRepository,
   ) {}
 
@@ -60,7 +60,7 @@ export class RevocationListener implements OnModuleInit, OnApplicationShutdown {
     if (!client || !this.listening) return;
     const onClient: SqlRunner = { query: (sql, parameters) => client.query(sql, parameters).then((result) => result.rows) };
     const check: LivenessCheck = {
-      liveKeyHashes: (hashes) => this.accounts.liveKeyHashes(hashes, onClient),
+      liveKeyHashes: (hashes) => this.apiKeys.liveKeyHashes(hashes, onClient),
       liveGrants: (grants) => this.grants.liveGrants(grants, onClient),
     };
     try {
