@@ -74,11 +74,6 @@ export class CheckinRepository {
     return rows[0] ?? null;
   }
 
-  async lockAppointment(manager: EntityManager, id: string): Promise<{ status: string } | null> {
-    const rows: { status: string }[] = await manager.query(`SELECT status FROM appointments WHERE id = $1 FOR UPDATE`, [id]);
-    return rows[0] ?? null;
-  }
-
   async findCheckin(id: string): Promise<CheckinRow | null> {
     const rows: CheckinRow[] = await this.db.query(`SELECT * FROM checkins WHERE id = $1`, [id]);
     return rows[0] ?? null;

@@ -170,12 +170,12 @@ export class CheckinService {
     confirmed?: { previous: Previous | null },
   ): Promise<CheckinResult> {
     return this.feed.transaction(async (manager, appendFeed) => {
-      const locked = await this.repository.lockAppointment(manager, appointment.id);
       if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
       const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
       await this.appointments.transition(manager, appendFeed, [
         {
-          record: { ...appointment, status: locked?.status ?? 'DELETED' },
+          // As read before asking: if it moved meanwhile, the transition refuses it.
+          record: appointment,
           to: 'CHECKED_IN',
           via: 'checkin',
           message: `Check-in ${checkinId} ${verb}`,

@@ -23,6 +23,9 @@ export interface LogLine {
   created_at: string;
 }
 
+/** A record locked for a change: its identity, status, driver, owner and window. */
+export type LockedRecord = Pick<RecordRow, 'id' | 'ref' | 'status' | 'driver_id' | 'window_start' | 'window_end'>;
+
 /** A live record of a driver as the driver app lists it, with its owner's name. */
 export type LiveRecordRow = RecordRow & { owner_id: string; owner_name: string };
 
@@ -71,13 +74,17 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** The owner's records with these refs, locked for the rest of the transaction (in ref order: no deadlocks). */
-  lockByRefs(manager: EntityManager, ownerId: string, refs: string[]): Promise<RecordRow[]> {
+  /**
+   * The owner's records with these refs, locked for the rest of the transaction (in ref order: no deadlocks),
+   * with what an update or a status move reads of them.
+   */
+  lockByRefs(manager: EntityManager, ownerId: string, refs: string[]): Promise<LockedRecord[]> {
     const { table, ownerColumn } = this.def;
-    return manager.query(`SELECT r.* FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[]) ORDER BY r.ref FOR UPDATE`, [
-      ownerId,
-      refs,
-    ]);
+    return manager.query(
+      `SELECT r.id, r.ref, r.status, r.driver_id, r.${ownerColumn}, r.window_start, r.window_end
+         FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[]) ORDER BY r.ref FOR UPDATE`,
+      [ownerId, refs],
+    );
   }
 
   /** Applies each row's own patch (and status), and writes the log entries, in one statement. */
@@ -101,19 +108,35 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** Sets each record's own status, and writes the log entries, in one statement. */
-  async setStatuses(manager: EntityManager, moves: { id: string; to: string }[], logs: LogEntry[]): Promise<void> {
-    if (moves.length === 0) return this.insertLogs(manager, logs);
+  /**
+   * Moves each record from the status it was read with to its new one, and writes the log entries, in one
+   * statement; answers the ids that moved (a record whose status changed since it was read does not).
+   */
+  async setStatuses(manager: EntityManager, moves: { id: string; from: string; to: string }[], logs: LogEntry[]): Promise<string[]> {
+    if (moves.length === 0) return [];
     const { table, logTable, logForeignKey } = this.def;
-    await manager.query(
+    const rows: { id: string }[] = await manager.query(
       `WITH moved AS (
          UPDATE ${table} AS t SET status = x.status, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[]) AS x(id, status)
-          WHERE t.id = x.id
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, expected, status)
+          WHERE t.id = x.id AND t.status = x.expected
+         RETURNING t.id
+       ), logged AS (
+         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[])
        )
-       INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[])`,
-      [moves.map((m) => m.id), moves.map((m) => m.to), ...logColumns(logs)],
+       SELECT id FROM moved`,
+      [moves.map((m) => m.id), moves.map((m) => m.from), moves.map((m) => m.to), ...logColumns(logs)],
     );
+    return rows.map((row) => row.id);
+  }
+
+  /** The current status of these records. */
+  async statuses(manager: EntityManager, ids: string[]): Promise<Map<string, string>> {
+    const rows: { id: string; status: string }[] = await manager.query(
+      `SELECT id, status FROM ${this.def.table} WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.status]));
   }
 
   async insertLogs(manager: EntityManager, entries: LogEntry[]): Promise<void> {

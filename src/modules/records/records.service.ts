@@ -9,7 +9,7 @@ import type { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
-import type { RecordPatch, RecordsRepository } from './records.repository.js';
+import type { LockedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
 import { type LogEntry, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
 export const MAX_QUERY_REFS = 100;
@@ -162,14 +162,36 @@ export abstract class RecordsService {
    * Moves records to new statuses (DELETE, the check-in, a trip's arrival; a PUT plans its moves the same way
    * and writes them with its patch): checked against the status table, written with their log entries in one
    * statement, their feed events added to the transaction's. Answers what was moved.
+   *
+   * Each record moves only from the status it was read with, so a caller that read it without a lock (the
+   * check-in, before asking the terminal) needs none: a record that moved meanwhile is refused with the
+   * status it has now, and the transaction is rolled back.
    */
   async transition(manager: EntityManager, appendFeed: FeedWriter, changes: StatusChange[]): Promise<PlannedMove[]> {
     const moves = changes.map((change) => planMove(this.def, change)).filter((move): move is PlannedMove => move !== null);
-    await this.records.setStatuses(
-      manager,
-      moves,
-      moves.map((move) => move.log),
+    const moved = new Set(
+      await this.records.setStatuses(
+        manager,
+        moves,
+        moves.map((move) => move.log),
+      ),
     );
+    const stale = changes.filter((change) => moves.some((move) => move.id === change.record.id) && !moved.has(change.record.id));
+    if (stale.length) {
+      const now = await this.records.statuses(
+        manager,
+        stale.map((change) => change.record.id),
+      );
+      for (const change of stale) {
+        const status = now.get(change.record.id) ?? 'DELETED';
+        planMove(this.def, { ...change, record: { ...change.record, status } });
+        throw new AppError('INVALID_STATUS_TRANSITION', `${this.def.label} ${change.record.ref} moved to ${status} meanwhile`, {
+          ref: change.record.ref,
+          from: status,
+          to: change.to,
+        });
+      }
+    }
     appendFeed(moves.map((move) => move.event));
     return moves;
   }
@@ -211,7 +233,7 @@ export abstract class RecordsService {
     return requireLayouts(this.layouts, manager, ownerId, this.def.layoutSet, layoutRefs);
   }
 
-  private async lockExisting(manager: EntityManager, ownerId: string, refs: string[]): Promise<Map<string, RecordRow>> {
+  private async lockExisting(manager: EntityManager, ownerId: string, refs: string[]): Promise<Map<string, LockedRecord>> {
     const rows = await this.records.lockByRefs(manager, ownerId, refs);
     const found = new Map(rows.map((row) => [row.ref, row]));
     const missing = refs.filter((ref) => !found.has(ref));
@@ -220,7 +242,7 @@ export abstract class RecordsService {
   }
 
   /** With the stored values filling in, window_start must still not be after window_end. */
-  private checkWindow(row: RecordRow, patch: Record<string, unknown>, path: string): void {
+  private checkWindow(row: LockedRecord, patch: Record<string, unknown>, path: string): void {
     if (!('window_start' in patch) && !('window_end' in patch)) return;
     const start = 'window_start' in patch ? (patch.window_start as string | null) : row.window_start?.toISOString();
     const end = 'window_end' in patch ? (patch.window_end as string | null) : row.window_end?.toISOString();

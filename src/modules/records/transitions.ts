@@ -29,6 +29,7 @@ export interface LogEntry {
 /** What one move writes: the record's log entry and its driver's feed event. */
 export interface PlannedMove {
   id: string;
+  from: string;
   to: string;
   log: LogEntry;
   event: NewFeedEvent;
@@ -61,6 +62,7 @@ export function planMove(def: RecordDefinition, change: StatusChange): PlannedMo
   if (to === from) return null;
   return {
     id: record.id,
+    from,
     to,
     log: { recordId: record.id, event: to.toLowerCase(), message: change.message ?? `Status changed from ${from} to ${to}` },
     event: {

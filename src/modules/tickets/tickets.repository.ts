@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import type { LogEntry } from '../records/transitions.js';
 
 /** A ticket row joined with its appointment's ref and driver. */
 export interface TicketRow {
@@ -21,9 +23,15 @@ export interface AppointmentRef {
   status: string;
 }
 
+/** A CTE writing these entries (parameters from `first`) on their appointments' logs, beside a ticket change. */
+const LOGGED = (first: number) =>
+  `logged AS (INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message)
+              SELECT * FROM unnest($${first}::uuid[], $${first + 1}::text[], $${first + 2}::text[]))`;
+const logColumns = (logs: LogEntry[]) => [logs.map((l) => l.recordId), logs.map((l) => l.event), logs.map((l) => l.message)];
+
 const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id`;
 
-/** Every query of tickets; batches cost one statement each. */
+/** Every query of tickets; batches cost one statement each, the appointments' log entries included. */
 @Injectable()
 export class TicketsRepository {
   constructor(private readonly db: DataSource) {}
@@ -36,11 +44,12 @@ export class TicketsRepository {
     );
   }
 
-  /** Inserts all tickets in one statement (ids chosen by the caller, so it knows their order). */
+  /** Inserts all tickets, and their log entries, in one statement (ids chosen by the caller, so it knows their order). */
   insertMany(
     manager: EntityManager,
     terminalId: string,
     rows: { id: string; appointment_id: string; layout_ref: string; content: Record<string, unknown>; checkin_id: string | null }[],
+    logs: LogEntry[],
   ): Promise<TicketRow[]> {
     return manager.query(
       `WITH inserted AS (
@@ -48,9 +57,9 @@ export class TicketsRepository {
          SELECT x.id, $1, x.appointment_id, x.layout_ref, x.content, x.checkin_id
            FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, appointment_id uuid, layout_ref text, content jsonb, checkin_id uuid)
          RETURNING *
-       )
+       ), ${LOGGED(3)}
        SELECT ${RETURNING} FROM inserted t JOIN appointments a ON a.id = t.appointment_id`,
-      [terminalId, JSON.stringify(rows)],
+      [terminalId, JSON.stringify(rows), ...logColumns(logs)],
     );
   }
 
@@ -63,22 +72,30 @@ export class TicketsRepository {
     );
   }
 
-  /** Replaces content (and layout when given) of each ticket, in one statement. */
-  updateMany(manager: EntityManager, rows: { id: string; content: Record<string, unknown>; layout_ref?: string }[]): Promise<TicketRow[]> {
+  /** Replaces content (and layout when given) of each ticket, and writes the log entries, in one statement. */
+  updateMany(
+    manager: EntityManager,
+    rows: { id: string; content: Record<string, unknown>; layout_ref?: string }[],
+    logs: LogEntry[],
+  ): Promise<TicketRow[]> {
     return manager.query(
       `WITH updated AS (
          UPDATE tickets t SET content = x.content, layout_ref = COALESCE(x.layout_ref, t.layout_ref), updated_at = now()
            FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, content jsonb, layout_ref text)
           WHERE t.id = x.id
          RETURNING t.*
-       )
+       ), ${LOGGED(2)}
        SELECT ${RETURNING} FROM updated t JOIN appointments a ON a.id = t.appointment_id`,
-      [JSON.stringify(rows)],
+      [JSON.stringify(rows), ...logColumns(logs)],
     );
   }
 
-  async deleteMany(manager: EntityManager, ids: string[]): Promise<void> {
-    await manager.query(`DELETE FROM tickets WHERE id = ANY($1::uuid[])`, [ids]);
+  /** Deletes the tickets and writes the log entries, in one statement. */
+  async deleteMany(manager: EntityManager, ids: string[], logs: LogEntry[]): Promise<void> {
+    await manager.query(`WITH deleted AS (DELETE FROM tickets WHERE id = ANY($1::uuid[])), ${LOGGED(2)} SELECT 1`, [
+      ids,
+      ...logColumns(logs),
+    ]);
   }
 
   findByIds(ids: string[]): Promise<TicketRow[]> {

@@ -5,7 +5,6 @@ import type { EntityManager } from 'typeorm';
 import { dtoItems, type ItemParser } from '../../common/batch/batch-input.js';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
-import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { Principal } from '../auth/principal.js';
 import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -55,6 +54,24 @@ export function checkTicketUpdates(items: UpdateTicketDto[], batch: Batch<Update
   return lowered;
 }
 
+/** One entry on its appointment's log per changed ticket. */
+function logsOf(rows: Pick<TicketRow, 'id' | 'appointment_id' | 'layout_ref'>[], event: string, verb: string): LogEntry[] {
+  return rows.map((row) => ({ recordId: row.appointment_id, event, message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})` }));
+}
+
+/** One event in the driver's feed per changed ticket: the ticket as it now is, or (deleted) its ids. */
+function feedOf(rows: TicketRow[], type: 'ticket.created' | 'ticket.updated' | 'ticket.deleted'): NewFeedEvent[] {
+  return rows.map((row) => ({
+    driverId: row.driver_id,
+    partnerId: row.terminal_id,
+    type,
+    data:
+      type === 'ticket.deleted'
+        ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref }
+        : { ...toTicketView(row) },
+  }));
+}
+
 /** The rows of these ids, in the order of the ids (so logs and feed events follow the batch). */
 function inOrder(ids: string[], rows: TicketRow[]): TicketRow[] {
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -70,7 +87,6 @@ export class TicketsService {
   constructor(
     private readonly tickets: TicketsRepository,
     private readonly layouts: LayoutsRepository,
-    private readonly appointments: AppointmentsService,
     private readonly feed: DriverFeed,
     usage: LayoutUsage,
   ) {
@@ -134,25 +150,32 @@ export class TicketsService {
     await this.feed.transaction(async (manager, appendFeed) => {
       const layoutRefs = items.flatMap((item) => (item.layout_ref ? [item.layout_ref] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, terminalId, layoutRefs);
-      await this.lockExisting(
-        manager,
-        terminalId,
-        items.map((item) => item.ticket_id),
+      const locked = new Map(
+        (
+          await this.lockExisting(
+            manager,
+            terminalId,
+            items.map((item) => item.ticket_id),
+          )
+        ).map((row) => [row.id, row]),
       );
+      const changed = items.map((item) => ({
+        ...locked.get(item.ticket_id)!,
+        layout_ref: item.layout_ref ?? locked.get(item.ticket_id)!.layout_ref,
+      }));
       const updated = await this.tickets.updateMany(
         manager,
         items.map((item) => ({ id: item.ticket_id, content: item.content, ...(item.layout_ref ? { layout_ref: item.layout_ref } : {}) })),
+        logsOf(changed, 'ticket_updated', 'updated'),
       );
-      await this.record(
-        manager,
-        appendFeed,
-        inOrder(
-          items.map((item) => item.ticket_id),
-          updated,
+      appendFeed(
+        feedOf(
+          inOrder(
+            items.map((item) => item.ticket_id),
+            updated,
+          ),
+          'ticket.updated',
         ),
-        'ticket_updated',
-        'updated',
-        'ticket.updated',
       );
     });
     return { updated_ids: items.map((item) => item.ticket_id), status: 'updated' };
@@ -161,9 +184,9 @@ export class TicketsService {
   async delete(principal: Principal, { items: ids }: Batch<string>): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
     const terminalId = principal.accountId!;
     await this.feed.transaction(async (manager, appendFeed) => {
-      const rows = await this.lockExisting(manager, terminalId, ids);
-      await this.tickets.deleteMany(manager, ids);
-      await this.record(manager, appendFeed, inOrder(ids, rows), 'ticket_deleted', 'deleted', 'ticket.deleted');
+      const rows = inOrder(ids, await this.lockExisting(manager, terminalId, ids));
+      await this.tickets.deleteMany(manager, ids, logsOf(rows, 'ticket_deleted', 'deleted'));
+      appendFeed(feedOf(rows, 'ticket.deleted'));
     });
     return { deleted_ids: ids, status: 'deleted' };
   }
@@ -197,37 +220,10 @@ export class TicketsService {
     }));
     const ordered = inOrder(
       rows.map((row) => row.id),
-      await this.tickets.insertMany(manager, terminalId, rows),
+      await this.tickets.insertMany(manager, terminalId, rows, logsOf(rows, 'ticket_created', 'created')),
     );
-    await this.record(manager, appendFeed, ordered, 'ticket_created', 'created', 'ticket.created');
+    appendFeed(feedOf(ordered, 'ticket.created'));
     return ordered.map(toTicketView);
-  }
-
-  /** One appointment log entry and one driver feed event per changed ticket. */
-  private async record(
-    manager: EntityManager,
-    appendFeed: FeedWriter,
-    rows: TicketRow[],
-    event: 'ticket_created' | 'ticket_updated' | 'ticket_deleted',
-    verb: string,
-    type: 'ticket.created' | 'ticket.updated' | 'ticket.deleted',
-  ): Promise<void> {
-    const logs: LogEntry[] = rows.map((row) => ({
-      recordId: row.appointment_id,
-      event,
-      message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})`,
-    }));
-    await this.appointments.log(manager, logs);
-    const events: NewFeedEvent[] = rows.map((row) => ({
-      driverId: row.driver_id,
-      partnerId: row.terminal_id,
-      type,
-      data:
-        type === 'ticket.deleted'
-          ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref }
-          : { ...toTicketView(row) },
-    }));
-    appendFeed(events);
   }
 
   private checkLayouts(manager: EntityManager, terminalId: string, refs: string[]): Promise<void> {
