@@ -142,6 +142,29 @@ describe('check-in requested by the driver', () => {
     expect(counts[0]).toBeLessThanOrEqual(8);
   });
 
+  it('refuses an appointment that moved while the terminal was deciding: its status now, no tickets stored', async () => {
+    const { id, ref } = await scene.appointment();
+    track(
+      await connectTerminal(url, scene.terminal.key, async () => {
+        const moved = await t.http
+          .put('/api/v1/appointments')
+          .set('X-API-Key', scene.terminal.key)
+          .send({ ref, appointment: { status: 'ON_GOING' } });
+        expect(moved.status).toBe(200);
+        return ACCEPT;
+      }),
+    );
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const ack = await emit(socket, 'checkin:request', { appointment_id: id });
+    expect(ack.error).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', details: { ref, from: 'ON_GOING', to: 'CHECKED_IN' } });
+    expect(await appointmentState(id)).toEqual({
+      status: 'ON_GOING',
+      events: ['created', 'checkin_requested', 'on_going', 'checkin_failed'],
+      tickets: 0,
+    });
+  });
+
   it('rejected: CHECKIN_REJECTED with the reason, status unchanged, logged', async () => {
     const { id } = await scene.appointment();
     track(await connectTerminal(url, scene.terminal.key, () => ({ accepted: false, reason: 'No booking at this gate' })));
