@@ -180,19 +180,16 @@ async function run(cleanUp: CleanUp): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const { DATABASE_URL: _ignored, ...env } = process.env;
-  const server = await startService(
-    port,
-    {
-      ...env,
-      DATABASE_URL: dbUrl(name),
-      DATABASE_POOL_SIZE: POOL_SIZE,
-      ADMIN_API_KEY: ADMIN_KEY,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MIN: '0',
-      JWT_SECRET: randomBytes(24).toString('hex'),
-    },
-    cleanUp,
-  );
+  const serviceEnv = {
+    ...env,
+    DATABASE_URL: dbUrl(name),
+    DATABASE_POOL_SIZE: POOL_SIZE,
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MIN: '0',
+    JWT_SECRET: randomBytes(24).toString('hex'),
+  };
+  const server = await startService(port, serviceEnv, cleanUp);
   const floor = new pg.Client({ connectionString: dbUrl(name) });
   await floor.connect();
   cleanUp.add('the floor connection', () => floor.end());
@@ -358,8 +355,19 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  ${checkinLine('relay', relayCheckins.concurrent)} (all done in ${relayCheckins.concurrent.wall_ms} ms)`);
   say(`  ${checkinRatios(serviceCheckins.concurrent, relayCheckins.concurrent)}\n`);
 
-  // Idle driver sockets: RSS slope of the service, then of a fresh bare Socket.IO server, same auth payload.
-  const serviceMemory = await idleSocketMemory(base, server.pid!, sequentialToken, SOCKETS_BASELINE, SOCKETS, SOCKETS_STEP);
+  // Idle driver sockets: RSS slope of a fresh service process (the first one's heap has grown through the bulk
+  // writes, and new sockets fill pages it already holds), then of a fresh bare Socket.IO server, same auth payload.
+  const freshPort = await freePort();
+  const fresh = await startService(freshPort, serviceEnv, cleanUp);
+  const serviceMemory = await idleSocketMemory(
+    `http://127.0.0.1:${freshPort}`,
+    fresh.pid!,
+    sequentialToken,
+    SOCKETS_BASELINE,
+    SOCKETS,
+    SOCKETS_STEP,
+  );
+  await stop(fresh);
   const bareSockets = await startFloor('bare-socket-server', env, cleanUp);
   const bareMemory = await idleSocketMemory(
     `http://127.0.0.1:${bareSockets.port}`,
