@@ -89,7 +89,9 @@ function mutate(value: Record<string, unknown>, path: string[], replacement: unk
   for (const key of path.slice(0, -1)) target = target[key] as Record<string, unknown>;
   const last = path.at(-1);
   if (last !== undefined) {
-    if (replacement === undefined) delete target[last];
+    // Removed from an array by splicing: JSON never holds a sparse array.
+    if (replacement === undefined && Array.isArray(target)) target.splice(Number(last), 1);
+    else if (replacement === undefined) delete target[last];
     else target[last] = replacement;
   }
   if (extraKey !== null) target[extraKey] = 1;

@@ -1,79 +1,95 @@
-import { getMetadataStorage, ValidationTypes, type ValidationArguments } from 'class-validator';
+import { getMetadataStorage, type ValidationArguments, ValidationTypes } from 'class-validator';
+
+const storage = getMetadataStorage();
+type ValidationMetadata = ReturnType<typeof storage.getTargetValidationMetadatas>[number];
+
+/** A decorator's rule: its constraint's own `validate`, with `each` and `validateIf` as class-validator applies them. */
+interface Check {
+  validate: (value: unknown, args: ValidationArguments) => unknown;
+  each: boolean;
+  validateIf?: (object: object, value: unknown) => boolean;
+  constraints: unknown[];
+}
 
 /** One property's rules, in the order class-validator runs them. */
 interface PropertyRules {
   property: string;
   conditions: ((object: object, value: unknown) => boolean)[];
-  defined: Check[];
-  custom: Check[];
+  checks: Check[];
   nested: boolean;
 }
 
-type Check = (object: object, value: unknown) => boolean;
+interface ClassRules {
+  properties: PropertyRules[];
+  known: Set<string>;
+}
 
-const storage = getMetadataStorage();
-type ValidationMetadata = ReturnType<typeof storage.getTargetValidationMetadatas>[number];
-const compiled = new Map<Function, PropertyRules[] | null>();
+const compiled = new Map<Function, ClassRules | null>();
 
-/** A rule of one decorator: the constraint's own `validate`, with `each` and `validateIf` as class-validator applies them. */
-function check(metadata: ValidationMetadata): Check | null {
+function check(metadata: ValidationMetadata): Check[] | null {
   const constraints = storage.getTargetValidatorConstraints(metadata.constraintCls);
   if (constraints.length === 0 || constraints.some((constraint) => constraint.async)) return null;
-  return (object, value) => {
-    if (metadata.validateIf && !metadata.validateIf(object, value)) return true;
-    const args: ValidationArguments = {
-      targetName: object.constructor?.name,
-      property: metadata.propertyName,
-      object,
-      value,
-      constraints: metadata.constraints,
-    };
-    const values = metadata.each && Array.isArray(value) ? value : [value];
-    return constraints.every((constraint) => values.every((item) => constraint.instance.validate(item, args) === true));
-  };
+  return constraints.map((constraint) => ({
+    validate: (value, args) => constraint.instance.validate(value, args),
+    each: metadata.each === true,
+    validateIf: metadata.validateIf,
+    constraints: metadata.constraints,
+  }));
 }
 
 /**
  * A DTO class's class-validator rules compiled once into plain checks, or null when it uses something the
- * compiler does not follow (groups, promises, Sets and Maps are simply not taken: those classes keep the
- * slow path).
+ * compiler does not follow (groups, async rules, unknown metadata): such classes keep the slow path.
  */
-function compile(type: Function): PropertyRules[] | null {
+function compile(type: Function): ClassRules | null {
   if (compiled.has(type)) return compiled.get(type)!;
   const metadatas = storage.getTargetValidationMetadatas(type, '', false, false);
-  let rules: PropertyRules[] | null = metadatas.length ? [] : null;
+  let properties: PropertyRules[] | null = metadatas.length ? [] : null;
   for (const [property, list] of Object.entries(storage.groupByPropertyName(metadatas))) {
-    if (!rules) break;
-    const entry: PropertyRules = { property, conditions: [], defined: [], custom: [], nested: false };
+    if (!properties) break;
+    const entry: PropertyRules = { property, conditions: [], checks: [], nested: false };
+    const defined: Check[] = [];
     for (const metadata of list) {
-      if (metadata.groups?.length) {
-        rules = null;
-        break;
-      }
-      if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) entry.conditions.push(metadata.constraints[0]);
-      else if (metadata.type === ValidationTypes.NESTED_VALIDATION) entry.nested = true;
-      else if (metadata.type === ValidationTypes.IS_DEFINED || metadata.type === ValidationTypes.CUSTOM_VALIDATION) {
-        const rule = check(metadata);
-        if (!rule) {
-          rules = null;
-          break;
-        }
-        (metadata.type === ValidationTypes.IS_DEFINED ? entry.defined : entry.custom).push(rule);
-      } else if (metadata.type !== ValidationTypes.WHITELIST) {
-        rules = null;
-        break;
-      }
+      const kind = metadata.type;
+      if (metadata.groups?.length) properties = null;
+      else if (kind === ValidationTypes.CONDITIONAL_VALIDATION) entry.conditions.push(metadata.constraints[0]);
+      else if (kind === ValidationTypes.NESTED_VALIDATION) entry.nested = true;
+      else if (kind === ValidationTypes.IS_DEFINED || kind === ValidationTypes.CUSTOM_VALIDATION) {
+        const rules = check(metadata);
+        if (!rules) properties = null;
+        else (kind === ValidationTypes.IS_DEFINED ? defined : entry.checks).push(...rules);
+      } else if (kind !== ValidationTypes.WHITELIST) properties = null;
+      if (!properties) break;
     }
-    rules?.push(entry);
+    // class-validator runs IsDefined before the other rules of the property.
+    entry.checks.unshift(...defined);
+    properties?.push(entry);
   }
+  const rules = properties && { properties, known: new Set(properties.map((entry) => entry.property)) };
   compiled.set(type, rules);
   return rules;
 }
 
+/** One arguments object, filled before each call: constraints read it synchronously and keep no reference. */
+const args: ValidationArguments = { targetName: '', property: '', object: {}, value: undefined, constraints: [] };
+
+function runs(rule: Check, object: object, property: string, value: unknown): boolean {
+  if (rule.validateIf && !rule.validateIf(object, value)) return true;
+  args.targetName = object.constructor?.name;
+  args.property = property;
+  args.object = object;
+  args.value = value;
+  args.constraints = rule.constraints;
+  if (!rule.each || !Array.isArray(value)) return rule.validate(value, args) === true;
+  for (const item of value) if (rule.validate(item, args) !== true) return false;
+  return true;
+}
+
 function nestedPasses(value: unknown, allowUnknown: boolean): boolean {
   if (value === undefined) return true;
-  if (Array.isArray(value)) return value.every((item) => typeof item === 'object' && item !== null && passes(item, allowUnknown));
-  return typeof value === 'object' && value !== null && passes(value, allowUnknown);
+  if (!Array.isArray(value)) return typeof value === 'object' && value !== null && passes(value, allowUnknown);
+  for (const item of value) if (typeof item !== 'object' || item === null || !passes(item, allowUnknown)) return false;
+  return true;
 }
 
 /**
@@ -85,15 +101,14 @@ function nestedPasses(value: unknown, allowUnknown: boolean): boolean {
 export function passes(object: object, allowUnknown: boolean): boolean {
   const rules = compile(object.constructor);
   if (!rules) return false;
-  if (!allowUnknown) {
-    for (const key of Object.keys(object)) if (!rules.some((rule) => rule.property === key)) return false;
-  }
-  for (const rule of rules) {
-    const value = (object as Record<string, unknown>)[rule.property];
-    if (!rule.conditions.every((condition) => condition(object, value))) continue;
-    if (!rule.defined.every((defined) => defined(object, value))) return false;
-    if (!rule.custom.every((custom) => custom(object, value))) return false;
-    if (rule.nested && !nestedPasses(value, allowUnknown)) return false;
+  if (!allowUnknown) for (const key in object) if (Object.hasOwn(object, key) && !rules.known.has(key)) return false;
+  for (const { property, conditions, checks, nested } of rules.properties) {
+    const value = (object as Record<string, unknown>)[property];
+    let applies = true;
+    for (const condition of conditions) if (!condition(object, value)) applies = false;
+    if (!applies) continue;
+    for (const rule of checks) if (!runs(rule, object, property, value)) return false;
+    if (nested && !nestedPasses(value, allowUnknown)) return false;
   }
   return true;
 }

@@ -176,24 +176,29 @@ export abstract class RecordsService {
         moves.map((move) => move.log),
       ),
     );
-    const stale = changes.filter((change) => moves.some((move) => move.id === change.record.id) && !moved.has(change.record.id));
-    if (stale.length) {
-      const now = await this.records.statuses(
+    const stale = moves.find((move) => !moved.has(move.id));
+    if (stale)
+      throw await this.movedMeanwhile(
         manager,
-        stale.map((change) => change.record.id),
+        changes.find((change) => change.record.id === stale.id)!,
       );
-      for (const change of stale) {
-        const status = now.get(change.record.id) ?? 'DELETED';
-        planMove(this.def, { ...change, record: { ...change.record, status } });
-        throw new AppError('INVALID_STATUS_TRANSITION', `${this.def.label} ${change.record.ref} moved to ${status} meanwhile`, {
-          ref: change.record.ref,
-          from: status,
-          to: change.to,
-        });
-      }
-    }
     appendFeed(moves.map((move) => move.event));
     return moves;
+  }
+
+  /** The refusal of a move whose record changed status since it was read: the table's answer for the status it has now. */
+  private async movedMeanwhile(manager: EntityManager, change: StatusChange): Promise<AppError> {
+    const status = (await this.records.statuses(manager, [change.record.id])).get(change.record.id) ?? 'DELETED';
+    try {
+      planMove(this.def, { ...change, record: { ...change.record, status } });
+    } catch (refusal) {
+      return refusal as AppError;
+    }
+    return new AppError('INVALID_STATUS_TRANSITION', `${this.def.label} ${change.record.ref} moved to ${status} meanwhile`, {
+      ref: change.record.ref,
+      from: status,
+      to: change.to,
+    });
   }
 
   /** Writes log entries on records (check-in attempts, ticket changes). */
