@@ -3,7 +3,7 @@ import { generateSchema } from '@nestjs/swagger';
 import { EXAMPLE } from '../common/docs/examples.js';
 import { guideUrl } from '../common/docs/guide.js';
 import { ERROR_CODES, type ErrorCode } from '../common/errors/error-codes.js';
-import { MAX_CHECKIN_TICKETS } from '../modules/checkin/dto/checkin.dto.js';
+import { DRIVER_CHECKIN_ERRORS, MAX_CHECKIN_TICKETS } from '../modules/checkin/dto/checkin.dto.js';
 import { FEED_EVENT_DATA, FEED_PAGE } from '../modules/feed/feed-page.js';
 import { type EventSpec, type NamespaceName, SOCKET_EVENTS } from './socket-events.js';
 
@@ -157,17 +157,7 @@ const DOCS: NamespaceDocs = {
             ),
           ],
         },
-        errors: [
-          'NOT_FOUND',
-          'INVALID_STATUS_TRANSITION',
-          'CHECKIN_OUTSIDE_WINDOW',
-          'CHECKIN_IN_PROGRESS',
-          'CHECKIN_REJECTED',
-          'CHECKIN_FAILED',
-          'TERMINAL_OFFLINE',
-          'TERMINAL_TIMEOUT',
-          ...ALWAYS,
-        ],
+        errors: [...DRIVER_CHECKIN_ERRORS, ...ALWAYS],
       },
       sync: {
         operation: ['driverSyncs', 'The driver replays missed events'],

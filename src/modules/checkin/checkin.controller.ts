@@ -7,7 +7,7 @@ import { requireInput } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
-import { CheckinBodyDto, CheckinRequestDto, CheckinResultView } from './dto/checkin.dto.js';
+import { CheckinBodyDto, CheckinRequestDto, CheckinResultView, DRIVER_CHECKIN_ERRORS } from './dto/checkin.dto.js';
 
 @ApiTags('driver app')
 @DriverAuth()
@@ -35,18 +35,7 @@ export class CheckinController {
     status: 'CHECKED_IN',
     tickets: [EXAMPLE.ticket],
   })
-  @ApiErrors(
-    'VALIDATION_ERROR',
-    'MALFORMED_JSON',
-    'NOT_FOUND',
-    'INVALID_STATUS_TRANSITION',
-    'CHECKIN_OUTSIDE_WINDOW',
-    'CHECKIN_IN_PROGRESS',
-    'CHECKIN_REJECTED',
-    'CHECKIN_FAILED',
-    'TERMINAL_OFFLINE',
-    'TERMINAL_TIMEOUT',
-  )
+  @ApiErrors('VALIDATION_ERROR', 'MALFORMED_JSON', ...DRIVER_CHECKIN_ERRORS)
   async checkIn(
     @CurrentDriver() driver: DriverPrincipal,
     @Param('id') id: string,

@@ -7,6 +7,18 @@ import { AppointmentTicketDto, TicketView } from '../../tickets/dto/ticket.dto.j
 
 /** Most tickets a terminal may return with one check-in. */
 export const MAX_CHECKIN_TICKETS = 100;
+
+/** What a driver's check-in can answer besides the credential and input errors: REST and socket alike. */
+export const DRIVER_CHECKIN_ERRORS = [
+  'NOT_FOUND',
+  'INVALID_STATUS_TRANSITION',
+  'CHECKIN_OUTSIDE_WINDOW',
+  'CHECKIN_IN_PROGRESS',
+  'CHECKIN_REJECTED',
+  'CHECKIN_FAILED',
+  'TERMINAL_OFFLINE',
+  'TERMINAL_TIMEOUT',
+] as const;
 const UUID_MESSAGE = { message: '$property must be a UUID' };
 
 /** Body of POST /api/v1/driver/appointments/{id}/check-in (the appointment is in the path). */
