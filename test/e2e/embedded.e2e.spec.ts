@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/database/data-dir-lock.js';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
-import { freePort, spawnWithOutput, until } from '../setup/processes.js';
+import { freePort, spawnWithOutput, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
+
+// These tests start the service as a process (npm start, kill -9, restarts).
+jest.setTimeout(SPAWNING_TEST_MS);
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -62,7 +65,7 @@ describe('the embedded store (no DATABASE_URL)', () => {
     const port = await freePort();
     const service = spawnService({ DATA_DIR: dataDir, PORT: String(port) });
     try {
-      await until(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200, 'the service');
+      await untilReady(`http://127.0.0.1:${port}`);
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
 
       const intruder = spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()) });

@@ -1,14 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import request from 'supertest';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { createTestDatabase } from '../setup/databases.js';
-import { freePort, spawnWithOutput, type Spawned, until } from '../setup/processes.js';
+import { freePort, spawnWithOutput, type Spawned, until, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { startTestApp, TEST_ADMIN_KEY } from '../setup/test-app.js';
+
+// These tests start the service as a process (npm start, kill -9, restarts).
+jest.setTimeout(SPAWNING_TEST_MS);
 
 const JWT_SECRET = 'interrupted-checkin-secret-0123456789abcdef';
 const CHECKIN_ID = '0b7e5b1c-5f1a-4c55-9e3a-6d2f0c9a1e42';
@@ -30,7 +33,7 @@ async function startService(env: Record<string, string>): Promise<{ url: string;
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;
-  await until(async () => (await fetch(`${url}/health/ready`).catch(() => null))?.ok === true, 'the service to be ready');
+  await untilReady(url);
   return { url, service };
 }
 

@@ -3,9 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createTestDatabase } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { SPAWNING_TEST_MS } from '../setup/processes.js';
+
+// These tests start the service as a process (npm start, kill -9, restarts).
+jest.setTimeout(SPAWNING_TEST_MS);
 
 const run = promisify(execFile);
 

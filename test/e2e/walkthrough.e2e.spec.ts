@@ -2,8 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { freePort, spawnWithOutput, until } from '../setup/processes.js';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { freePort, spawnWithOutput, until, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
+
+// These tests start the service as a process (npm start, kill -9, restarts).
+jest.setTimeout(SPAWNING_TEST_MS);
 
 /**
  * The README's walkthrough, step by step, with the same npm commands on the embedded store. The only
@@ -44,7 +47,7 @@ describe('the README walkthrough', () => {
     expect(seed.output()).toContain(`Swagger UI: ${url}/docs`);
 
     const service = npm(['start'], { PORT: port, LOG_LEVEL: 'warn' });
-    await until(async () => (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200, 'the service');
+    await untilReady(url);
     expect((await fetch(`${url}/docs`)).status).toBe(200);
 
     const terminal = npm(['sim:terminal', '--', '--key', terminalKey!, '--url', url], {});

@@ -35,6 +35,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * How long a spawned service may take to answer ready: the first start of an embedded store (initdb, then the
+ * migrations) takes tens of seconds when two suites share 2 cores. Tests that spawn one run under SPAWNING_TEST_MS.
+ */
+export const SERVICE_START_MS = 120_000;
+export const SPAWNING_TEST_MS = 300_000;
+
+/** Waits until the service at `url` answers /health/ready with 200. */
+export function untilReady(url: string): Promise<void> {
+  return until(async () => (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200, `${url} to be ready`, SERVICE_START_MS);
+}
+
 export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
