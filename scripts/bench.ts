@@ -5,7 +5,7 @@ import { postLoad, type LoadResult } from './bench/load.js';
 import { type AppointmentItem, checkSameWrites, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
-import { figures, round, round2, sleep, timed } from './bench/stats.js';
+import { figures, round, round2, timed } from './bench/stats.js';
 
 /**
  * `npm run bench`: the service (built, as its own process) against the local PostgreSQL, each figure next
@@ -189,7 +189,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
     RATE_LIMIT_PER_MIN: '0',
     JWT_SECRET: randomBytes(24).toString('hex'),
   };
-  const server = await startService(port, serviceEnv, cleanUp);
+  await startService(port, serviceEnv, cleanUp);
   const floor = new pg.Client({ connectionString: dbUrl(name) });
   await floor.connect();
   cleanUp.add('the floor connection', () => floor.end());

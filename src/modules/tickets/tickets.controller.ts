@@ -18,7 +18,8 @@ import {
   UpdatedTicketsView,
   UpdateTicketDto,
 } from './dto/ticket.dto.js';
-import { checkTicketUpdates, TICKET_INPUT, TicketsService } from './tickets.service.js';
+import { checkTicketUpdates, distinctIds, TICKET_INPUT } from './ticket-input.js';
+import { TicketsService } from './tickets.service.js';
 
 const oneOrMany = (model: object) => ({
   oneOf: [{ $ref: getSchemaPath(model as never) }, { type: 'array', minItems: 1, items: { $ref: getSchemaPath(model as never) } }],
@@ -91,7 +92,7 @@ export class TicketsController {
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
   async remove(
     @CurrentPrincipal() principal: Principal,
-    @Body(BatchPipe(TICKET_INPUT.delete, (ids) => [...new Set(ids)])) batch: Batch<string>,
+    @Body(BatchPipe(TICKET_INPUT.delete, distinctIds)) batch: Batch<string>,
   ): Promise<Envelope<DeletedTicketsView>> {
     return ok(await this.tickets.delete(principal, batch));
   }

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { isUUID } from 'class-validator';
 import type { EntityManager } from 'typeorm';
-import { dtoItems, type ItemParser } from '../../common/batch/batch-input.js';
 import type { Batch } from '../../common/batch/batch.pipe.js';
-import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
+import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -27,31 +25,6 @@ export function toTicketView(row: TicketRow): TicketView {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
-}
-
-/** The input of each write: items validated by the controller's batch pipe. */
-export const TICKET_INPUT = {
-  create: dtoItems(CreateTicketDto),
-  update: dtoItems(UpdateTicketDto),
-  /** DELETE bodies: ticket ids; an id sent twice is deleted once. */
-  delete: ((raw, path) =>
-    typeof raw === 'string' && isUUID(raw)
-      ? { value: raw.toLowerCase(), issues: [] }
-      : { issues: [{ path, message: 'must be a ticket id (UUID)' }] }) as ItemParser<string>,
-};
-
-/** Update items with their ids lower-cased; an id twice in one batch is a VALIDATION_ERROR. */
-export function checkTicketUpdates(items: UpdateTicketDto[], batch: Batch<UpdateTicketDto>): UpdateTicketDto[] {
-  const seen = new Set<string>();
-  const issues: ValidationIssue[] = [];
-  const lowered = items.map((item, i) => {
-    const ticket_id = item.ticket_id.toLowerCase();
-    if (seen.has(ticket_id)) issues.push({ path: batch.path(i, 'ticket_id'), message: 'appears more than once in this batch' });
-    seen.add(ticket_id);
-    return { ...item, ticket_id };
-  });
-  if (issues.length) throw AppError.validation(issues);
-  return lowered;
 }
 
 /** One entry on its appointment's log per changed ticket. */

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsDefined, IsString, IsUUID, Length } from 'class-validator';
-import { EXAMPLE } from '../../../common/docs/examples.js';
 import { IsJsonObject, REF_MAX } from '../../../common/validation/validators.js';
 import { CUSTOM_DATA_MAX_BYTES, OptionalRef } from '../../records/dto/record-fields.dto.js';
 
