@@ -1096,8 +1096,8 @@ export interface components {
       id: string;
       ref: string;
       layout_ref: string;
-      license_plate: string | null;
       summary: string | null;
+      license_plate: string | null;
       /** Format: date-time */
       window_start: string | null;
       /** Format: date-time */
@@ -1133,8 +1133,8 @@ export interface components {
       id: string;
       ref: string;
       layout_ref: string;
-      license_plate: string | null;
       summary: string | null;
+      license_plate: string | null;
       /** Format: date-time */
       window_start: string | null;
       /** Format: date-time */

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags, PickType } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
@@ -9,6 +9,7 @@ import { RenderedLayoutView } from '../layouts/dto/rendered-layout.dto.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import { AppointmentLogView } from '../appointments/dto/appointment.dto.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import { DriverAppService } from './driver-app.service.js';
 
@@ -18,19 +19,20 @@ class OwnerView {
 }
 
 /** What both record kinds show the driver: the record's own fields (no internal ids), its window and its layout rendered. */
-class DriverRecordView {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() ref: string;
-  @ApiProperty() layout_ref: string;
-  @ApiProperty({ nullable: true, type: String }) license_plate: string | null;
-  @ApiProperty({ nullable: true, type: String }) summary: string | null;
-  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_start: string | null;
-  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) window_end: string | null;
-  @ApiProperty({ type: 'integer' }) start_tolerance: number;
-  @ApiProperty({ type: 'integer' }) end_tolerance: number;
-  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) custom_data: Record<string, unknown> | null;
-  @ApiProperty({ format: 'date-time' }) created_at: string;
-  @ApiProperty({ format: 'date-time' }) updated_at: string;
+class DriverRecordView extends PickType(AppointmentLogView, [
+  'id',
+  'ref',
+  'layout_ref',
+  'license_plate',
+  'summary',
+  'window_start',
+  'window_end',
+  'start_tolerance',
+  'end_tolerance',
+  'custom_data',
+  'created_at',
+  'updated_at',
+] as const) {
   @ApiProperty({
     nullable: true,
     type: String,
