@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { postLoad, type LoadResult } from './bench/load.js';
-import { type AppointmentItem, checkSameWrites, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
+import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
-import { figures, round, round2, timed } from './bench/stats.js';
+import { figures, now, round, round2, timed } from './bench/stats.js';
+import { randomUUID } from 'node:crypto';
 
 /**
  * `npm run bench`: the service (built, as its own process) against the local PostgreSQL, each figure next
@@ -92,8 +93,11 @@ const minutes = (n: number) => new Date(Date.now() + n * 60_000).toISOString();
 let taxSeq = 0;
 const nextTaxId = () => `7${Date.now() % 1e8}${String(++taxSeq).padStart(6, '0')}`;
 
+/** One window for every appointment of a run (open through it), so that two writers' rows compare equal. */
+const [WINDOW_START, WINDOW_END] = [minutes(-60), minutes(600)];
+
 function appointmentItems(prefix: string, count: number, taxIds?: string[]): AppointmentItem[] {
-  const [start, end] = [minutes(-60), minutes(600)];
+  const [start, end] = [WINDOW_START, WINDOW_END];
   return Array.from({ length: count }, (_, i) => ({
     driver: { tax_id: taxIds?.[i % taxIds.length] ?? nextTaxId(), driver_license_number: `LIC-${i}`, license_category: 'E' },
     appointment: {
@@ -169,6 +173,26 @@ function printTable(headers: string[], rows: string[][]): void {
   for (const row of rows) say(line(row));
 }
 
+const BENCH_TICKET = 'bench-ticket';
+
+/**
+ * The check-in writes in plain SQL, timed per check-in as the round trips are: one after the other, or all
+ * at once on the pool (as many connections as the service has). The ticket is the accepting terminal's.
+ */
+async function plainCheckins(pool: pg.Pool, ids: string[], atOnce = false): Promise<CheckinFigures['concurrent']> {
+  const one = async (id: string) => {
+    const checkin = randomUUID();
+    const started = now();
+    await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } });
+    return now() - started;
+  };
+  const started = now();
+  const samples: number[] = [];
+  if (atOnce) samples.push(...(await Promise.all(ids.map(one))));
+  else for (const id of ids) samples.push(await one(id));
+  return { ...figures(samples, true), wall_ms: round(now() - started) };
+}
+
 const checkinLine = (who: string, f: CheckinFigures['sequential']) => `${who.padEnd(8)} p50 ${f.p50} ms, p95 ${f.p95} ms, p99 ${f.p99} ms`;
 const checkinRatios = (service: CheckinFigures['sequential'], relay: CheckinFigures['sequential']) =>
   `ratio   p50 ${round2(service.p50 / relay.p50)}, p95 ${round2(service.p95 / relay.p95)}, p99 ${round2(service.p99! / relay.p99!)}`;
@@ -209,7 +233,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   const api = new Api(base, apiKey);
   const terminalId = terminal.id as string;
   await api.call('PUT', '/api/v1/layouts/appointment/bench', { card_layout: [{ type: 'section', title: 'Bench' }], modal_layout: [] });
-  await api.call('PUT', '/api/v1/layouts/ticket/bench-ticket', { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
+  await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
 
   // Bulk writes. The warm-up create and update also check that the floor writes what the service writes.
   const warm = appointmentItems('warm-svc', BATCH);
@@ -318,42 +342,67 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  service         ${singleCreate.service.per_second} requests/s (${latencyOf(loads.service)})`);
   say(`  node:http + pg  ${singleCreate.floor.per_second} requests/s (${latencyOf(loads.floor)})\n`);
 
-  // Check-in round trips: the service, then a bare relay, with the same client code and auth payloads.
+  // Check-in round trips: the service, then a bare relay (the socket hops alone), with the same client code and
+  // auth payloads; then the same check-in writes in plain SQL (the database work alone), the same way.
   const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
-  const sequentialTax = nextTaxId();
-  const sequentialIds = (
-    await api.call('POST', '/api/v1/appointments', appointmentItems('seq', CHECKIN_WARMUP + SEQUENTIAL_CHECKINS, [sequentialTax]))
-  ).data.created_ids as string[];
-  const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
-  const concurrentIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('conc', CONCURRENT_CHECKINS, concurrentTax))).data
-    .created_ids as string[];
-  const sequentialToken = await token(sequentialTax);
-  const concurrentTokens = await Promise.all(concurrentTax.map(token));
-  const measureCheckins = async (at: string, key: string) => {
-    const terminalSocket = await acceptingTerminal(at, key);
-    try {
-      await checkins(at, { token: sequentialToken, ids: sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
-      return await checkins(
-        at,
-        { token: sequentialToken, ids: sequentialIds.slice(CHECKIN_WARMUP) },
-        { tokens: concurrentTokens, ids: concurrentIds },
-      );
-    } finally {
-      terminalSocket.close();
-    }
+  const checkinSet = async (prefix: string) => {
+    const sequentialTax = nextTaxId();
+    const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
+    const create = async (items: AppointmentItem[]) => (await api.call('POST', '/api/v1/appointments', items)).data.created_ids as string[];
+    return {
+      sequentialTax,
+      sequentialIds: await create(appointmentItems(`${prefix}seq`, CHECKIN_WARMUP + SEQUENTIAL_CHECKINS, [sequentialTax])),
+      concurrentTax,
+      concurrentIds: await create(appointmentItems(`${prefix}conc`, CONCURRENT_CHECKINS, concurrentTax)),
+    };
   };
-  const serviceCheckins = await measureCheckins(base, apiKey);
+  const viaService = await checkinSet('');
+  const inPlainSql = await checkinSet('plain-');
+  const sequentialToken = await token(viaService.sequentialTax);
+  const concurrentTokens = await Promise.all(viaService.concurrentTax.map(token));
+  const measureCheckins = (at: string) =>
+    checkins(
+      at,
+      { token: sequentialToken, ids: viaService.sequentialIds.slice(CHECKIN_WARMUP) },
+      { tokens: concurrentTokens, ids: viaService.concurrentIds },
+    );
+  const warmUp = (at: string) =>
+    checkins(at, { token: sequentialToken, ids: viaService.sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
+  const writesPool = new pg.Pool({ connectionString: dbUrl(name), max: Number(POOL_SIZE) });
+  cleanUp.add('the check-in floor pool', () => writesPool.end());
+  const plain = (ids: string[], atOnce = false) => plainCheckins(writesPool, ids, atOnce);
+
+  const terminalSocket = await acceptingTerminal(base, apiKey);
+  await checkSameWrites(
+    floor,
+    terminalId,
+    'check-in',
+    { prefix: 'seq-', write: () => warmUp(base) },
+    { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
+  );
+  const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
+  const writesCheckins = {
+    sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
+    concurrent: await plain(inPlainSql.concurrentIds, true),
+  };
   const relay = await startFloor('bare-socket-server', env, cleanUp);
-  const relayCheckins = await measureCheckins(`http://127.0.0.1:${relay.port}`, apiKey);
+  const relayAt = `http://127.0.0.1:${relay.port}`;
+  const relaySocket = await acceptingTerminal(relayAt, apiKey);
+  await warmUp(relayAt);
+  const relayCheckins = await measureCheckins(relayAt).finally(() => relaySocket.close());
   await stop(relay.child);
+  const checkinLines = (kind: 'sequential' | 'concurrent') => {
+    const all = kind === 'concurrent' ? (f: CheckinFigures['concurrent']) => ` (all done in ${f.wall_ms} ms)` : () => '';
+    say(`  ${checkinLine('service', serviceCheckins[kind])}${all(serviceCheckins.concurrent)}`);
+    say(`  ${checkinLine('relay', relayCheckins[kind])}${all(relayCheckins.concurrent)}`);
+    say(`  ${checkinLine('writes', writesCheckins[kind])}${all(writesCheckins.concurrent)}`);
+    say(`  ${checkinRatios(serviceCheckins[kind], relayCheckins[kind])} (service ÷ relay)`);
+  };
   say(`check-in round trip, ${SEQUENTIAL_CHECKINS} sequential (after ${CHECKIN_WARMUP} not counted):`);
-  say(`  ${checkinLine('service', serviceCheckins.sequential)}`);
-  say(`  ${checkinLine('relay', relayCheckins.sequential)}`);
-  say(`  ${checkinRatios(serviceCheckins.sequential, relayCheckins.sequential)}`);
+  checkinLines('sequential');
   say(`check-in round trip, ${CONCURRENT_CHECKINS} at once:`);
-  say(`  ${checkinLine('service', serviceCheckins.concurrent)} (all done in ${serviceCheckins.concurrent.wall_ms} ms)`);
-  say(`  ${checkinLine('relay', relayCheckins.concurrent)} (all done in ${relayCheckins.concurrent.wall_ms} ms)`);
-  say(`  ${checkinRatios(serviceCheckins.concurrent, relayCheckins.concurrent)}\n`);
+  checkinLines('concurrent');
+  say(`  relay: a bare Socket.IO relay, no database; writes: the check-in's rows in plain SQL (2 statements), no sockets\n`);
 
   // Idle driver sockets: RSS slope of a fresh service process (the first one's heap has grown through the bulk
   // writes, and new sockets fill pages it already holds), then of a fresh bare Socket.IO server, same auth payload.
@@ -405,6 +454,10 @@ async function run(cleanUp: CleanUp): Promise<void> {
     ['target', 'service', 'floor', 'ratio', 'goal', 'met?'],
     targets.map((t) => [t.target, String(t.service), String(t.floor), String(t.ratio), t.goal, t.met ? 'yes' : 'no']),
   );
+  say(
+    `(check-in floor: the relay, no database; the same writes alone in plain SQL take p99 ${writesCheckins.sequential.p99} ms ` +
+      `sequential and ${writesCheckins.concurrent.p99} ms ${CONCURRENT_CHECKINS} at once)`,
+  );
 
   if (json) {
     console.log(
@@ -417,6 +470,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
           single_create: singleCreate,
           checkins: serviceCheckins,
           checkin_floor: relayCheckins,
+          checkin_writes_floor: writesCheckins,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,

@@ -116,6 +116,74 @@ export async function plainLogs(client: pg.Client, terminalId: string, refs: str
   );
 }
 
+/**
+ * The rows an accepted driver check-in with one ticket writes, in the cheapest plain form: two statements, as
+ * the handshake needs (the attempt is stored before the terminal is asked, its outcome after). The first
+ * reads the appointment with its driver (what the terminal is sent) and starts the attempt with its log entry;
+ * the second moves the appointment, stores the ticket, accepts the attempt, logs both and appends the two
+ * driver feed events, guarded by the status as the service's move is. It skips what the service also does
+ * and this run does not exercise: the check-in window (always open here) and trips to arrive (none here).
+ */
+export async function plainCheckin(
+  pool: pg.Pool,
+  appointmentId: string,
+  ids: { checkin: string; ticket: string },
+  ticket: { layout_ref: string; content: Record<string, unknown> },
+): Promise<void> {
+  const started = await pool.query(
+    `WITH a AS (
+       SELECT a.*, d.tax_id, d.driver_license_number, d.license_category
+         FROM appointments a JOIN drivers d ON d.id = a.driver_id WHERE a.id = $1
+     ), attempt AS (
+       INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status)
+       SELECT $2, id, driver_id, terminal_id, 'driver', 'pending' FROM a WHERE status = 'SCHEDULED'
+       RETURNING appointment_id
+     ), logged AS (
+       INSERT INTO appointment_logs (appointment_id, event, message)
+       SELECT appointment_id, 'checkin_requested', 'Check-in ' || $2 || ' requested by the driver' FROM attempt
+     )
+     SELECT a.* FROM a JOIN attempt ON attempt.appointment_id = a.id`,
+    [appointmentId, ids.checkin],
+  );
+  if (started.rows.length !== 1) throw new Error(`plain check-in: appointment ${appointmentId} cannot be checked in`);
+  const accepted = await pool.query(
+    `WITH moved AS (
+       UPDATE appointments SET status = 'CHECKED_IN', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
+       RETURNING id, ref, driver_id, terminal_id
+     ), ticket AS (
+       INSERT INTO tickets (id, terminal_id, appointment_id, layout_ref, content, checkin_id)
+       SELECT $3, m.terminal_id, m.id, l.ref, $4::jsonb, $2 FROM moved m
+         JOIN layouts l ON l.owner_id = m.terminal_id AND l.layout_set = 'ticket' AND l.ref = $5
+       RETURNING *
+     ), logged AS (
+       INSERT INTO appointment_logs (appointment_id, event, message)
+       SELECT id, 'checked_in', 'Check-in ' || $2 || ' accepted by the terminal server' FROM moved
+       UNION ALL
+       SELECT appointment_id, 'ticket_created', 'Ticket ' || id || ' created (layout ' || layout_ref || ')' FROM ticket
+     ), accepted AS (
+       UPDATE checkins SET status = 'accepted', ticket_ids = ARRAY[$3::uuid], updated_at = now() WHERE id = $2 AND EXISTS (SELECT FROM ticket)
+     ), head AS (
+       INSERT INTO driver_feeds AS f (driver_id, account_id, last_seq) SELECT driver_id, terminal_id, 2 FROM moved
+       ON CONFLICT (driver_id, account_id) DO UPDATE SET last_seq = f.last_seq + 2
+       RETURNING last_seq
+     )
+     INSERT INTO driver_events (driver_id, account_id, seq, type, payload)
+     SELECT m.driver_id, m.terminal_id, h.last_seq - 1, 'appointment.status',
+            jsonb_build_object('id', m.id, 'ref', m.ref, 'status', 'CHECKED_IN', 'previous_status', 'SCHEDULED', 'checkin_id', $2::uuid)
+       FROM moved m, head h
+     UNION ALL
+     SELECT m.driver_id, m.terminal_id, h.last_seq, 'ticket.created',
+            jsonb_build_object('id', t.id, 'terminal_id', t.terminal_id, 'appointment_id', t.appointment_id, 'appointment_ref', m.ref,
+                               'layout_ref', t.layout_ref, 'content', t.content, 'created_at', t.created_at, 'updated_at', t.updated_at)
+       FROM moved m, head h, ticket t
+     RETURNING seq`,
+    [appointmentId, ids.checkin, ids.ticket, JSON.stringify(ticket.content), ticket.layout_ref],
+  );
+  if (accepted.rows.length !== 2) throw new Error(`plain check-in: appointment ${appointmentId} was not checked in`);
+}
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
 /** Rows per table of the public schema. */
 export async function tableCounts(client: pg.Client): Promise<Map<string, number>> {
   const tables = (await client.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`))
@@ -128,7 +196,7 @@ export async function tableCounts(client: pg.Client): Promise<Map<string, number
 
 /**
  * The appointments with refs starting with `prefix`, their drivers and logs, as JSON text without what
- * differs by nature between two writers (ids, tax ids, the ref prefix, clock times; whether `updated_at`
+ * differs by nature between two writers (ids, also inside log messages, tax ids, the ref prefix, clock times; whether `updated_at`
  * moved past `created_at` is kept).
  */
 export async function writtenRows(client: pg.Client, terminalId: string, prefix: string): Promise<string[]> {
@@ -140,8 +208,12 @@ export async function writtenRows(client: pg.Client, terminalId: string, prefix:
               'touched', a.updated_at > a.created_at,
               'driver', json_build_object('license', d.driver_license_number, 'category', d.license_category,
                                           'touched', d.updated_at > d.created_at),
-              'logs', (SELECT json_agg(json_build_array(l.event, l.message) ORDER BY l.id) FROM appointment_logs l WHERE l.appointment_id = a.id),
-              'feed', (SELECT count(*) FROM driver_events e WHERE e.driver_id = d.id)
+              'logs', (SELECT json_agg(json_build_array(l.event, regexp_replace(l.message, '${UUID}', '<id>', 'g')) ORDER BY l.id)
+                         FROM appointment_logs l WHERE l.appointment_id = a.id),
+              'tickets', (SELECT json_agg(json_build_array(t.layout_ref, t.checkin_id IS NOT NULL) ORDER BY t.created_at) FROM tickets t WHERE t.appointment_id = a.id),
+              'checkins', (SELECT json_agg(json_build_array(c.source, c.status, cardinality(c.ticket_ids)) ORDER BY c.created_at) FROM checkins c WHERE c.appointment_id = a.id),
+              'feed', (SELECT json_agg(json_build_array(e.type, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(e.payload) k)) ORDER BY e.seq)
+                         FROM driver_events e WHERE e.driver_id = d.id)
             )::text AS row
        FROM appointments a JOIN drivers d ON d.id = a.driver_id
       WHERE a.terminal_id = $1 AND starts_with(a.ref, $2)
