@@ -209,7 +209,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List trips: filters ANDed, ordered by window_start (none last) then ref, a page at a time
+     * @description Keyset pages: pass each page's next_cursor as cursor until it is null. The filters and the order: [listing](/guide/listing.md).
+     */
+    get: operations['TripsController_list'];
     /**
      * Update trips by ref: only the fields sent change; status moves as the status table allows
      * @description The moves each status allows: [statuses](/guide/statuses.md).
@@ -248,7 +252,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List appointments: filters ANDed, ordered by window_start (none last) then ref, a page at a time
+     * @description Keyset pages: pass each page's next_cursor as cursor until it is null. The filters and the order: [listing](/guide/listing.md).
+     */
+    get: operations['AppointmentsController_list'];
     /**
      * Update appointments by ref: only the fields sent change; status moves as the status table allows
      * @description The moves each status allows: [statuses](/guide/statuses.md).
@@ -828,6 +836,15 @@ export interface components {
       driver_license_number: string;
       driver_license_category: string;
     };
+    TripItemView: {
+      trip: components['schemas']['TripLogView'];
+      driver: components['schemas']['DriverView'];
+    };
+    TripsPageView: {
+      items: components['schemas']['TripItemView'][];
+      /** @description Pass as cursor for the next page; null on the last page */
+      next_cursor: string | null;
+    };
     LogItemView: {
       /** @example created */
       event: string;
@@ -979,6 +996,15 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    AppointmentItemView: {
+      appointment: components['schemas']['AppointmentLogView'];
+      driver: components['schemas']['DriverView'];
+    };
+    AppointmentsPageView: {
+      items: components['schemas']['AppointmentItemView'][];
+      /** @description Pass as cursor for the next page; null on the last page */
+      next_cursor: string | null;
     };
     AppointmentLogsData: {
       appointment: components['schemas']['AppointmentLogView'];
@@ -3888,6 +3914,198 @@ export interface operations {
       };
     };
   };
+  TripsController_list: {
+    parameters: {
+      query?: {
+        /** @description Only these statuses; repeat for several: ?status=A&status=B */
+        status?: ('PLANNED' | 'IN_TRANSIT' | 'CHECKED_IN' | 'ON_GOING' | 'COMPLETED' | 'DELETED')[];
+        /** @description Only records whose admissible window (tolerances included) ends at or after this */
+        window_from?: string;
+        /** @description Only records whose admissible window starts at or before this */
+        window_to?: string;
+        /** @description Only records changed at or after this */
+        updated_since?: string;
+        /** @description Only this driver's records */
+        driver_tax_id?: string;
+        layout_ref?: string;
+        /** @description Only refs starting with this (case-sensitive) */
+        ref_prefix?: string;
+        limit?: number;
+        /** @description The previous page's next_cursor, as it was given */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "items": [
+           *           {
+           *             "trip": {
+           *               "ref": "TRIP-0001",
+           *               "layout_ref": "demo-trip",
+           *               "license_plate": "ABC1D23",
+           *               "status": "IN_TRANSIT",
+           *               "from_location": "Campinas DC",
+           *               "to_location": "Port A",
+           *               "origin_city": "Campinas",
+           *               "origin_state": "SP",
+           *               "destiny_city": "Santos",
+           *               "destiny_state": "SP",
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             },
+           *             "driver": {
+           *               "tax_id": "12345678901",
+           *               "driver_license_number": "SP-998877",
+           *               "driver_license_category": "E"
+           *             }
+           *           }
+           *         ],
+           *         "next_cursor": "WyIyMDI2LTExLTIyVDA4OjAwOjAwLjAwMDAwMFoiLCJUUklQLTAwMDEiXQ"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['TripsPageView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
   TripsController_update: {
     parameters: {
       query?: never;
@@ -4666,6 +4884,205 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['TripLogsElement'][];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AppointmentsController_list: {
+    parameters: {
+      query?: {
+        /** @description Only these statuses; repeat for several: ?status=A&status=B */
+        status?: ('SCHEDULED' | 'CHECKED_IN' | 'ON_GOING' | 'COMPLETED' | 'DELETED')[];
+        /** @description Only records whose admissible window (tolerances included) ends at or after this */
+        window_from?: string;
+        /** @description Only records whose admissible window starts at or before this */
+        window_to?: string;
+        /** @description Only records changed at or after this */
+        updated_since?: string;
+        /** @description Only this driver's records */
+        driver_tax_id?: string;
+        layout_ref?: string;
+        /** @description Only refs starting with this (case-sensitive) */
+        ref_prefix?: string;
+        limit?: number;
+        /** @description The previous page's next_cursor, as it was given */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "items": [
+           *           {
+           *             "appointment": {
+           *               "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "ref": "APPT-0001",
+           *               "layout_ref": "demo-appointment",
+           *               "user_tax_id": "12345678901",
+           *               "status": "SCHEDULED",
+           *               "summary": "Pick up container MSCU1234567 at berth 4",
+           *               "license_plate": "ABC1D23",
+           *               "window_start": "2026-11-22T11:00:00.000Z",
+           *               "window_end": "2026-11-22T13:00:00.000Z",
+           *               "start_tolerance": 30,
+           *               "end_tolerance": 15,
+           *               "custom_data": {
+           *                 "container": {
+           *                   "number": "MSCU1234567"
+           *                 }
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             },
+           *             "driver": {
+           *               "tax_id": "12345678901",
+           *               "driver_license_number": "SP-998877",
+           *               "driver_license_category": "E"
+           *             }
+           *           }
+           *         ],
+           *         "next_cursor": "WyIyMDI2LTExLTIyVDA4OjAwOjAwLjAwMDAwMFoiLCJBUFBULTAwMDEiXQ"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['AppointmentsPageView'];
           };
         };
       };

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/database/data-dir-lock.js';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
+import { createItem, createRecords, driver } from '../factories/records.js';
 import { freePort, spawnWithOutput, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
 
@@ -47,6 +48,45 @@ describe('the embedded store (no DATABASE_URL)', () => {
       expect(res.body.data.layout_ref).toBe('gate-pass');
     } finally {
       await second.close();
+    }
+  });
+
+  it('lists records with every filter and walks them by cursor, on the listing indexes', async () => {
+    const embedded = await startTestApp({ DATABASE_URL: '', DATA_DIR: tempDir() });
+    try {
+      const terminal = await newTerminal(embedded.http);
+      await putLayout(embedded.http, terminal.key, 'appointment', 'card');
+      const tax = driver().tax_id;
+      const items = Array.from({ length: 5 }, (_, i) =>
+        createItem(
+          'appointment',
+          'card',
+          { ref: `EMB-${i}`, window_start: `2026-12-0${i + 1}T08:00:00Z`, window_end: `2026-12-0${i + 1}T09:00:00Z` },
+          driver(tax),
+        ),
+      );
+      await createRecords(embedded.http, terminal.key, 'appointment', items);
+      const list = (query: string) => embedded.http.get(`/api/v1/appointments?${query}`).set('X-API-Key', terminal.key);
+      const refs = (res: { body: { data: { items: { appointment: { ref: string } }[] } } }) =>
+        res.body.data.items.map((item) => item.appointment.ref);
+
+      const first = await list('limit=2');
+      const second = await list(`limit=2&cursor=${first.body.data.next_cursor}`);
+      const third = await list(`limit=2&cursor=${second.body.data.next_cursor}`);
+      expect([...refs(first), ...refs(second), ...refs(third)]).toEqual(['EMB-0', 'EMB-1', 'EMB-2', 'EMB-3', 'EMB-4']);
+      expect(third.body.data.next_cursor).toBeNull();
+      const filters = [
+        'status=SCHEDULED',
+        `window_from=${encodeURIComponent('2026-12-02T09:30:00Z')}&window_to=${encodeURIComponent('2026-12-03T08:00:00Z')}`,
+        'updated_since=2000-01-01T00:00:00Z',
+        `driver_tax_id=${tax}`,
+        'layout_ref=card',
+        'ref_prefix=EMB-',
+      ].join('&');
+      expect(refs(await list(filters))).toEqual(['EMB-2']);
+      expect((await list('cursor=nope')).body.error.code).toBe('VALIDATION_ERROR');
+    } finally {
+      await embedded.close();
     }
   });
 

@@ -12,11 +12,13 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 
-/** A tax id as the service stores it: 1 to 255 digits. */
 /** Longest ref (of a record, a layout, an appointment) the service takes. */
 export const REF_MAX = 100;
 
-export const isTaxId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,255}$/.test(value);
+/** A tax id as the service stores it: 1 to 255 digits. */
+export const TAX_ID = /^\d{1,255}$/;
+
+export const isTaxId = (value: unknown): value is string => typeof value === 'string' && TAX_ID.test(value);
 
 const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 

@@ -7,6 +7,13 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Unique('appointments_owner_ref_key', ['terminalId', 'ref'])
 @Index('appointments_owner_layout_idx', ['terminalId', 'layoutRef'], { where: `status <> 'DELETED'` })
 @Index('appointments_driver_idx', ['driverId'])
+@Index('appointments_updated_idx', ['terminalId', 'updatedAt'])
+// The listing's expression, pattern-ops and GiST indexes (migration RecordListing1763895600000), which TypeORM cannot describe.
+@Index('appointments_list_idx', { synchronize: false })
+@Index('appointments_list_status_idx', { synchronize: false })
+@Index('appointments_list_layout_idx', { synchronize: false })
+@Index('appointments_ref_prefix_idx', { synchronize: false })
+@Index('appointments_admissible_idx', { synchronize: false })
 @Check('appointments_status_check', `status IN ('SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED')`)
 export class Appointment extends ScheduledRecord {
   @Column({ name: 'terminal_id', type: 'uuid' })

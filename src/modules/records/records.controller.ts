@@ -13,7 +13,8 @@ import { DriverView } from '../drivers/dto/driver.dto.js';
 import { CreatedRecordsView, DeletedRecordsView, LogItemView, UpdatedRecordsView } from './dto/record-views.dto.js';
 import type { RecordDefinition } from './record-definition.js';
 import { checkUpdates, createItems, deleteRefs, distinctRefs, type CreateItem, type UpdateItem, updateItems } from './record-input.js';
-import { MAX_QUERY_REFS, type LogsElement, type RecordsService } from './records.service.js';
+import { encodeCursor, listQueryDto, type ListQuery } from './record-listing.js';
+import { MAX_QUERY_REFS, type LogsElement, type RecordsPage, type RecordsService } from './records.service.js';
 
 export interface RecordsApi {
   def: RecordDefinition;
@@ -63,12 +64,25 @@ export function recordsController({ def, service, createItem, updateItem, logVie
   const UpdateBody = BatchPipe(updateItems(def, updateItem), checkUpdates);
   const DeleteBody = BatchPipe(deleteRefs, distinctRefs);
 
-  class LogsData {
+  class ItemView {
     @ApiProperty({ type: logView }) [def.noun]: unknown;
     @ApiProperty({ type: DriverView }) driver: DriverView;
+  }
+  Object.defineProperty(ItemView, 'name', { value: `${Title}ItemView` });
+
+  class LogsData extends ItemView {
     @ApiProperty({ type: [LogItemView], description: 'Newest first' }) logs: LogItemView[];
   }
   Object.defineProperty(LogsData, 'name', { value: `${Title}LogsData` });
+
+  class PageView {
+    @ApiProperty({ type: [ItemView] }) items: ItemView[];
+    @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page' })
+    next_cursor: string | null;
+  }
+  Object.defineProperty(PageView, 'name', { value: `${Title}sPageView` });
+
+  const ListQueryDto = listQueryDto(def);
 
   class LogsElementView {
     @ApiProperty() ref: string;
@@ -140,6 +154,20 @@ export function recordsController({ def, service, createItem, updateItem, logVie
       return ok(await this.records.delete(principal, batch));
     }
 
+    @Get()
+    @ApiOperation({
+      summary: `List ${plural}: filters ANDed, ordered by window_start (none last) then ref, a page at a time`,
+      description: `Keyset pages: pass each page's next_cursor as cursor until it is null. The filters and the order: [listing](${guideUrl('listing')}).`,
+    })
+    @ApiEnvelope(200, PageView, {
+      items: [{ [def.noun]: examples.logged, driver: EXAMPLE.driverView }],
+      next_cursor: encodeCursor({ key: '2026-11-22T08:00:00.000000Z', ref: examples.refs[0] }),
+    })
+    @ApiErrors('VALIDATION_ERROR')
+    async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Envelope<RecordsPage>> {
+      return ok(await this.records.list(principal, query));
+    }
+
     @Get('logs')
     @ApiOperation({ summary: `Tracking history of ${plural}: each ref once, in request order; unknown refs found: false` })
     @ApiQuery({
@@ -166,6 +194,8 @@ export function recordsController({ def, service, createItem, updateItem, logVie
   }
   // Nest injects by the constructor's parameter types: this kind's service.
   Reflect.defineMetadata('design:paramtypes', [service], RecordsController);
+  // The global DTO pipe validates a query by its parameter's type: this kind's query class.
+  Reflect.defineMetadata('design:paramtypes', [Object, ListQueryDto], RecordsController.prototype, 'list');
   Object.defineProperty(RecordsController, 'name', { value: `${Title}sController` });
   return RecordsController;
 }

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RecordDefinition, RecordRow, SqlType } from './record-definition.js';
+import type { ListFilter } from './record-listing.js';
 import type { LogEntry } from './transitions.js';
 
 export interface NewRecord {
@@ -158,6 +159,43 @@ export abstract class RecordsRepository {
     );
   }
 
+  /**
+   * A page of the owner's records with their drivers (docs/listing.md): the filters ANDed, in the listing's
+   * order (`window_start`, records without one last, then `ref`), from after `filter.after`, `limit + 1` rows
+   * (the extra one says whether there is a next page). Each row's `list_key` is its sort key as the cursor
+   * keeps it. Only the filters given are written into the statement, so each plans on its own index.
+   */
+  list(ownerId: string, filter: ListFilter): Promise<(RecordRow & { list_key: string })[]> {
+    const { table, ownerColumn } = this.def;
+    const params: unknown[] = [ownerId];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where = [`r.${ownerColumn} = $1`];
+    // One status as `=`, so the (owner, status, order) index serves the page in order.
+    if (filter.statuses?.length === 1) where.push(`r.status = ${param(filter.statuses[0])}`);
+    else if (filter.statuses) where.push(`r.status = ANY(${param(filter.statuses)}::text[])`);
+    if (filter.layoutRef) where.push(`r.layout_ref = ${param(filter.layoutRef)}`);
+    if (filter.refPrefix) where.push(`r.ref LIKE ${param(`${filter.refPrefix.replace(/[\\%_]/g, '\\$&')}%`)}`);
+    if (filter.updatedSince) where.push(`r.updated_at >= ${param(filter.updatedSince)}::timestamptz`);
+    if (filter.driverTaxId) where.push(`r.driver_id = (SELECT id FROM drivers WHERE tax_id = ${param(filter.driverTaxId)})`);
+    if (filter.windowFrom || filter.windowTo) {
+      where.push(
+        `tstzrange(gate_shift(r.window_start, -r.start_tolerance), gate_shift(r.window_end, r.end_tolerance), '[]')
+           && tstzrange(${param(filter.windowFrom)}::timestamptz, ${param(filter.windowTo)}::timestamptz, '[]')`,
+      );
+    }
+    if (filter.after) where.push(`(${LIST_ORDER}) > (${param(filter.after.key)}::timestamptz, ${param(filter.after.ref)})`);
+    return this.db.query(
+      `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category,
+              CASE WHEN r.window_start IS NULL THEN 'infinity'
+                   ELSE to_char(r.window_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS list_key
+         FROM ${table} r JOIN drivers d ON d.id = r.driver_id
+        WHERE ${where.join('\n          AND ')}
+        ORDER BY ${LIST_ORDER}
+        LIMIT ${param(filter.limit + 1)}`,
+      params,
+    );
+  }
+
   /** The history of these records, newest first, timestamps as UTC with microseconds and no zone. */
   findLogs(recordIds: string[]): Promise<LogLine[]> {
     const { logTable, logForeignKey } = this.def;
@@ -203,5 +241,8 @@ export abstract class RecordsRepository {
     return rows.length > 0;
   }
 }
+
+/** The listing's order, as its indexes hold it (migration RecordListing1763895600000). */
+const LIST_ORDER = `COALESCE(r.window_start, 'infinity'::timestamptz), r.ref`;
 
 const logColumns = (entries: LogEntry[]) => [entries.map((e) => e.recordId), entries.map((e) => e.event), entries.map((e) => e.message)];

@@ -9,6 +9,7 @@ import type { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
+import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { LockedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
 import { type LogEntry, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
@@ -20,10 +21,18 @@ export interface LogItem {
   created_at: string;
 }
 
+/** A record as the logs query and the listing show it: `{trip|appointment, driver}`. */
+export type RecordItem = { driver: Record<string, unknown>; [noun: string]: unknown };
+
 export interface LogsElement {
   ref: string;
   found: boolean;
-  data: { driver: Record<string, unknown>; logs: LogItem[]; [noun: string]: unknown } | null;
+  data: (RecordItem & { logs: LogItem[] }) | null;
+}
+
+export interface RecordsPage {
+  items: RecordItem[];
+  next_cursor: string | null;
 }
 
 /** What the engine needs besides its own repository; each module's service passes its injected ones. */
@@ -222,16 +231,28 @@ export abstract class RecordsService {
     return unique.map((ref) => {
       const row = rowsByRef.get(ref);
       if (!row) return { ref, found: false, data: null };
-      return {
-        ref,
-        found: true,
-        data: {
-          [this.def.noun]: this.logView(row, ownerId),
-          driver: { tax_id: row.tax_id, driver_license_number: row.driver_license_number, driver_license_category: row.license_category },
-          logs: logsById.get(row.id) ?? [],
-        },
-      };
+      return { ref, found: true, data: { ...this.item(row, ownerId), logs: logsById.get(row.id) ?? [] } };
     });
+  }
+
+  /** GET /api/v1/{trips,appointments}: a page of the owner's records (docs/listing.md). */
+  async list(principal: Principal, query: ListQuery): Promise<RecordsPage> {
+    const ownerId = principal.accountId!;
+    const filter = toListFilter(query);
+    const rows = await this.records.list(ownerId, filter);
+    const page = rows.slice(0, filter.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((row) => this.item(row, ownerId)),
+      next_cursor: rows.length > filter.limit ? encodeCursor({ key: last.list_key, ref: last.ref }) : null,
+    };
+  }
+
+  private item(row: RecordRow, ownerId: string): RecordItem {
+    return {
+      [this.def.noun]: this.logView(row, ownerId),
+      driver: { tax_id: row.tax_id, driver_license_number: row.driver_license_number, driver_license_category: row.license_category },
+    };
   }
 
   private checkLayouts(manager: EntityManager, ownerId: string, layoutRefs: string[]): Promise<void> {

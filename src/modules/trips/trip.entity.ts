@@ -7,6 +7,13 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Unique('trips_owner_ref_key', ['truckingCompanyId', 'ref'])
 @Index('trips_owner_layout_idx', ['truckingCompanyId', 'layoutRef'], { where: `status <> 'DELETED'` })
 @Index('trips_driver_idx', ['driverId'])
+@Index('trips_updated_idx', ['truckingCompanyId', 'updatedAt'])
+// The listing's expression, pattern-ops and GiST indexes (migration RecordListing1763895600000), which TypeORM cannot describe.
+@Index('trips_list_idx', { synchronize: false })
+@Index('trips_list_status_idx', { synchronize: false })
+@Index('trips_list_layout_idx', { synchronize: false })
+@Index('trips_ref_prefix_idx', { synchronize: false })
+@Index('trips_admissible_idx', { synchronize: false })
 @Check('trips_status_check', `status IN ('PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED')`)
 export class Trip extends ScheduledRecord {
   @Column({ name: 'trucking_company_id', type: 'uuid' })

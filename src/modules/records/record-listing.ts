@@ -1,0 +1,163 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length, Matches, registerDecorator } from 'class-validator';
+import { AppError } from '../../common/errors/app-error.js';
+import { IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
+import type { RecordDefinition } from './record-definition.js';
+
+/** Items per page: `limit` (docs/listing.md). */
+export const LIST_LIMIT = { default: 100, max: 500 } as const;
+
+/** Where a page starts: after the record with this sort key and ref. */
+export interface ListPosition {
+  /** `window_start` as UTC text with microseconds, or `infinity` for a record without one (they come last). */
+  key: string;
+  ref: string;
+}
+
+/** The listing's filters, checked (docs/listing.md). */
+export interface ListFilter {
+  statuses: string[] | null;
+  windowFrom: string | null;
+  windowTo: string | null;
+  updatedSince: string | null;
+  driverTaxId: string | null;
+  layoutRef: string | null;
+  refPrefix: string | null;
+  limit: number;
+  after: ListPosition | null;
+}
+
+/** The query of GET /api/v1/appointments and /trips, as it arrives: repeated `status` is an array. */
+export interface ListQuery {
+  status?: string | string[];
+  window_from?: string;
+  window_to?: string;
+  updated_since?: string;
+  driver_tax_id?: string;
+  layout_ref?: string;
+  ref_prefix?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+/** A whole number in `min..max`, written in digits (a query parameter). */
+function IsIntegerText(min: number, max: number) {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'isIntegerText',
+      target: target.constructor,
+      propertyName: property,
+      options: { message: `$property must be a whole number from ${min} to ${max}` },
+      validator: { validate: (value: unknown) => typeof value === 'string' && /^\d{1,4}$/.test(value) && +value >= min && +value <= max },
+    });
+}
+
+/** The listing's query parameters for one kind of record, documented and validated by the global DTO pipe. */
+export function listQueryDto(def: RecordDefinition): new () => ListQuery {
+  class ListRecordsQuery implements ListQuery {
+    @ApiPropertyOptional({
+      type: 'array',
+      items: { type: 'string', enum: [...def.statuses] },
+      description: 'Only these statuses; repeat for several: ?status=A&status=B',
+    })
+    @IsOptional()
+    @IsIn(def.statuses, { each: true })
+    status?: string | string[];
+
+    @ApiPropertyOptional({
+      format: 'date-time',
+      description: 'Only records whose admissible window (tolerances included) ends at or after this',
+    })
+    @IsOptional()
+    @IsIsoTimestamp()
+    window_from?: string;
+
+    @ApiPropertyOptional({ format: 'date-time', description: 'Only records whose admissible window starts at or before this' })
+    @IsOptional()
+    @IsIsoTimestamp()
+    window_to?: string;
+
+    @ApiPropertyOptional({ format: 'date-time', description: 'Only records changed at or after this' })
+    @IsOptional()
+    @IsIsoTimestamp()
+    updated_since?: string;
+
+    @ApiPropertyOptional({ description: "Only this driver's records" })
+    @IsOptional()
+    @IsString()
+    @Matches(TAX_ID, { message: '$property must contain 1 to 255 digits' })
+    driver_tax_id?: string;
+
+    @ApiPropertyOptional({ minLength: 1, maxLength: REF_MAX })
+    @IsOptional()
+    @IsString()
+    @Length(1, REF_MAX)
+    layout_ref?: string;
+
+    @ApiPropertyOptional({ minLength: 1, maxLength: REF_MAX, description: 'Only refs starting with this (case-sensitive)' })
+    @IsOptional()
+    @IsString()
+    @Length(1, REF_MAX)
+    ref_prefix?: string;
+
+    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default })
+    @IsOptional()
+    @IsIntegerText(1, LIST_LIMIT.max)
+    limit?: string;
+
+    @ApiPropertyOptional({ description: "The previous page's next_cursor, as it was given" })
+    @IsOptional()
+    @IsString()
+    @Length(1, 1000)
+    cursor?: string;
+  }
+  Object.defineProperty(ListRecordsQuery, 'name', { value: `List${def.label}sQuery` });
+  return ListRecordsQuery;
+}
+
+/** The filters of a validated query; a cursor that is not one of ours, or a window ending before it starts, is VALIDATION_ERROR. */
+export function toListFilter(query: ListQuery): ListFilter {
+  const statuses = query.status === undefined ? null : [...new Set([query.status].flat())];
+  if (query.window_from && query.window_to && Date.parse(query.window_from) > Date.parse(query.window_to)) {
+    throw AppError.validation([{ path: 'window_to', message: 'window_to must not be earlier than window_from' }]);
+  }
+  return {
+    statuses,
+    windowFrom: query.window_from ?? null,
+    windowTo: query.window_to ?? null,
+    updatedSince: query.updated_since ?? null,
+    driverTaxId: query.driver_tax_id ?? null,
+    layoutRef: query.layout_ref ?? null,
+    refPrefix: query.ref_prefix ?? null,
+    limit: query.limit === undefined ? LIST_LIMIT.default : Number(query.limit),
+    after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+  };
+}
+
+const MICROSECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** The position after a page's last record, as an opaque string (base64url of JSON). */
+export function encodeCursor(position: ListPosition): string {
+  return Buffer.from(JSON.stringify([position.key, position.ref])).toString('base64url');
+}
+
+/**
+ * A cursor back into a position, checked whole: anything but what `encodeCursor` writes is refused, so a
+ * cursor cut short, edited or from elsewhere never reaches the query.
+ */
+export function decodeCursor(cursor: string): ListPosition {
+  let parsed: unknown;
+  try {
+    parsed = /^[A-Za-z0-9_-]+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+  } catch {
+    parsed = null;
+  }
+  if (Array.isArray(parsed) && parsed.length === 2) {
+    const [key, ref] = parsed as unknown[];
+    const keyOk = key === 'infinity' || (typeof key === 'string' && MICROSECONDS.test(key) && isIsoTimestamp(key));
+    if (keyOk && typeof ref === 'string' && ref.length >= 1 && ref.length <= REF_MAX && encodeCursor({ key, ref }) === cursor) {
+      return { key: key as string, ref };
+    }
+  }
+  throw AppError.validation([{ path: 'cursor', message: "cursor must be a page's next_cursor, as it was given" }]);
+}
