@@ -28,13 +28,30 @@ const COMMON = {
 /** The entities a data source knows: the app's (src/entities.ts), passed in so the database layer imports no feature. */
 type Entities = NonNullable<DataSourceOptions['entities']>;
 
+/**
+ * Settings of the service's PostgreSQL sessions, after any `options` the URL gives. No parallel workers: the
+ * service's queries read few rows through indexes, and starting workers took 50–200 ms on a 2-core machine,
+ * ten times the listing page it was meant to speed up (docs/listing.md).
+ */
+const SESSION_SETTINGS = '-c max_parallel_workers_per_gather=0';
+
+function sessionOptions(databaseUrl: string): string {
+  let given: string | null = null;
+  try {
+    given = new URL(databaseUrl).searchParams.get('options');
+  } catch {
+    // Not a URL (a key=value string): pg reads it as it is, and our settings go alone.
+  }
+  return given ? `${given} ${SESSION_SETTINGS}` : SESSION_SETTINGS;
+}
+
 export function postgresOptions(databaseUrl: string, poolSize: number, entities: Entities = []): DataSourceOptions {
   return {
     ...COMMON,
     entities,
     url: databaseUrl,
     poolSize,
-    extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 },
+    extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, options: sessionOptions(databaseUrl) },
   };
 }
 

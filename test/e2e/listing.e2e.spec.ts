@@ -14,6 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+it('runs the service’s PostgreSQL sessions without parallel workers (they cost more to start than a page takes)', async () => {
+  const [{ max_parallel_workers_per_gather: workers }] = await db.query('SHOW max_parallel_workers_per_gather');
+  expect(workers).toBe('0');
+});
+
 type Item = Record<string, Record<string, unknown>>;
 
 describe.each([
@@ -169,6 +174,12 @@ describe.each([
     const query = `window_from=${encodeURIComponent('2026-12-01T08:00:00Z')}&window_to=${encodeURIComponent('2026-12-01T18:00:00Z')}`;
     const found = refsOf((await list(owner.key, query)).body.data.items).sort();
     expect(found).toEqual((['inside', 'tolerance', 'early', 'touching', 'open', 'openStart', 'openEndBefore'] as const).map(ref).sort());
+
+    // Paged, the three kinds of match (started before window_from, inside, without a window) come in order.
+    const whole = refsOf((await list(owner.key, query)).body.data.items);
+    for (const limit of [1, 2, 3]) expect(refsOf(await walk(owner.key, query, limit))).toEqual(whole);
+    expect(whole.slice(0, 2).sort()).toEqual([ref('openEndBefore'), ref('tolerance')].sort());
+    expect(whole.slice(-2).sort()).toEqual([ref('open'), ref('openStart')].sort());
 
     const fromOnly = refsOf((await list(owner.key, `window_from=${encodeURIComponent('2026-12-01T18:40:00Z')}`)).body.data.items).sort();
     expect(fromOnly).toEqual((['after', 'early', 'open', 'openEndBefore'] as const).map(ref).sort());

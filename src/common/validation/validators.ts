@@ -15,6 +15,9 @@ import {
 /** Longest ref (of a record, a layout, an appointment) the service takes. */
 export const REF_MAX = 100;
 
+/** The longest tolerance, in minutes, before window_start or after window_end. */
+export const MAX_TOLERANCE = 1440;
+
 /** A tax id as the service stores it: 1 to 255 digits. */
 export const TAX_ID = /^\d{1,255}$/;
 

@@ -8,7 +8,7 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Index('appointments_owner_layout_idx', ['terminalId', 'layoutRef'], { where: `status <> 'DELETED'` })
 @Index('appointments_driver_idx', ['driverId'])
 @Index('appointments_updated_idx', ['terminalId', 'updatedAt'])
-// The listing's expression, pattern-ops and GiST indexes (migration RecordListing1763895600000), which TypeORM cannot describe.
+// The listing's expression, pattern-ops and GiST indexes (migration RecordListing1763899200000), which TypeORM cannot describe.
 @Index('appointments_list_idx', { synchronize: false })
 @Index('appointments_list_status_idx', { synchronize: false })
 @Index('appointments_list_layout_idx', { synchronize: false })

@@ -8,7 +8,7 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Index('trips_owner_layout_idx', ['truckingCompanyId', 'layoutRef'], { where: `status <> 'DELETED'` })
 @Index('trips_driver_idx', ['driverId'])
 @Index('trips_updated_idx', ['truckingCompanyId', 'updatedAt'])
-// The listing's expression, pattern-ops and GiST indexes (migration RecordListing1763895600000), which TypeORM cannot describe.
+// The listing's expression, pattern-ops and GiST indexes (migration RecordListing1763899200000), which TypeORM cannot describe.
 @Index('trips_list_idx', { synchronize: false })
 @Index('trips_list_status_idx', { synchronize: false })
 @Index('trips_list_layout_idx', { synchronize: false })

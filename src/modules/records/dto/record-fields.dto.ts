@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { IsIsoTimestamp, IsJsonObject, NotBefore, REF_MAX } from '../../../common/validation/validators.js';
+import { IsIsoTimestamp, IsJsonObject, MAX_TOLERANCE, NotBefore, REF_MAX } from '../../../common/validation/validators.js';
 
 export const CUSTOM_DATA_MAX_BYTES = 64 * 1024;
 
@@ -51,12 +51,12 @@ export class ScheduleFieldsDto {
     description: 'Minutes before window_start still accepted (default 0)',
     example: 30,
     minimum: 0,
-    maximum: 1440,
+    maximum: MAX_TOLERANCE,
   })
   @ValidateIf(whenSent('start_tolerance'))
   @IsInt()
   @Min(0)
-  @Max(1440)
+  @Max(MAX_TOLERANCE)
   start_tolerance?: number;
 
   @ApiPropertyOptional({
@@ -64,12 +64,12 @@ export class ScheduleFieldsDto {
     description: 'Minutes after window_end still accepted (default 0)',
     example: 30,
     minimum: 0,
-    maximum: 1440,
+    maximum: MAX_TOLERANCE,
   })
   @ValidateIf(whenSent('end_tolerance'))
   @IsInt()
   @Min(0)
-  @Max(1440)
+  @Max(MAX_TOLERANCE)
   end_tolerance?: number;
 
   @ApiPropertyOptional({

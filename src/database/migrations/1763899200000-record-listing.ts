@@ -9,12 +9,12 @@ const TABLES = [
  * Indexes of the listing (docs/listing.md): its order, `(window_start, records without one last, ref)`, for
  * keyset pages; the same order within one status and within one layout; `updated_since`; `ref_prefix`
  * (`LIKE 'p%'` needs pattern ops under a non-C collation); and the admissible window as a range, for
- * `window_from`/`window_to`. `gate_shift` adds minutes to a timestamp: minutes are absolute time, whatever
+ * `window_from`/`window_to` (records with a window_start: the others come last in the order index). `gate_shift` adds minutes to a timestamp: minutes are absolute time, whatever
  * the time zone, so it is IMMUTABLE and can be indexed (PostgreSQL marks timestamptz + interval only STABLE,
  * for days and months).
  */
-export class RecordListing1763895600000 implements MigrationInterface {
-  name = 'RecordListing1763895600000';
+export class RecordListing1763899200000 implements MigrationInterface {
+  name = 'RecordListing1763899200000';
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(
@@ -30,7 +30,8 @@ export class RecordListing1763895600000 implements MigrationInterface {
       await db.query(`CREATE INDEX ${table}_ref_prefix_idx ON ${table} (${owner}, ref text_pattern_ops)`);
       await db.query(
         `CREATE INDEX ${table}_admissible_idx ON ${table} USING gist
-           (tstzrange(gate_shift(window_start, -start_tolerance), gate_shift(window_end, end_tolerance), '[]'))`,
+           (tstzrange(gate_shift(window_start, -start_tolerance), gate_shift(window_end, end_tolerance), '[]'))
+           WHERE window_start IS NOT NULL`,
       );
     }
   }
