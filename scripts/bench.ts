@@ -4,6 +4,7 @@ import pg from 'pg';
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
+import { type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
 import { randomUUID } from 'node:crypto';
@@ -31,7 +32,10 @@ const CONCURRENT_CHECKINS = 100;
 const SOCKETS_BASELINE = 1000;
 const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
+const SCALE = { small: 10_000, large: 1_000_000 };
 const json = process.argv.includes('--json');
+/** `--only=scale`: the listing and logs at scale alone (they take a database and a service of their own). */
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
 };
@@ -197,22 +201,109 @@ const checkinLine = (who: string, f: CheckinFigures['sequential']) => `${who.pad
 const checkinRatios = (service: CheckinFigures['sequential'], relay: CheckinFigures['sequential']) =>
   `ratio   p50 ${round2(service.p50 / relay.p50)}, p95 ${round2(service.p95 / relay.p95)}, p99 ${round2(service.p99! / relay.p99!)}`;
 
+/**
+ * Listing and logs at scale (docs/listing.md), on a database and a service of their own so that the
+ * other figures keep their smaller tables: see `scaleFigures`. Prints its lines; answers its figures and targets.
+ */
+async function scaleSection(
+  cleanUp: CleanUp,
+  envOf: (database: string) => NodeJS.ProcessEnv,
+): Promise<{ figures: ScaleFigures; targets: Target[] }> {
+  const name = await benchDatabase(cleanUp);
+  const port = await freePort();
+  const service = await startService(port, envOf(name), cleanUp);
+  const client = new pg.Client({ connectionString: dbUrl(name) });
+  await client.connect();
+  cleanUp.add('the scale connection', () => client.end());
+  const base = `http://127.0.0.1:${port}`;
+  const terminal = (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'terminal', name: 'Scale terminal' }))
+    .data;
+  const api = new Api(base, terminal.api_key as string);
+  for (const layout of ['bench', 'bench-other']) {
+    await api.call('PUT', `/api/v1/layouts/appointment/${layout}`, {
+      card_layout: [{ type: 'section', title: 'Bench' }],
+      modal_layout: [],
+    });
+  }
+  say(
+    `listing and logs at scale: ${SCALE.small.toLocaleString('en')} appointments through the service, then filled to ${SCALE.large.toLocaleString('en')} in plain SQL`,
+  );
+  const scale = await scaleFigures(
+    (method, path, body) => api.call(method, path, body),
+    client,
+    terminal.id as string,
+    appointmentItems,
+    SCALE,
+    say,
+  );
+  await stop(service);
+  const line = (label: string, f: { p50: number; p95: number }) => `  ${label.padEnd(44)} p50 ${f.p50} ms, p95 ${f.p95} ms`;
+  say(`  (filled in ${scale.fill_seconds} s)`);
+  say(line(`logs of 100 refs, ${SCALE.small.toLocaleString('en')} stored`, scale.logs.small));
+  say(line(`logs of 100 refs, ${SCALE.large.toLocaleString('en')} stored`, scale.logs.large));
+  say(line('listing, first page of 100', scale.listing.first));
+  say(line(`listing, page ${scale.listing.depth + 1} (after ${scale.listing.depth} by cursor)`, scale.listing.deep));
+  say('  first page of 100 with a filter, and the indexes of its plan:');
+  for (const filter of scale.filters)
+    say(`    ${filter.query.padEnd(78)} p50 ${filter.page.p50} ms  ${filter.indexes.join(', ') || 'no index'}`);
+  say('');
+  const targets = [
+    target(
+      `listing page ${scale.listing.depth + 1} vs page 1, ${SCALE.large.toLocaleString('en')} stored, p50 ms`,
+      scale.listing.deep.p50,
+      scale.listing.first.p50,
+      {
+        ratioAtMost: 1.2,
+      },
+    ),
+    target(
+      `logs of 100 refs, ${SCALE.large.toLocaleString('en')} vs ${SCALE.small.toLocaleString('en')} stored, p50 ms`,
+      scale.logs.large.p50,
+      scale.logs.small.p50,
+      {
+        ratioAtMost: 1.2,
+      },
+    ),
+  ];
+  return { figures: scale, targets };
+}
+
+/** The environment of this run's services and floors: the caller's, without its DATABASE_URL. */
+const { DATABASE_URL: _ignored, ...env } = process.env;
+
+/** The environment of a service of this run, on database `name`. */
+const serviceEnvOf = (name: string) => ({
+  ...env,
+  DATABASE_URL: dbUrl(name),
+  DATABASE_POOL_SIZE: POOL_SIZE,
+  ADMIN_API_KEY: ADMIN_KEY,
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_MIN: '0',
+  JWT_SECRET: randomBytes(24).toString('hex'),
+});
+
+function printTargets(targets: Target[], loadAtEnd: number): void {
+  say(`targets (ratio = service ÷ floor; load average ${loadAtEnd.toFixed(2)} at the end):`);
+  printTable(
+    ['target', 'service', 'floor', 'ratio', 'goal', 'met?'],
+    targets.map((t) => [t.target, String(t.service), String(t.floor), String(t.ratio), t.goal, t.met ? 'yes' : 'no']),
+  );
+}
+
 async function run(cleanUp: CleanUp): Promise<void> {
+  if (only === 'scale') {
+    const scale = await scaleSection(cleanUp, serviceEnvOf);
+    printTargets(scale.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
+    return;
+  }
+  if (only) throw new Error(`--only=${only}: the only section that runs alone is scale`);
   const name = await benchDatabase(cleanUp);
   const loadAtStart = loadavg()[0];
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { DATABASE_URL: _ignored, ...env } = process.env;
-  const serviceEnv = {
-    ...env,
-    DATABASE_URL: dbUrl(name),
-    DATABASE_POOL_SIZE: POOL_SIZE,
-    ADMIN_API_KEY: ADMIN_KEY,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MIN: '0',
-    JWT_SECRET: randomBytes(24).toString('hex'),
-  };
+  const serviceEnv = serviceEnvOf(name);
   await startService(port, serviceEnv, cleanUp);
   const floor = new pg.Client({ connectionString: dbUrl(name) });
   await floor.connect();
@@ -433,6 +524,8 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  ${memoryLine('service', serviceMemory)}`);
   say(`  ${memoryLine('bare Socket.IO', bareMemory)}\n`);
 
+  const scale = await scaleSection(cleanUp, serviceEnvOf);
+
   const [createRow, updateRow] = bulk;
   const targets = [
     target(`create ${BATCH} appointments, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, { ratioAtMost: 1.5 }),
@@ -447,13 +540,10 @@ async function run(cleanUp: CleanUp): Promise<void> {
       p99AtMost: 150,
     }),
     target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.9 }),
+    ...scale.targets,
   ];
   const loadAtEnd = loadavg()[0];
-  say(`targets (ratio = service ÷ floor; load average ${loadAtEnd.toFixed(2)} at the end):`);
-  printTable(
-    ['target', 'service', 'floor', 'ratio', 'goal', 'met?'],
-    targets.map((t) => [t.target, String(t.service), String(t.floor), String(t.ratio), t.goal, t.met ? 'yes' : 'no']),
-  );
+  printTargets(targets, loadAtEnd);
   say(
     `(check-in floor: the relay, no database; the same writes alone in plain SQL take p99 ${writesCheckins.sequential.p99} ms ` +
       `sequential and ${writesCheckins.concurrent.p99} ms ${CONCURRENT_CHECKINS} at once)`,
@@ -471,6 +561,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
           checkins: serviceCheckins,
           checkin_floor: relayCheckins,
           checkin_writes_floor: writesCheckins,
+          scale: scale.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,
