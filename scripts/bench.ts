@@ -241,6 +241,8 @@ async function scaleSection(
   say(`  (filled in ${scale.fill_seconds} s)`);
   say(line(`logs of 100 refs, ${SCALE.small.toLocaleString('en')} stored`, scale.logs.small));
   say(line(`logs of 100 refs, ${SCALE.large.toLocaleString('en')} stored`, scale.logs.large));
+  say(line(`  the same two SELECTs in plain SQL, ${SCALE.small.toLocaleString('en')}`, scale.logs.plain.small));
+  say(line(`  the same two SELECTs in plain SQL, ${SCALE.large.toLocaleString('en')}`, scale.logs.plain.large));
   say(line('listing, first page of 100', scale.listing.first));
   say(line(`listing, page ${scale.listing.depth + 1} (after ${scale.listing.depth} by cursor)`, scale.listing.deep));
   say('  first page of 100 with a filter, and the indexes of its plan:');
