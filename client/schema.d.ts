@@ -311,7 +311,7 @@ export interface paths {
     put?: never;
     /**
      * Check in at the gate: the service asks the terminal server and answers with the tickets it returned
-     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.
+     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, over REST or the socket, answers that attempt's outcome or resumes it ([check-in](/guide/checkin.md#retrying-with-the-same-checkin_id)). An `Idempotency-Key` header works too, as on every POST ([idempotency](/guide/idempotency.md)); a 5xx answer (`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.
      */
     post: operations['CheckinController_checkIn'];
     delete?: never;
@@ -1513,7 +1513,13 @@ export interface operations {
   AdminController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1527,6 +1533,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1559,6 +1567,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1599,6 +1609,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1608,6 +1620,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -1648,6 +1684,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2120,7 +2176,13 @@ export interface operations {
   AdminController_issueKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         id: string;
       };
@@ -2131,6 +2193,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2147,6 +2211,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['IssuedKeyView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -2173,6 +2259,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2193,6 +2281,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2202,6 +2292,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2275,7 +2409,13 @@ export interface operations {
   AdminController_revokeKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         id: string;
       };
@@ -2286,6 +2426,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2304,6 +2446,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['ApiKeyView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -2330,6 +2494,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2350,6 +2516,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2359,6 +2527,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2631,7 +2843,13 @@ export interface operations {
   LayoutsController_put: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description trip (carrier keys), appointment or ticket (terminal keys) */
         set: 'trip' | 'appointment' | 'ticket';
@@ -2650,6 +2868,8 @@ export interface operations {
       /** @description Replaced */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2703,6 +2923,8 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2756,6 +2978,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2796,6 +3020,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2816,6 +3042,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2825,6 +3053,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2865,6 +3117,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2938,7 +3210,13 @@ export interface operations {
   LayoutsController_delete: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description trip (carrier keys), appointment or ticket (terminal keys) */
         set: 'trip' | 'appointment' | 'ticket';
@@ -2952,6 +3230,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2976,6 +3256,8 @@ export interface operations {
       /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3016,6 +3298,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3036,6 +3320,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3053,8 +3339,32 @@ export interface operations {
           };
         };
       };
-      /** @description `LAYOUT_IN_USE`: A live record still uses the layout */
+      /** @description `LAYOUT_IN_USE`: A live record still uses the layout; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'LAYOUT_IN_USE' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3064,7 +3374,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'LAYOUT_IN_USE';
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3327,7 +3637,13 @@ export interface operations {
   LayoutsController_preview: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description trip (carrier keys), appointment or ticket (terminal keys) */
         set: 'trip' | 'appointment' | 'ticket';
@@ -3346,6 +3662,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3399,6 +3717,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3439,6 +3759,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3459,6 +3781,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3468,6 +3792,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3508,6 +3856,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3581,7 +3949,13 @@ export interface operations {
   DriverTokensController_issue: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         tax_id: string;
       };
@@ -3592,6 +3966,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3608,6 +3984,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['DriverTokenView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -3634,6 +4032,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3654,6 +4054,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3663,6 +4065,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3736,7 +4182,13 @@ export interface operations {
   DriverTokensController_revoke: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         tax_id: string;
       };
@@ -3747,6 +4199,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3763,6 +4217,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['RevokedTokensView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -3789,6 +4265,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3809,6 +4287,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3818,6 +4298,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3891,7 +4415,13 @@ export interface operations {
   TripsController_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3905,6 +4435,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3930,6 +4462,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `PROTECTED_FIELD`: An update tried to change a protected field; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3970,6 +4504,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3990,6 +4526,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4007,9 +4545,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4018,7 +4560,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4059,6 +4601,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4132,7 +4694,13 @@ export interface operations {
   TripsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4146,6 +4714,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4175,6 +4745,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4215,6 +4787,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4232,9 +4806,13 @@ export interface operations {
           };
         };
       };
-      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch */
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4243,7 +4821,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'DUPLICATE_KEY';
+              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4284,6 +4862,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4357,7 +4955,13 @@ export interface operations {
   TripsController_remove: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4371,6 +4975,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4396,6 +5002,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4436,6 +5044,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4456,6 +5066,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4473,9 +5085,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4484,7 +5100,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4525,6 +5141,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4794,7 +5430,13 @@ export interface operations {
   AppointmentsController_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4808,6 +5450,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4833,6 +5477,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `PROTECTED_FIELD`: An update tried to change a protected field; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4873,6 +5519,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4893,6 +5541,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4910,9 +5560,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4921,7 +5575,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4962,6 +5616,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5035,7 +5709,13 @@ export interface operations {
   AppointmentsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5049,6 +5729,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5078,6 +5760,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5118,6 +5802,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5135,9 +5821,13 @@ export interface operations {
           };
         };
       };
-      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch */
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5146,7 +5836,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'DUPLICATE_KEY';
+              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5187,6 +5877,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5260,7 +5970,13 @@ export interface operations {
   AppointmentsController_remove: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5274,6 +5990,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5299,6 +6017,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5339,6 +6059,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5359,6 +6081,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5376,9 +6100,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5387,7 +6115,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5428,6 +6156,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5882,7 +6630,13 @@ export interface operations {
   TicketsController_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5896,6 +6650,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5920,6 +6676,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5960,6 +6718,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5980,6 +6740,8 @@ export interface operations {
       /** @description `TICKETS_NOT_FOUND`: Some ticket ids do not exist for the calling terminal */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5989,6 +6751,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'TICKETS_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6029,6 +6815,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6102,7 +6908,13 @@ export interface operations {
   TicketsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6116,6 +6928,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6140,6 +6954,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6180,6 +6996,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6200,6 +7018,8 @@ export interface operations {
       /** @description `APPOINTMENT_NOT_FOUND`: appointment_ref does not exist for the calling terminal */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6209,6 +7029,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'APPOINTMENT_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6249,6 +7093,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6322,7 +7186,13 @@ export interface operations {
   TicketsController_remove: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6336,6 +7206,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6360,6 +7232,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6400,6 +7274,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6420,6 +7296,8 @@ export interface operations {
       /** @description `TICKETS_NOT_FOUND`: Some ticket ids do not exist for the calling terminal */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6429,6 +7307,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'TICKETS_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6469,6 +7371,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6542,7 +7464,13 @@ export interface operations {
   CheckinController_checkIn: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The appointment id */
         id: string;
@@ -6558,6 +7486,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6597,6 +7527,8 @@ export interface operations {
       /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `MALFORMED_JSON`: The body is not valid JSON */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6637,6 +7569,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6654,8 +7588,37 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_STATUS_TRANSITION'
+                | 'CHECKIN_OUTSIDE_WINDOW'
+                | 'CHECKIN_IN_PROGRESS'
+                | 'CHECKIN_REJECTED'
+                | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -6665,7 +7628,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION' | 'CHECKIN_OUTSIDE_WINDOW' | 'CHECKIN_IN_PROGRESS' | 'CHECKIN_REJECTED';
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;

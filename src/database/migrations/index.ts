@@ -4,6 +4,7 @@ import { TicketsFeedCheckins1763881200000 } from './1763881200000-tickets-feed-c
 import { Settings1763884800000 } from './1763884800000-settings.js';
 import { PartnerScopedDrivers1763888400000 } from './1763888400000-partner-scoped-drivers.js';
 import { CheckinInstances1763892000000 } from './1763892000000-checkin-instances.js';
+import { IdempotencyKeys1763895600000 } from './1763895600000-idempotency-keys.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Settings1763884800000,
   PartnerScopedDrivers1763888400000,
   CheckinInstances1763892000000,
+  IdempotencyKeys1763895600000,
 ];
