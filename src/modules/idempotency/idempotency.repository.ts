@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import { KEPT_FOR_HOURS } from '../../common/http/idempotency-key.js';
 
@@ -53,6 +54,17 @@ export class IdempotencyRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
+   * Runs one of the statements below as a named prepared statement, on TypeORM's own pool (`driver.master`):
+   * each connection parses and plans it once. The claim's plan costs more than its execution, and the
+   * statements run on every request that sends a key. Logged as TypeORM logs its queries.
+   */
+  private async run<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    this.db.logger.logQuery(text, values);
+    const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
+    return (await pool.query<T & pg.QueryResultRow>({ name: `idempotency-${name}`, text, values })).rows;
+  }
+
+  /**
    * One statement: inserts the claim unless the caller holds the key already (`ON CONFLICT DO NOTHING`, so two
    * instances never both win), and otherwise answers the row found. Null with neither: the row appeared
    * between the statement's snapshot and its insert (a racing claim), so it is not visible yet; read it again.
@@ -63,7 +75,8 @@ export class IdempotencyRepository {
     instanceId: string,
     leaseSeconds: number,
   ): Promise<{ claimed: string } | { found: FoundKey } | null> {
-    const rows: (FoundKey & { claimed: boolean })[] = await this.db.query(
+    const rows = await this.run<FoundKey & { claimed: boolean }>(
+      'claim',
       `WITH claimed AS (
          INSERT INTO idempotency_keys (caller, key, fingerprint, instance_id, expires_at)
          VALUES ($1, $2, $3, $4, now() + ${KEPT_FOR})
@@ -88,7 +101,8 @@ export class IdempotencyRepository {
 
   /** The caller's key as it is now (after a racing claim), or null. */
   async find({ caller, key }: KeyOfCaller, leaseSeconds: number): Promise<FoundKey | null> {
-    const rows: FoundKey[] = await this.db.query(
+    const rows = await this.run<FoundKey>(
+      'find',
       `SELECT claimed_at::text AS claimed_at, fingerprint, instance_id, response_status, response_type, response_body,
               expires_at <= now() AS expired, claimed_at <= now() - make_interval(secs => $3) AS stale
          FROM idempotency_keys WHERE caller = $1 AND key = $2`,
@@ -103,7 +117,8 @@ export class IdempotencyRepository {
    * Its new claimed_at, or null when another got there first.
    */
   async takeOver({ caller, key }: KeyOfCaller, found: string, fingerprint: Buffer, instanceId: string): Promise<string | null> {
-    const rows: { claimed_at: string }[] = await this.db.query(
+    const rows = await this.run<{ claimed_at: string }>(
+      'take-over',
       `WITH taken AS (
          UPDATE idempotency_keys
             SET fingerprint = $4, instance_id = $5, claimed_at = clock_timestamp(), expires_at = clock_timestamp() + ${KEPT_FOR},
@@ -119,7 +134,8 @@ export class IdempotencyRepository {
 
   /** Keeps the answer of the claim made at `claimedAt` (unless it was taken over meanwhile). */
   async keep({ caller, key }: KeyOfCaller, claimedAt: string, answer: KeptAnswer): Promise<void> {
-    await this.db.query(
+    await this.run(
+      'keep',
       `UPDATE idempotency_keys SET response_status = $4, response_type = $5, response_body = $6
         WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response_status IS NULL`,
       [caller, key, claimedAt, answer.status, answer.type, answer.body],
@@ -128,7 +144,8 @@ export class IdempotencyRepository {
 
   /** Gives the key up (an answer not kept, a 5xx): the next request with it runs. */
   async release({ caller, key }: KeyOfCaller, claimedAt: string): Promise<void> {
-    await this.db.query(
+    await this.run(
+      'release',
       `DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response_status IS NULL`,
       [caller, key, claimedAt],
     );
@@ -139,7 +156,7 @@ export class IdempotencyRepository {
    * instance's purge holds are skipped. How many went.
    */
   async purgeExpired(limit: number): Promise<number> {
-    const [{ purged }]: { purged: number }[] = await this.db.query(PURGE_EXPIRED, [limit]);
+    const [{ purged }] = await this.run<{ purged: number }>('purge', PURGE_EXPIRED, [limit]);
     return purged;
   }
 }
