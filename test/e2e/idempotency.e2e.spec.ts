@@ -185,6 +185,9 @@ describe('Idempotency-Key on one instance', () => {
     expect(answerOf(again)).toEqual(answerOf(first));
     expect(replayed(again)).toBe('true');
     expect(await logsOfRef(item.appointment.ref as string)).toBe(2);
+    // What a retry without the key would have met:
+    const plain = await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([item.appointment.ref]);
+    expect(plain.body.error.code).toBe('INVALID_STATUS_TRANSITION');
   });
 
   it('refuses a key that is empty, longer than 255 characters or not printable ASCII, naming the header; writes nothing', async () => {
@@ -295,6 +298,28 @@ describe('Idempotency-Key on one instance', () => {
       const again = await checkIn(id, key);
       expect([again.status, replayed(again), again.text]).toEqual([200, 'true', retry.text]);
     });
+  });
+
+  it('sends the answer even when it cannot be kept; a retry on the same instance then takes the key over at once', async () => {
+    // Storing a 201 fails (as it would with the database gone at that moment); other answers store.
+    await db.query(`ALTER TABLE idempotency_keys ADD CONSTRAINT no_201 CHECK (response_status IS DISTINCT FROM 201) NOT VALID`);
+    try {
+      const key = randomUUID();
+      const item = createItem('appointment', 'appt');
+      const first = await create(item, key);
+      expect(first.status).toBe(201);
+      expect(t.logs.some((line) => line.msg === 'idempotency: the answer could not be kept')).toBe(true);
+      const [row] = await db.query(`SELECT response_status FROM idempotency_keys WHERE key = $1`, [key]);
+      expect(row.response_status).toBeNull();
+
+      // Claimed by this instance, but no request of its runs it: taken over, run again.
+      const retried = await create(item, key);
+      expect([retried.status, retried.body.error.code, replayed(retried)]).toEqual([409, 'DUPLICATE_KEY', undefined]);
+      expect(await appointmentsWithRef(item.appointment.ref as string)).toBe(1);
+      expect(replayed(await create(item, key))).toBe('true');
+    } finally {
+      await db.query(`ALTER TABLE idempotency_keys DROP CONSTRAINT no_201`);
+    }
   });
 
   it('purges expired keys, and treats an expired key not yet purged as new', async () => {

@@ -85,9 +85,10 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
       if (answer.status >= 500) await this.repository.release(claim, claim.claimedAt);
       else await this.repository.keep(claim, claim.claimedAt, answer);
     } catch (error) {
-      // The answer still goes out; the key stays claimed, and a retry takes it over (this instance at once,
-      // another after the lease).
-      this.logger.error({ err: error, caller: claim.caller }, 'idempotency: the answer could not be kept');
+      // The answer still goes out; the key stays claimed, and a retry takes it over (on this instance at once,
+      // on another after the lease).
+      const failed = answer.status >= 500 ? 'the key could not be released' : 'the answer could not be kept';
+      this.logger.error({ err: error, caller: claim.caller, status: answer.status }, `idempotency: ${failed}`);
     } finally {
       this.running.delete(id(claim));
     }
