@@ -319,7 +319,7 @@ export interface paths {
     put?: never;
     /**
      * Check in at the gate: the service asks the terminal server and answers with the tickets it returned
-     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.
+     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, over REST or the socket, answers that attempt's outcome or resumes it ([check-in](/guide/checkin.md#retrying-with-the-same-checkin_id)). An `Idempotency-Key` header works too, as on every POST ([idempotency](/guide/idempotency.md)); a 5xx answer (`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.
      */
     post: operations['CheckinController_checkIn'];
     delete?: never;
@@ -1539,7 +1539,13 @@ export interface operations {
   AdminController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1553,6 +1559,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1585,6 +1593,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1625,6 +1635,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1634,6 +1646,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -1674,6 +1710,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2146,7 +2202,13 @@ export interface operations {
   AdminController_issueKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         id: string;
       };
@@ -2157,6 +2219,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2173,6 +2237,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['IssuedKeyView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -2199,6 +2285,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2219,6 +2307,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2228,6 +2318,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2301,7 +2435,13 @@ export interface operations {
   AdminController_revokeKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         id: string;
       };
@@ -2312,6 +2452,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2330,6 +2472,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['ApiKeyView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -2356,6 +2520,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2376,6 +2542,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2385,6 +2553,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2657,7 +2869,13 @@ export interface operations {
   LayoutsController_put: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description trip (carrier keys), appointment or ticket (terminal keys) */
         set: 'trip' | 'appointment' | 'ticket';
@@ -2676,6 +2894,8 @@ export interface operations {
       /** @description Replaced */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2729,6 +2949,8 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2782,6 +3004,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2822,6 +3046,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2842,6 +3068,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2851,6 +3079,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2891,6 +3143,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2964,7 +3236,13 @@ export interface operations {
   LayoutsController_delete: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description trip (carrier keys), appointment or ticket (terminal keys) */
         set: 'trip' | 'appointment' | 'ticket';
@@ -2978,6 +3256,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3002,6 +3282,8 @@ export interface operations {
       /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3042,6 +3324,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3062,6 +3346,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3079,8 +3365,32 @@ export interface operations {
           };
         };
       };
-      /** @description `LAYOUT_IN_USE`: A live record still uses the layout */
+      /** @description `LAYOUT_IN_USE`: A live record still uses the layout; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'LAYOUT_IN_USE' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3090,7 +3400,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'LAYOUT_IN_USE';
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3353,7 +3663,13 @@ export interface operations {
   LayoutsController_preview: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description trip (carrier keys), appointment or ticket (terminal keys) */
         set: 'trip' | 'appointment' | 'ticket';
@@ -3372,6 +3688,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3425,6 +3743,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3465,6 +3785,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3485,6 +3807,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3494,6 +3818,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3534,6 +3882,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3607,7 +3975,13 @@ export interface operations {
   DriverTokensController_issue: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         tax_id: string;
       };
@@ -3618,6 +3992,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3634,6 +4010,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['DriverTokenView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -3660,6 +4058,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3680,6 +4080,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3689,6 +4091,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3762,7 +4208,13 @@ export interface operations {
   DriverTokensController_revoke: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         tax_id: string;
       };
@@ -3773,6 +4225,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3789,6 +4243,28 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['RevokedTokensView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -3815,6 +4291,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3835,6 +4313,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3844,6 +4324,50 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4109,7 +4633,13 @@ export interface operations {
   TripsController_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4123,6 +4653,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4148,6 +4680,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `PROTECTED_FIELD`: An update tried to change a protected field; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4188,6 +4722,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4208,6 +4744,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4225,9 +4763,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4236,7 +4778,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4277,6 +4819,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4350,7 +4912,13 @@ export interface operations {
   TripsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4364,6 +4932,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4393,6 +4963,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4433,6 +5005,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4450,9 +5024,13 @@ export interface operations {
           };
         };
       };
-      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch */
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4461,7 +5039,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'DUPLICATE_KEY';
+              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4502,6 +5080,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4575,7 +5173,13 @@ export interface operations {
   TripsController_remove: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4589,6 +5193,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4614,6 +5220,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4654,6 +5262,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4674,6 +5284,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4691,9 +5303,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4702,7 +5318,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4743,6 +5359,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5211,7 +5847,13 @@ export interface operations {
   AppointmentsController_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5225,6 +5867,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5250,6 +5894,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `PROTECTED_FIELD`: An update tried to change a protected field; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5290,6 +5936,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5310,6 +5958,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5327,9 +5977,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5338,7 +5992,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5379,6 +6033,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5452,7 +6126,13 @@ export interface operations {
   AppointmentsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5466,6 +6146,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5495,6 +6177,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5535,6 +6219,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5552,9 +6238,13 @@ export interface operations {
           };
         };
       };
-      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch */
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5563,7 +6253,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'DUPLICATE_KEY';
+              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5604,6 +6294,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5677,7 +6387,13 @@ export interface operations {
   AppointmentsController_remove: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5691,6 +6407,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5716,6 +6434,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5756,6 +6476,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5776,6 +6498,8 @@ export interface operations {
       /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5793,9 +6517,13 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5804,7 +6532,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION';
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5845,6 +6573,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6299,7 +7047,13 @@ export interface operations {
   TicketsController_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6313,6 +7067,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6337,6 +7093,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6377,6 +7135,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6397,6 +7157,8 @@ export interface operations {
       /** @description `TICKETS_NOT_FOUND`: Some ticket ids do not exist for the calling terminal */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6406,6 +7168,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'TICKETS_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6446,6 +7232,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6519,7 +7325,13 @@ export interface operations {
   TicketsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6533,6 +7345,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6557,6 +7371,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6597,6 +7413,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6617,6 +7435,8 @@ export interface operations {
       /** @description `APPOINTMENT_NOT_FOUND`: appointment_ref does not exist for the calling terminal */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6626,6 +7446,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'APPOINTMENT_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6666,6 +7510,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6739,7 +7603,13 @@ export interface operations {
   TicketsController_remove: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6753,6 +7623,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6777,6 +7649,8 @@ export interface operations {
       /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6817,6 +7691,8 @@ export interface operations {
       /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
       403: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6837,6 +7713,8 @@ export interface operations {
       /** @description `TICKETS_NOT_FOUND`: Some ticket ids do not exist for the calling terminal */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6846,6 +7724,30 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'TICKETS_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6886,6 +7788,26 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6959,7 +7881,13 @@ export interface operations {
   CheckinController_checkIn: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The appointment id */
         id: string;
@@ -6975,6 +7903,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7014,6 +7944,8 @@ export interface operations {
       /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `MALFORMED_JSON`: The body is not valid JSON */
       400: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7054,6 +7986,8 @@ export interface operations {
       /** @description `NOT_FOUND`: No such route or resource */
       404: {
         headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -7071,8 +8005,37 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_STATUS_TRANSITION'
+                | 'CHECKIN_OUTSIDE_WINDOW'
+                | 'CHECKIN_IN_PROGRESS'
+                | 'CHECKIN_REJECTED'
+                | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -7082,7 +8045,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION' | 'CHECKIN_OUTSIDE_WINDOW' | 'CHECKIN_IN_PROGRESS' | 'CHECKIN_REJECTED';
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;

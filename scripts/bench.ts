@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { idempotencyBench, printIdempotency } from './bench/idempotency.js';
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
@@ -435,6 +436,24 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  service         ${singleCreate.service.per_second} requests/s (${latencyOf(loads.service)})`);
   say(`  node:http + pg  ${singleCreate.floor.per_second} requests/s (${latencyOf(loads.floor)})\n`);
 
+  // ---- Idempotency-Key (scripts/bench/idempotency.ts): single-item and 1,000-item creates with a new key per request
+  // against the same creates without the header, alternating; the floor is the service without the header. ----
+  const idempotency = await idempotencyBench({
+    base,
+    apiKey,
+    path: '/api/v1/appointments',
+    connections: CONNECTIONS,
+    warmupMs: LOAD_WARMUP_MS,
+    roundMs: LOAD_ROUND_MS,
+    rounds: LOAD_ROUNDS,
+    singleBodies: singleItemBodies,
+    batch: BATCH,
+    batchRounds: ROUNDS,
+    batchItems: (prefix) => appointmentItems(prefix, BATCH),
+  });
+  printIdempotency(idempotency, say);
+  // ---- end of Idempotency-Key ----
+
   // Check-in round trips: the service, then a bare relay (the socket hops alone), with the same client code and
   // auth payloads; then the same check-in writes in plain SQL (the database work alone), the same way.
   const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
@@ -535,6 +554,18 @@ async function run(cleanUp: CleanUp): Promise<void> {
     target(`single-item create, ${CONNECTIONS} connections, requests/s`, singleCreate.service.per_second, singleCreate.floor.per_second, {
       ratioAtLeast: 0.5,
     }),
+    target(
+      `single-item create with Idempotency-Key, ${CONNECTIONS} connections, ms/request`,
+      idempotency.single.with_key.ms_per_request,
+      idempotency.single.without_key.ms_per_request,
+      { ratioAtMost: 1.2 },
+    ),
+    target(
+      `create ${BATCH} appointments with Idempotency-Key, 1 request, p50 ms`,
+      idempotency.batch.with_key.p50,
+      idempotency.batch.without_key.p50,
+      { ratioAtMost: 1.2 },
+    ),
     target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
       p99AtMost: 15,
     }),

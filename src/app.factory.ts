@@ -28,7 +28,7 @@ function httpCors(origin: '*' | string[]): CorsOptions {
     origin,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'],
     credentials: false,
   };
 }

@@ -18,6 +18,8 @@ import { DriverTokensModule } from './modules/driver-tokens/driver-tokens.module
 import { DriversModule } from './modules/drivers/drivers.module.js';
 import { FeedModule } from './modules/feed/feed.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { IdempotencyInterceptor } from './modules/idempotency/idempotency.interceptor.js';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module.js';
 import { LayoutsModule } from './modules/layouts/layouts.module.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -45,6 +47,7 @@ export class AppModule {
         FeedModule,
         RevocationsModule,
         AuthModule,
+        IdempotencyModule,
         AccountsModule,
         LayoutsModule,
         DriversModule,
@@ -62,6 +65,8 @@ export class AppModule {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: RequestInputInterceptor },
+        // After the guards and RequestInputInterceptor: the caller is known and the body read (docs/idempotency.md).
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
       exports: [APP_CONFIG, LOGGER],
     };

@@ -9,6 +9,7 @@ import { DriverTokenGrant } from './modules/auth/driver-token-grant.entity.js';
 import { Ticket } from './modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from './modules/trips/trip.entity.js';
 import { Setting } from './database/setting.entity.js';
+import { IdempotencyKey } from './modules/idempotency/idempotency-key.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -25,4 +26,5 @@ export const ENTITIES = [
   DriverTokenGrant,
   Checkin,
   Setting,
+  IdempotencyKey,
 ];

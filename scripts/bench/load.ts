@@ -10,14 +10,15 @@ export interface LoadResult {
 
 /**
  * POSTs to `origin + path` over `connections` keep-alive connections (an undici pool, one request at a time
- * on each) for `durationMs`, each request with the body `body(n)` for its sequence number n. Every answer
- * must have `expected` as its status. Requests still in flight at the deadline finish and count.
+ * on each) for `durationMs`, each request with the body `body(n)` for its sequence number n (and the headers
+ * `headers(n)` when given as a function). Every answer must have `expected` as its status. Requests still in
+ * flight at the deadline finish and count.
  */
 export async function postLoad(
   origin: string,
   options: {
     path: string;
-    headers: Record<string, string>;
+    headers: Record<string, string> | ((n: number) => Record<string, string>);
     body: (n: number) => string;
     connections: number;
     durationMs: number;
@@ -32,9 +33,11 @@ export async function postLoad(
   const deadline = started + options.durationMs;
   const worker = async () => {
     while (!failure && now() < deadline) {
-      const body = options.body(sequence++);
+      const n = sequence++;
+      const body = options.body(n);
+      const headers = typeof options.headers === 'function' ? options.headers(n) : options.headers;
       const sent = now();
-      const res = await pool.request({ method: 'POST', path: options.path, headers: options.headers, body });
+      const res = await pool.request({ method: 'POST', path: options.path, headers, body });
       const text = await res.body.text();
       if (res.statusCode !== options.expected)
         failure ??= new Error(`POST ${origin}${options.path}: ${res.statusCode} ${text.slice(0, 300)}`);

@@ -30,11 +30,11 @@ describe('CORS_ORIGINS with a list of origins', () => {
     expect(res.headers.vary).toMatch(/Origin/);
   });
 
-  it('lets an allowed origin read responses, errors included, and the request id and Retry-After headers', async () => {
+  it('lets an allowed origin read responses, errors included, and the request id, Retry-After and Idempotent-Replayed headers', async () => {
     const ok = await t.http.get('/health/live').set('Origin', 'http://localhost:5173');
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe('http://localhost:5173');
-    expect(ok.headers['access-control-expose-headers']).toBe('X-Request-Id,Retry-After');
+    expect(ok.headers['access-control-expose-headers']).toBe('X-Request-Id,Retry-After,Idempotent-Replayed');
 
     const unauthorized = await t.http.get('/api/v1/layouts/ticket').set('Origin', PANEL);
     expect(unauthorized.status).toBe(401);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/database/data-dir-lock.js';
 import { newTerminal } from '../factories/accounts.js';
-import { putLayout } from '../factories/layouts.js';
+import { putLayout, TICKET_LAYOUT } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
 import { freePort, spawnWithOutput, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
@@ -26,7 +26,7 @@ const spawnService = (env: Record<string, string>) =>
   spawnWithOutput(process.execPath, ['dist/src/main.js'], { LOG_LEVEL: 'info', ...env });
 
 describe('the embedded store (no DATABASE_URL)', () => {
-  it('serves the API and keeps its data across restarts', async () => {
+  it('serves the API and keeps its data (and Idempotency-Key answers) across restarts', async () => {
     const dataDir = tempDir();
     const first = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
     let terminalKey: string;
@@ -35,6 +35,12 @@ describe('the embedded store (no DATABASE_URL)', () => {
       const terminal = await newTerminal(first.http);
       terminalKey = terminal.key;
       await putLayout(first.http, terminal.key, 'ticket', 'gate-pass');
+      const keyed = await first.http
+        .put('/api/v1/layouts/ticket/kept')
+        .set('X-API-Key', terminal.key)
+        .set('Idempotency-Key', 'embedded-1')
+        .send(TICKET_LAYOUT);
+      expect([keyed.status, keyed.headers['idempotent-replayed']]).toEqual([201, undefined]);
       expect(() => acquireDataDirLock(dataDir)).toThrow(DataDirLockedError);
     } finally {
       await first.close();
@@ -46,6 +52,13 @@ describe('the embedded store (no DATABASE_URL)', () => {
       const res = await second.http.get('/api/v1/layouts/ticket/gate-pass').set('X-API-Key', terminalKey);
       expect(res.status).toBe(200);
       expect(res.body.data.layout_ref).toBe('gate-pass');
+      // Idempotency-Key answers are kept in the store too.
+      const replay = await second.http
+        .put('/api/v1/layouts/ticket/kept')
+        .set('X-API-Key', terminalKey)
+        .set('Idempotency-Key', 'embedded-1')
+        .send(TICKET_LAYOUT);
+      expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
     } finally {
       await second.close();
     }

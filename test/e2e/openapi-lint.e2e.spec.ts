@@ -64,7 +64,13 @@ describe('the OpenAPI document served at /docs-json', () => {
   it("links the guide's pages, and every link it makes to /guide resolves to the page (served from docs/)", async () => {
     const links = [...new Set(JSON.stringify(document).match(/\/guide\/[a-z-]+\.md/g) ?? [])];
     expect(links).toEqual(
-      expect.arrayContaining(['/guide/statuses.md', '/guide/errors.md', '/guide/checkin.md', '/guide/driver-tokens.md']),
+      expect.arrayContaining([
+        '/guide/statuses.md',
+        '/guide/errors.md',
+        '/guide/checkin.md',
+        '/guide/driver-tokens.md',
+        '/guide/idempotency.md',
+      ]),
     );
     for (const link of links) {
       const page = await t.http.get(link);

@@ -1,5 +1,5 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiResponse, getSchemaPath, type ResponseObject, type ResponsesObject } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
 import { okExample } from './examples.js';
 
@@ -19,6 +19,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   DUPLICATE_KEY: 'A ref already exists or repeats within the batch',
   INVALID_STATUS_TRANSITION: 'The status cannot move that way',
   LAYOUT_IN_USE: 'A live record still uses the layout',
+  IDEMPOTENCY_KEY_MISMATCH: 'The Idempotency-Key was first used with another method, path or body',
+  IDEMPOTENCY_KEY_IN_USE: 'The first request with this Idempotency-Key is still running; see Retry-After',
   PAYLOAD_TOO_LARGE: 'The body exceeds 10 MB',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as application/json',
   RATE_LIMITED: 'Too many requests for this key; see Retry-After',
@@ -69,6 +71,27 @@ export function ApiErrors(...codes: ErrorCode[]) {
       }),
     ),
   );
+}
+
+/**
+ * Adds error codes to an operation of a built document (what ApiErrors does on a route): each joins the error
+ * response of its status, which is made when the operation has none.
+ */
+export function addApiErrors(responses: ResponsesObject, ...codes: ErrorCode[]): void {
+  for (const code of codes) {
+    const status = String(ERROR_STATUS[code]);
+    const line = `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`;
+    const existing = responses[status] as ResponseObject | undefined;
+    const schema = existing?.content?.['application/json']?.schema as ReturnType<typeof errorSchema> | undefined;
+    const listed = schema?.properties?.error?.properties?.code?.enum;
+    if (listed?.includes(code)) continue;
+    // A new object: @nestjs/swagger may share one response between the operations of a controller.
+    responses[status] = {
+      ...existing,
+      description: listed ? `${existing!.description}; ${line}` : line,
+      content: { 'application/json': { schema: errorSchema([...(listed ?? []), code]) } },
+    };
+  }
 }
 
 /**

@@ -1,6 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENT_METHODS,
+  IDEMPOTENT_PREFIX,
+  KEPT_FOR_HOURS,
+  REPLAYED_HEADER,
+} from '../http/idempotency-key.js';
+import { addApiErrors } from './api-responses.js';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from './security-schemes.js';
 import { guideUrl, loadGuide } from './guide.js';
 
@@ -12,10 +22,13 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
         'Every call carries `X-API-Key` (use **Authorize**). Success answers `{"success": true, "data": …}`; ' +
         'errors answer `{"success": false, "error": {"code", "message", "details?"}}` with the codes listed per endpoint. ' +
         'Every response carries `X-Request-Id` (send your own to correlate).\n\n' +
+        `Every POST, PUT and DELETE takes an \`${IDEMPOTENCY_KEY_HEADER}\` header that makes a retry safe: the first answer is kept ` +
+        `${KEPT_FOR_HOURS} h and sent again, with \`${REPLAYED_HEADER}: true\` ([idempotency](${guideUrl('idempotency')})).\n\n` +
         'The real-time channel (Socket.IO namespaces /terminal and /driver, the check-in handshake and the driver feed) is described ' +
         'in AsyncAPI at [/asyncapi.json](/asyncapi.json).\n\n' +
         `The guide: [statuses and their moves](${guideUrl('statuses')}), [errors, their order and the validation rules](${guideUrl('errors')}), ` +
-        `[the check-in protocol and the driver feed](${guideUrl('checkin')}), [driver tokens and what they see](${guideUrl('driver-tokens')}).`,
+        `[the check-in protocol and the driver feed](${guideUrl('checkin')}), [driver tokens and what they see](${guideUrl('driver-tokens')}), ` +
+        `[Idempotency-Key and retries](${guideUrl('idempotency')}).`,
     )
     .setVersion('1')
     // Relative: the API is served beside its document, whatever host and port that is.
@@ -37,7 +50,58 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     }
   }
   nullableRefs(document.components?.schemas);
+  documentIdempotency(document);
   return document;
+}
+
+/** Statuses only ever answered before the key is looked at (credentials, reading the body) or about the key itself: never kept. */
+const NEVER_KEPT = new Set(['401', '413', '415', '422', '429']);
+
+/**
+ * Every POST, PUT and DELETE under /api/v1 takes Idempotency-Key (docs/idempotency.md): the header parameter,
+ * `Idempotent-Replayed` on every answer that can be a kept one (below 500), and the codes a key can answer.
+ */
+function documentIdempotency(document: OpenAPIObject): void {
+  // Inline rather than a component: generated clients then type the header as optional, as it is.
+  const replayed: HeaderObject = {
+    description: `\`true\` when this is the answer kept for an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}`,
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith(IDEMPOTENT_PREFIX)) continue;
+    for (const method of IDEMPOTENT_METHODS) {
+      const operation = item[method.toLowerCase() as 'post' | 'put' | 'delete'];
+      if (!operation) continue;
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        {
+          name: IDEMPOTENCY_KEY_HEADER,
+          in: 'header',
+          required: false,
+          description:
+            `Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 ` +
+            `is kept ${KEPT_FOR_HOURS} h for the caller and sent again to a retry with the same method, path and body, which then ` +
+            `writes nothing. [How it works](${guideUrl('idempotency')}).`,
+          schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_PATTERN },
+          example: '6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15',
+        },
+      ];
+      addApiErrors(operation.responses, 'VALIDATION_ERROR', 'IDEMPOTENCY_KEY_MISMATCH', 'IDEMPOTENCY_KEY_IN_USE');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!response || Number(status) >= 500 || NEVER_KEPT.has(status) || '$ref' in response) continue;
+        const headers: Record<string, HeaderObject | ReferenceObject> = { ...response.headers, [REPLAYED_HEADER]: replayed };
+        if (status === '409') {
+          headers['Retry-After'] = {
+            description: 'With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying',
+            required: false,
+            schema: { type: 'integer', minimum: 1 },
+          };
+        }
+        operation.responses[status] = { ...response, headers };
+      }
+    }
+  }
 }
 
 /**

@@ -15,6 +15,9 @@ export const ERROR_STATUS = {
   DUPLICATE_KEY: 409,
   INVALID_STATUS_TRANSITION: 409,
   LAYOUT_IN_USE: 409,
+  // Idempotency-Key (docs/idempotency.md): the key was used for another request, or its first request still runs.
+  IDEMPOTENCY_KEY_MISMATCH: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -4,6 +4,7 @@ import { TicketsFeedCheckins1763881200000 } from './1763881200000-tickets-feed-c
 import { Settings1763884800000 } from './1763884800000-settings.js';
 import { PartnerScopedDrivers1763888400000 } from './1763888400000-partner-scoped-drivers.js';
 import { CheckinInstances1763892000000 } from './1763892000000-checkin-instances.js';
+import { IdempotencyKeys1763895600000 } from './1763895600000-idempotency-keys.js';
 import { RecordListing1763899200000 } from './1763899200000-record-listing.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   Settings1763884800000,
   PartnerScopedDrivers1763888400000,
   CheckinInstances1763892000000,
+  IdempotencyKeys1763895600000,
   RecordListing1763899200000,
 ];

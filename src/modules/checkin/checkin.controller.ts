@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
+import { guideUrl } from '../../common/docs/guide.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { requireInput } from '../../common/validation/validate.js';
@@ -20,13 +21,17 @@ export class CheckinController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Check in at the gate: the service asks the terminal server and answers with the tickets it returned',
-    description: 'The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe.',
+    description:
+      'The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, ' +
+      `over REST or the socket, answers that attempt's outcome or resumes it ([check-in](${guideUrl('checkin', 'retrying-with-the-same-checkin_id')})). ` +
+      `An \`Idempotency-Key\` header works too, as on every POST ([idempotency](${guideUrl('idempotency')})); a 5xx answer ` +
+      '(`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The appointment id' })
   @ApiBody({
     required: false,
     type: CheckinBodyDto,
-    examples: { retrySafe: { summary: 'With an idempotency key', value: { checkin_id: EXAMPLE.checkinId } } },
+    examples: { retrySafe: { summary: 'With a checkin_id (retry-safe)', value: { checkin_id: EXAMPLE.checkinId } } },
   })
   @ApiEnvelope(200, CheckinResultView, {
     checkin_id: EXAMPLE.checkinId,

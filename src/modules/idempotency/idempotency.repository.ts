@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DataSource } from 'typeorm';
+import { KEPT_FOR_HOURS } from '../../common/http/idempotency-key.js';
+
+/** A caller's key, and the request that sent it. */
+export interface KeyOfCaller {
+  caller: string;
+  key: string;
+}
+
+/** The answer of a request, as it went out: kept, and sent again to every retry. */
+export interface KeptAnswer {
+  status: number;
+  type: string | null;
+  body: string | null;
+}
+
+/**
+ * The row a claim found instead of inserting its own. `claimed_at` travels as PostgreSQL's text (microseconds
+ * and all), so a take-over can name exactly the claim it replaces.
+ */
+export interface FoundKey {
+  claimed_at: string;
+  fingerprint: Buffer;
+  instance_id: string | null;
+  response_status: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  /** Past its 24 h: as good as absent (the purge has not come by yet). */
+  expired: boolean;
+  /** Still running after the lease: whoever runs it is taken to be stuck. */
+  stale: boolean;
+}
+
+const KEPT_FOR = `interval '${KEPT_FOR_HOURS} hours'`;
+
+/** Up to $1 expired keys, oldest first, found by a range of the expires_at index (exported for a test of its plan). */
+export const PURGE_EXPIRED = `
+  WITH expired AS (
+    SELECT caller, key FROM idempotency_keys WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+  ),
+  purged AS (
+    DELETE FROM idempotency_keys k USING expired e WHERE k.caller = e.caller AND k.key = e.key RETURNING 1
+  )
+  SELECT count(*)::int AS purged FROM purged`;
+
+/**
+ * The SQL of Idempotency-Key (docs/idempotency.md). Every statement stands alone (no transaction) and reaches
+ * its row by primary key; only the purge reads a range, of the expires_at index.
+ */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Runs one of the statements below as a named prepared statement, on TypeORM's own pool (`driver.master`):
+   * each connection parses and plans it once. The claim's plan costs more than its execution, and the
+   * statements run on every request that sends a key. Logged as TypeORM logs its queries.
+   */
+  private async run<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    this.db.logger.logQuery(text, values);
+    const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
+    return (await pool.query<T & pg.QueryResultRow>({ name: `idempotency-${name}`, text, values })).rows;
+  }
+
+  /**
+   * One statement: inserts the claim unless the caller holds the key already (`ON CONFLICT DO NOTHING`, so two
+   * instances never both win), and otherwise answers the row found. Null with neither: the row appeared
+   * between the statement's snapshot and its insert (a racing claim), so it is not visible yet; read it again.
+   */
+  async claim(
+    { caller, key }: KeyOfCaller,
+    fingerprint: Buffer,
+    instanceId: string,
+    leaseSeconds: number,
+  ): Promise<{ claimed: string } | { found: FoundKey } | null> {
+    const rows = await this.run<FoundKey & { claimed: boolean }>(
+      'claim',
+      `WITH claimed AS (
+         INSERT INTO idempotency_keys (caller, key, fingerprint, instance_id, expires_at)
+         VALUES ($1, $2, $3, $4, now() + ${KEPT_FOR})
+         ON CONFLICT (caller, key) DO NOTHING
+         RETURNING claimed_at
+       )
+       SELECT true AS claimed, claimed_at::text AS claimed_at, NULL::bytea AS fingerprint, NULL::uuid AS instance_id,
+              NULL::smallint AS response_status, NULL::text AS response_type, NULL::text AS response_body,
+              false AS expired, false AS stale
+         FROM claimed
+       UNION ALL
+       SELECT false, claimed_at::text, fingerprint, instance_id, response_status, response_type, response_body,
+              expires_at <= now(), claimed_at <= now() - make_interval(secs => $5)
+         FROM idempotency_keys
+        WHERE caller = $1 AND key = $2 AND NOT EXISTS (SELECT FROM claimed)`,
+      [caller, key, fingerprint, instanceId, leaseSeconds],
+    );
+    const [row] = rows;
+    if (!row) return null;
+    return row.claimed ? { claimed: row.claimed_at } : { found: row };
+  }
+
+  /** The caller's key as it is now (after a racing claim), or null. */
+  async find({ caller, key }: KeyOfCaller, leaseSeconds: number): Promise<FoundKey | null> {
+    const rows = await this.run<FoundKey>(
+      'find',
+      `SELECT claimed_at::text AS claimed_at, fingerprint, instance_id, response_status, response_type, response_body,
+              expires_at <= now() AS expired, claimed_at <= now() - make_interval(secs => $3) AS stale
+         FROM idempotency_keys WHERE caller = $1 AND key = $2`,
+      [caller, key, leaseSeconds],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Claims a key afresh for this request: one that expired, or whose request's instance died or outlived the
+   * lease. Conditional on the claim found (`claimed_at`), so of several retries taking it over one wins.
+   * Its new claimed_at, or null when another got there first.
+   */
+  async takeOver({ caller, key }: KeyOfCaller, found: string, fingerprint: Buffer, instanceId: string): Promise<string | null> {
+    const rows = await this.run<{ claimed_at: string }>(
+      'take-over',
+      `WITH taken AS (
+         UPDATE idempotency_keys
+            SET fingerprint = $4, instance_id = $5, claimed_at = clock_timestamp(), expires_at = clock_timestamp() + ${KEPT_FOR},
+                response_status = NULL, response_type = NULL, response_body = NULL
+          WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz
+         RETURNING claimed_at
+       )
+       SELECT claimed_at::text AS claimed_at FROM taken`,
+      [caller, key, found, fingerprint, instanceId],
+    );
+    return rows[0]?.claimed_at ?? null;
+  }
+
+  /** Keeps the answer of the claim made at `claimedAt` (unless it was taken over meanwhile). */
+  async keep({ caller, key }: KeyOfCaller, claimedAt: string, answer: KeptAnswer): Promise<void> {
+    await this.run(
+      'keep',
+      `UPDATE idempotency_keys SET response_status = $4, response_type = $5, response_body = $6
+        WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response_status IS NULL`,
+      [caller, key, claimedAt, answer.status, answer.type, answer.body],
+    );
+  }
+
+  /** Gives the key up (an answer not kept, a 5xx): the next request with it runs. */
+  async release({ caller, key }: KeyOfCaller, claimedAt: string): Promise<void> {
+    await this.run(
+      'release',
+      `DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response_status IS NULL`,
+      [caller, key, claimedAt],
+    );
+  }
+
+  /**
+   * Deletes up to `limit` expired keys, oldest first, by a range of the expires_at index; rows another
+   * instance's purge holds are skipped. How many went.
+   */
+  async purgeExpired(limit: number): Promise<number> {
+    const [{ purged }] = await this.run<{ purged: number }>('purge', PURGE_EXPIRED, [limit]);
+    return purged;
+  }
+}
