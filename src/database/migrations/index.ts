@@ -6,6 +6,7 @@ import { PartnerScopedDrivers1763888400000 } from './1763888400000-partner-scope
 import { CheckinInstances1763892000000 } from './1763892000000-checkin-instances.js';
 import { IdempotencyKeys1763895600000 } from './1763895600000-idempotency-keys.js';
 import { RecordListing1763899200000 } from './1763899200000-record-listing.js';
+import { NoShows1763902800000 } from './1763902800000-no-shows.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CheckinInstances1763892000000,
   IdempotencyKeys1763895600000,
   RecordListing1763899200000,
+  NoShows1763902800000,
 ];

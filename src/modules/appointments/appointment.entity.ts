@@ -14,6 +14,7 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Index('appointments_list_layout_idx', { synchronize: false })
 @Index('appointments_ref_prefix_idx', { synchronize: false })
 @Index('appointments_admissible_idx', { synchronize: false })
+@Index('appointments_no_show_idx', { synchronize: false })
 @Check('appointments_status_check', `status IN ('SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED')`)
 export class Appointment extends ScheduledRecord {
   @Column({ name: 'terminal_id', type: 'uuid' })
@@ -22,6 +23,10 @@ export class Appointment extends ScheduledRecord {
   @ManyToOne(() => Account)
   @JoinColumn({ name: 'terminal_id', foreignKeyConstraintName: 'appointments_terminal_id_fkey' })
   owner?: Account;
+
+  /** When the no-show sweep marked it (once; its status stays SCHEDULED). */
+  @Column({ name: 'no_show_at', type: 'timestamptz', nullable: true })
+  noShowAt: Date | null;
 
   @ManyToOne(() => Driver)
   @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'appointments_driver_id_fkey' })

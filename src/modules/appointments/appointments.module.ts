@@ -5,6 +5,7 @@ import { recordsController } from '../records/records.controller.js';
 import { APPOINTMENTS } from './appointments.definition.js';
 import { AppointmentsRepository } from './appointments.repository.js';
 import { AppointmentsService } from './appointments.service.js';
+import { NoShowSweep } from './no-show-sweep.js';
 import { APPOINTMENT_EXAMPLES, AppointmentLogView, CreateAppointmentItemDto, UpdateAppointmentItemDto } from './dto/appointment.dto.js';
 
 @Module({
@@ -19,7 +20,7 @@ import { APPOINTMENT_EXAMPLES, AppointmentLogView, CreateAppointmentItemDto, Upd
       logView: AppointmentLogView,
     }),
   ],
-  providers: [AppointmentsRepository, AppointmentsService],
+  providers: [AppointmentsRepository, AppointmentsService, NoShowSweep],
   exports: [AppointmentsRepository, AppointmentsService],
 })
 export class AppointmentsModule {}

@@ -62,7 +62,7 @@ export abstract class RecordLog {
 }
 
 /** Columns every record has that the engine writes itself, never from an item's fields. */
-const ENGINE_COLUMNS = new Set(['id', 'ref', 'layout_ref', 'driver_id', 'status', 'created_at', 'updated_at']);
+const ENGINE_COLUMNS = new Set(['id', 'ref', 'layout_ref', 'driver_id', 'status', 'created_at', 'updated_at', 'no_show_at']);
 
 /**
  * The data columns of a record entity (its own and those it inherits), as the engine's SQL needs them:

@@ -1,0 +1,52 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER } from '../../common/logging/logger.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { AppointmentsRepository } from './appointments.repository.js';
+
+/** Most appointments one statement marks; a sweep repeats it until fewer are due. */
+const BATCH = 1000;
+
+/**
+ * No-shows (docs/statuses.md#no-shows): every NO_SHOW_SWEEP_MS each instance marks the appointments still
+ * SCHEDULED whose admissible window has ended. Instances may sweep at the same time: the statement marks each
+ * appointment once.
+ */
+@Injectable()
+export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly appointments: AppointmentsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.sweeping = this.sweeping.then(() => this.sweep());
+    }, this.config.noShowSweepMs).unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /** Marks every due appointment; answers how many. Failures are logged and left to the next sweep. */
+  async sweep(): Promise<number> {
+    let marked = 0;
+    try {
+      for (;;) {
+        const batch = await this.appointments.markNoShows(BATCH);
+        marked += batch.length;
+        if (batch.length < BATCH) break;
+      }
+      if (marked) this.logger.info({ marked }, 'appointments marked as no-shows');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'no-show sweep failed; the next one retries');
+    }
+    return marked;
+  }
+}
