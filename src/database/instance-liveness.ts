@@ -18,10 +18,16 @@ const lockKey = (instanceId: string) => Number.parseInt(instanceId.slice(0, 8), 
  * as it lives; PostgreSQL drops the lock the moment that process dies. The embedded store admits one
  * process at a time, so there every other id is a dead one.
  */
+/** First wait before taking the lock again after its connection dropped; doubled up to RECONNECT_MAX_MS. */
+const RECONNECT_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
+
 @Injectable()
 export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   readonly id = randomUUID();
   private lockHolder: pg.Client | null = null;
+  private reconnect: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
@@ -31,12 +37,33 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (this.database.embedded || !this.config.databaseUrl) return;
-    const client = new pg.Client({ connectionString: this.config.databaseUrl });
-    // The lock lives as long as this connection: if the database drops it, the process is seen as gone.
+    await this.holdLock();
+  }
+
+  /**
+   * Takes this instance's lock on a connection of its own. The lock lives as long as that connection: when
+   * the database drops it (a restart, a network cut), other instances see this one as gone, so the lock is
+   * taken again on a new connection as soon as the database answers.
+   */
+  private async holdLock(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.config.databaseUrl! });
     client.on('error', () => undefined);
+    client.on('end', () => {
+      if (this.lockHolder === client) this.lockHolder = null;
+      if (!this.stopped) this.retakeLock(RECONNECT_MS);
+    });
     await client.connect();
     await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_SPACE, lockKey(this.id)]);
+    if (this.stopped) return void (await client.end().catch(() => undefined));
     this.lockHolder = client;
+  }
+
+  private retakeLock(delayMs: number): void {
+    if (this.reconnect || this.stopped) return;
+    this.reconnect = setTimeout(() => {
+      this.reconnect = null;
+      this.holdLock().catch(() => this.retakeLock(Math.min(delayMs * 2, RECONNECT_MAX_MS)));
+    }, delayMs).unref();
   }
 
   /** Whether the instance with this id still runs (this one always does; an unknown or null id does not). */
@@ -52,6 +79,8 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnect) clearTimeout(this.reconnect);
     await this.lockHolder?.end().catch(() => undefined);
     this.lockHolder = null;
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { filter, take } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
+import { InstanceLiveness } from '../../src/database/instance-liveness.js';
 import { type Revocation, Revocations } from '../../src/modules/auth/revocations.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
@@ -128,6 +129,25 @@ describe('two instances on one PostgreSQL and Redis', () => {
     expect((await withToken(b)).status).toBe(401);
     // The scene's own token was revoked with the rest: later tests need a fresh one.
     scene.token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
+  });
+
+  it("keeps A alive to B when A's liveness connection is cut: A takes its lock again", async () => {
+    const liveness = (app: TestApp) => app.app.get(InstanceLiveness);
+    expect(await liveness(b).isAlive(liveness(a).id)).toBe(true);
+    // Cut the connection holding A's lock, as a database restart or a network cut would.
+    const cut: { pid: number }[] = await b.app.get(DataSource).query(
+      `SELECT pg_terminate_backend(pid) AS cut, pid FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2::bigint::oid`,
+      [0x67617465, (Number.parseInt(liveness(a).id.slice(0, 8), 16) | 0) >>> 0],
+    );
+    expect(cut).toHaveLength(1);
+    // Its backend gone, the lock is free for a moment: A is seen as dead, until it takes the lock again.
+    const db = b.app.get(DataSource);
+    await until(
+      async () => (await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [cut[0].pid])).length === 0,
+      'the cut backend to exit',
+    );
+    await until(() => liveness(b).isAlive(liveness(a).id), 'A to hold its lock again', 10_000);
   });
 
   it('replays after a service restart: the feed is in the database, not in memory', async () => {
