@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
-import { idempotencyBench, printIdempotency } from './bench/idempotency.js';
+import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
@@ -35,7 +35,7 @@ const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
 const SCALE = { small: 10_000, large: 1_000_000 };
 const json = process.argv.includes('--json');
-/** `--only=scale`: the listing and logs at scale alone (they take a database and a service of their own). */
+/** `--only=scale` or `--only=idempotency`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -293,6 +293,51 @@ function printTargets(targets: Target[], loadAtEnd: number): void {
   );
 }
 
+/** The Idempotency-Key lines (scripts/bench/idempotency.ts) against the service at `base`. */
+const idempotencyOptions = (base: string, apiKey: string): IdempotencyBenchOptions => ({
+  base,
+  apiKey,
+  path: '/api/v1/appointments',
+  connections: CONNECTIONS,
+  warmupMs: LOAD_WARMUP_MS,
+  roundMs: LOAD_ROUND_MS,
+  rounds: LOAD_ROUNDS,
+  singleBodies: singleItemBodies,
+  batch: BATCH,
+  batchRounds: ROUNDS,
+  batchItems: (prefix) => appointmentItems(prefix, BATCH),
+});
+
+const idempotencyTargets = (f: IdempotencyFigures): Target[] => [
+  target(
+    `single-item create with Idempotency-Key, ${CONNECTIONS} connections, ms/request`,
+    f.single.with_key.ms_per_request,
+    f.single.without_key.ms_per_request,
+    {
+      ratioAtMost: 1.2,
+    },
+  ),
+  target(`create ${BATCH} appointments with Idempotency-Key, 1 request, p50 ms`, f.batch.with_key.p50, f.batch.without_key.p50, {
+    ratioAtMost: 1.2,
+  }),
+];
+
+/** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
+async function idempotencySection(cleanUp: CleanUp, envOf: (database: string) => NodeJS.ProcessEnv): Promise<void> {
+  const port = await freePort();
+  await startService(port, envOf(await benchDatabase(cleanUp)), cleanUp);
+  const base = `http://127.0.0.1:${port}`;
+  const apiKey = (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'terminal', name: 'Idempotency terminal' }))
+    .data.api_key as string;
+  await new Api(base, apiKey).call('PUT', '/api/v1/layouts/appointment/bench', {
+    card_layout: [{ type: 'section', title: 'Bench' }],
+    modal_layout: [],
+  });
+  const figures = await idempotencyBench(idempotencyOptions(base, apiKey));
+  printIdempotency(figures, say);
+  printTargets(idempotencyTargets(figures), loadavg()[0]);
+}
+
 async function run(cleanUp: CleanUp): Promise<void> {
   if (only === 'scale') {
     const scale = await scaleSection(cleanUp, serviceEnvOf);
@@ -300,7 +345,8 @@ async function run(cleanUp: CleanUp): Promise<void> {
     if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
     return;
   }
-  if (only) throw new Error(`--only=${only}: the only section that runs alone is scale`);
+  if (only === 'idempotency') return idempotencySection(cleanUp, serviceEnvOf);
+  if (only) throw new Error(`--only=${only}: the sections that run alone are scale and idempotency`);
   const name = await benchDatabase(cleanUp);
   const loadAtStart = loadavg()[0];
 
@@ -438,19 +484,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
 
   // ---- Idempotency-Key (scripts/bench/idempotency.ts): single-item and 1,000-item creates with a new key per request
   // against the same creates without the header, alternating; the floor is the service without the header. ----
-  const idempotency = await idempotencyBench({
-    base,
-    apiKey,
-    path: '/api/v1/appointments',
-    connections: CONNECTIONS,
-    warmupMs: LOAD_WARMUP_MS,
-    roundMs: LOAD_ROUND_MS,
-    rounds: LOAD_ROUNDS,
-    singleBodies: singleItemBodies,
-    batch: BATCH,
-    batchRounds: ROUNDS,
-    batchItems: (prefix) => appointmentItems(prefix, BATCH),
-  });
+  const idempotency = await idempotencyBench(idempotencyOptions(base, apiKey));
   printIdempotency(idempotency, say);
   // ---- end of Idempotency-Key ----
 
@@ -554,18 +588,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
     target(`single-item create, ${CONNECTIONS} connections, requests/s`, singleCreate.service.per_second, singleCreate.floor.per_second, {
       ratioAtLeast: 0.5,
     }),
-    target(
-      `single-item create with Idempotency-Key, ${CONNECTIONS} connections, ms/request`,
-      idempotency.single.with_key.ms_per_request,
-      idempotency.single.without_key.ms_per_request,
-      { ratioAtMost: 1.2 },
-    ),
-    target(
-      `create ${BATCH} appointments with Idempotency-Key, 1 request, p50 ms`,
-      idempotency.batch.with_key.p50,
-      idempotency.batch.without_key.p50,
-      { ratioAtMost: 1.2 },
-    ),
+    ...idempotencyTargets(idempotency),
     target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
       p99AtMost: 15,
     }),

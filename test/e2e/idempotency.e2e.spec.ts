@@ -79,9 +79,26 @@ describe('Idempotency-Key on one instance', () => {
     expect(plain.filter((sql) => sql.includes('idempotency_keys'))).toEqual([]);
     const extra = keyed.filter((sql) => sql.includes('idempotency_keys'));
     expect(extra).toHaveLength(2);
-    expect(extra[0]).toMatch(/^WITH claimed AS \(\s*INSERT INTO idempotency_keys/);
-    expect(extra[1]).toMatch(/^UPDATE idempotency_keys SET response_status/);
+    expect(extra[0]).toMatch(/INSERT INTO idempotency_keys/);
+    expect(extra[1]).toMatch(/^UPDATE idempotency_keys k SET response_status/);
     expect(keyed.length - extra.length).toBe(plain.length);
+  });
+
+  it('claims and keeps the keys of concurrent requests in shared statements, and runs a key sent twice at once once', async () => {
+    const items = Array.from({ length: 12 }, () => createItem('appointment', 'appt'));
+    const [pairItem, twice] = [createItem('appointment', 'appt'), randomUUID()];
+    let answers: Response[] = [];
+    const statements = await captureStatements(db, async () => {
+      answers = await Promise.all([...items.map((item) => create(item, randomUUID())), create(pairItem, twice), create(pairItem, twice)]);
+    });
+    expect(answers.slice(0, 12).map((res) => res.status)).toEqual(Array(12).fill(201));
+    // The same key twice at once: one runs; the other waits its turn (IN_USE), or, if it came late, gets the kept answer.
+    const pair = answers.slice(12).map((res) => (res.status === 201 ? (replayed(res) ? 'replayed' : 'ran') : res.body.error.code));
+    expect(pair.sort()).toEqual(pair.includes('replayed') ? ['ran', 'replayed'] : ['IDEMPOTENCY_KEY_IN_USE', 'ran']);
+    const pairRef = (pairItem.appointment as { ref: string }).ref;
+    expect([await appointmentsWithRef(pairRef), await logsOfRef(pairRef)]).toEqual([1, 1]);
+    // 14 requests: at most 14 claims and 14 keeps, fewer when they share statements (the event loop decides how many do).
+    expect(statements.filter((sql) => sql.includes('idempotency_keys')).length).toBeLessThanOrEqual(28);
   });
 
   it('keeps a 4xx answer and replays it, even once the request would succeed', async () => {

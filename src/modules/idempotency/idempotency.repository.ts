@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
+import { Coalescer } from '../../common/batch/coalescer.js';
 import { KEPT_FOR_HOURS } from '../../common/http/idempotency-key.js';
 
 /** A caller's key, and the request that sent it. */
@@ -35,6 +36,14 @@ export interface FoundKey {
 
 const KEPT_FOR = `interval '${KEPT_FOR_HOURS} hours'`;
 
+export type ClaimOutcome = { claimed: string } | { found: FoundKey } | null;
+
+interface ClaimInput extends KeyOfCaller {
+  fingerprint: Buffer;
+  instanceId: string;
+  leaseSeconds: number;
+}
+
 /** Up to $1 expired keys, oldest first, found by a range of the expires_at index (exported for a test of its plan). */
 export const PURGE_EXPIRED = `
   WITH expired AS (
@@ -65,39 +74,49 @@ export class IdempotencyRepository {
   }
 
   /**
-   * One statement: inserts the claim unless the caller holds the key already (`ON CONFLICT DO NOTHING`, so two
-   * instances never both win), and otherwise answers the row found. Null with neither: the row appeared
-   * between the statement's snapshot and its insert (a racing claim), so it is not visible yet; read it again.
+   * Inserts the claim unless the caller holds the key already (`ON CONFLICT DO NOTHING`, so two instances never
+   * both win), and otherwise answers the row found. Null with neither: the row appeared between the statement's
+   * snapshot and its insert (a racing claim, or an earlier one of the same batch), so it is not visible yet;
+   * read it again. The claims of concurrent requests share one statement (`claims`).
    */
-  async claim(
-    { caller, key }: KeyOfCaller,
-    fingerprint: Buffer,
-    instanceId: string,
-    leaseSeconds: number,
-  ): Promise<{ claimed: string } | { found: FoundKey } | null> {
+  claim(key: KeyOfCaller, fingerprint: Buffer, instanceId: string, leaseSeconds: number): Promise<ClaimOutcome> {
+    return this.claims.run({ ...key, fingerprint, instanceId, leaseSeconds });
+  }
+
+  private readonly claims = new Coalescer<ClaimInput, ClaimOutcome>(async (inputs) => {
+    // Of one caller's key twice in a batch, the first in order claims; the other finds it taken.
     const rows = await this.run<FoundKey & { claimed: boolean }>(
       'claim',
-      `WITH claimed AS (
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::uuid[], $5::int[])
+                  WITH ORDINALITY AS i(caller, key, fingerprint, instance_id, lease, ord)
+       ), first AS (
+         SELECT DISTINCT ON (caller, key) * FROM input ORDER BY caller, key, ord
+       ), claimed AS (
          INSERT INTO idempotency_keys (caller, key, fingerprint, instance_id, expires_at)
-         VALUES ($1, $2, $3, $4, now() + ${KEPT_FOR})
+         SELECT caller, key, fingerprint, instance_id, now() + ${KEPT_FOR} FROM first
          ON CONFLICT (caller, key) DO NOTHING
-         RETURNING claimed_at
+         RETURNING caller, key, claimed_at
        )
-       SELECT true AS claimed, claimed_at::text AS claimed_at, NULL::bytea AS fingerprint, NULL::uuid AS instance_id,
-              NULL::smallint AS response_status, NULL::text AS response_type, NULL::text AS response_body,
-              false AS expired, false AS stale
-         FROM claimed
-       UNION ALL
-       SELECT false, claimed_at::text, fingerprint, instance_id, response_status, response_type, response_body,
-              expires_at <= now(), claimed_at <= now() - make_interval(secs => $5)
-         FROM idempotency_keys
-        WHERE caller = $1 AND key = $2 AND NOT EXISTS (SELECT FROM claimed)`,
-      [caller, key, fingerprint, instanceId, leaseSeconds],
+       SELECT c.caller IS NOT NULL AND i.ord = f.ord AS claimed,
+              (CASE WHEN c.caller IS NOT NULL THEN c.claimed_at ELSE k.claimed_at END)::text AS claimed_at,
+              k.fingerprint, k.instance_id, k.response_status, k.response_type, k.response_body,
+              k.expires_at <= now() AS expired, k.claimed_at <= now() - make_interval(secs => i.lease) AS stale
+         FROM input i
+         JOIN first f ON f.caller = i.caller AND f.key = i.key
+         LEFT JOIN claimed c ON c.caller = i.caller AND c.key = i.key
+         LEFT JOIN idempotency_keys k ON k.caller = i.caller AND k.key = i.key AND c.caller IS NULL
+        ORDER BY i.ord`,
+      [
+        inputs.map((i) => i.caller),
+        inputs.map((i) => i.key),
+        inputs.map((i) => i.fingerprint),
+        inputs.map((i) => i.instanceId),
+        inputs.map((i) => i.leaseSeconds),
+      ],
     );
-    const [row] = rows;
-    if (!row) return null;
-    return row.claimed ? { claimed: row.claimed_at } : { found: row };
-  }
+    return rows.map((row) => (row.claimed ? { claimed: row.claimed_at } : row.fingerprint ? { found: row } : null));
+  });
 
   /** The caller's key as it is now (after a racing claim), or null. */
   async find({ caller, key }: KeyOfCaller, leaseSeconds: number): Promise<FoundKey | null> {
@@ -132,15 +151,32 @@ export class IdempotencyRepository {
     return rows[0]?.claimed_at ?? null;
   }
 
-  /** Keeps the answer of the claim made at `claimedAt` (unless it was taken over meanwhile). */
-  async keep({ caller, key }: KeyOfCaller, claimedAt: string, answer: KeptAnswer): Promise<void> {
+  /**
+   * Keeps the answer of the claim made at `claimedAt` (unless it was taken over meanwhile). The answers of
+   * concurrent requests share one statement (`keeps`).
+   */
+  keep(key: KeyOfCaller, claimedAt: string, answer: KeptAnswer): Promise<void> {
+    return this.keeps.run({ ...key, claimedAt, answer });
+  }
+
+  private readonly keeps = new Coalescer<KeyOfCaller & { claimedAt: string; answer: KeptAnswer }, void>(async (inputs) => {
     await this.run(
       'keep',
-      `UPDATE idempotency_keys SET response_status = $4, response_type = $5, response_body = $6
-        WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response_status IS NULL`,
-      [caller, key, claimedAt, answer.status, answer.type, answer.body],
+      `UPDATE idempotency_keys k SET response_status = x.status, response_type = x.type, response_body = x.body
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::smallint[], $5::text[], $6::text[])
+              AS x(caller, key, claimed_at, status, type, body)
+        WHERE k.caller = x.caller AND k.key = x.key AND k.claimed_at = x.claimed_at AND k.response_status IS NULL`,
+      [
+        inputs.map((i) => i.caller),
+        inputs.map((i) => i.key),
+        inputs.map((i) => i.claimedAt),
+        inputs.map((i) => i.answer.status),
+        inputs.map((i) => i.answer.type),
+        inputs.map((i) => i.answer.body),
+      ],
     );
-  }
+    return inputs.map(() => undefined);
+  });
 
   /** Gives the key up (an answer not kept, a 5xx): the next request with it runs. */
   async release({ caller, key }: KeyOfCaller, claimedAt: string): Promise<void> {

@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import { Coalescer } from '../../src/common/batch/coalescer.js';
+
+describe('Coalescer', () => {
+  it('runs the calls of one turn as one batch and answers each its own output, in order', async () => {
+    const batches: number[][] = [];
+    const doubled = new Coalescer<number, number>(async (inputs) => {
+      batches.push(inputs);
+      return inputs.map((n) => n * 2);
+    });
+    const outputs = await Promise.all([1, 2, 3].map((n) => doubled.run(n)));
+    expect(outputs).toEqual([2, 4, 6]);
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(await doubled.run(5)).toBe(10);
+    expect(batches).toEqual([[1, 2, 3], [5]]);
+  });
+
+  it('splits a turn larger than its batch size, and fails every call of a failed batch only', async () => {
+    const batches: number[][] = [];
+    const picky = new Coalescer<number, number>(async (inputs) => {
+      batches.push(inputs);
+      if (inputs.includes(13)) throw new Error('unlucky batch');
+      return inputs;
+    }, 2);
+    const settled = await Promise.allSettled([1, 2, 13, 4, 5].map((n) => picky.run(n)));
+    expect(batches).toEqual([[1, 2], [13, 4], [5]]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  });
+});
