@@ -51,7 +51,10 @@ export class CheckinConfirmDto {
   @NestedList(() => AppointmentTicketDto, MAX_CHECKIN_TICKETS, { optional: true })
   tickets?: AppointmentTicketDto[];
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Optional idempotency key' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Chosen by the terminal so that a repeated confirm (same id) answers the same outcome instead of storing tickets twice',
+  })
   @IsOptional()
   @IsUUID('all', UUID_MESSAGE)
   checkin_id?: string;
