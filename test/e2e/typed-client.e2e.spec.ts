@@ -75,6 +75,15 @@ describe('a typed client generated from /docs-json', () => {
     expect(trip.data?.data).toMatchObject({ created_refs: ['TYPED-TRIP-1'], status: 'created' });
     const moved = await carrier.PUT('/api/v1/trips', { body: { ref: 'TYPED-TRIP-1', trip: { status: 'IN_TRANSIT' } } });
     expect(moved.data?.data.updated_refs).toEqual(['TYPED-TRIP-1']);
+    // The carrier lists what is in transit, a page at a time; a retried create under one Idempotency-Key is replayed.
+    const inTransit = await carrier.GET('/api/v1/trips', { params: { query: { status: ['IN_TRANSIT'], limit: 1 } } });
+    expect(inTransit.data?.data.items.map((item) => item.trip.ref)).toEqual(['TYPED-TRIP-1']);
+    expect(inTransit.data?.data.next_cursor).toBeNull();
+    const retried = { driver, trip: { ref: 'TYPED-TRIP-2', layout_ref: 'typed-trip' } };
+    const once = await carrier.POST('/api/v1/trips', { body: retried, params: { header: { 'Idempotency-Key': 'typed-retry-1' } } });
+    const twice = await carrier.POST('/api/v1/trips', { body: retried, params: { header: { 'Idempotency-Key': 'typed-retry-1' } } });
+    expect(twice.data?.data).toEqual(once.data?.data);
+    expect(twice.response.headers.get('Idempotent-Replayed')).toBe('true');
     const tripLogs = await carrier.GET('/api/v1/trips/logs', { params: { query: { refs: ['TYPED-TRIP-1', 'NO-SUCH-TRIP'] } } });
     const [found, missing] = tripLogs.data!.data;
     expect(found.found).toBe(true);
