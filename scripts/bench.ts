@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
@@ -202,42 +203,53 @@ const checkinLine = (who: string, f: CheckinFigures['sequential']) => `${who.pad
 const checkinRatios = (service: CheckinFigures['sequential'], relay: CheckinFigures['sequential']) =>
   `ratio   p50 ${round2(service.p50 / relay.p50)}, p95 ${round2(service.p95 / relay.p95)}, p99 ${round2(service.p99! / relay.p99!)}`;
 
-/**
- * Listing and logs at scale (docs/listing.md), on a database and a service of their own so that the
- * other figures keep their smaller tables: see `scaleFigures`. Prints its lines; answers its figures and targets.
- */
-async function scaleSection(
-  cleanUp: CleanUp,
-  envOf: (database: string) => NodeJS.ProcessEnv,
-): Promise<{ figures: ScaleFigures; targets: Target[] }> {
+/** A service of this run, as its own process, on a new database of its own. */
+async function newService(cleanUp: CleanUp): Promise<{ name: string; base: string; child: ChildProcess }> {
   const name = await benchDatabase(cleanUp);
   const port = await freePort();
-  const service = await startService(port, envOf(name), cleanUp);
-  const client = new pg.Client({ connectionString: dbUrl(name) });
-  await client.connect();
-  cleanUp.add('the scale connection', () => client.end());
-  const base = `http://127.0.0.1:${port}`;
-  const terminal = (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'terminal', name: 'Scale terminal' }))
-    .data;
-  const api = new Api(base, terminal.api_key as string);
-  for (const layout of ['bench', 'bench-other']) {
+  const child = await startService(port, serviceEnvOf(name), cleanUp);
+  return { name, base: `http://127.0.0.1:${port}`, child };
+}
+
+/** A terminal account on the service at `base` with these appointment layouts: its id and its key. */
+async function newTerminal(
+  base: string,
+  account: { name: string; location?: object },
+  layouts = ['bench'],
+): Promise<{ id: string; apiKey: string; api: Api }> {
+  const created = (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'terminal', ...account })).data;
+  const api = new Api(base, created.api_key as string);
+  for (const layout of layouts) {
     await api.call('PUT', `/api/v1/layouts/appointment/${layout}`, {
       card_layout: [{ type: 'section', title: 'Bench' }],
       modal_layout: [],
     });
   }
+  return { id: created.id as string, apiKey: created.api_key as string, api };
+}
+
+/**
+ * Listing and logs at scale (docs/listing.md), on a database and a service of their own so that the
+ * other figures keep their smaller tables: see `scaleFigures`. Prints its lines; answers its figures and targets.
+ */
+async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; targets: Target[] }> {
+  const service = await newService(cleanUp);
+  const client = new pg.Client({ connectionString: dbUrl(service.name) });
+  await client.connect();
+  cleanUp.add('the scale connection', () => client.end());
+  const terminal = await newTerminal(service.base, { name: 'Scale terminal' }, ['bench', 'bench-other']);
   say(
     `listing and logs at scale: ${SCALE.small.toLocaleString('en')} appointments through the service, then filled to ${SCALE.large.toLocaleString('en')} in plain SQL`,
   );
   const scale = await scaleFigures(
-    (method, path, body) => api.call(method, path, body),
+    (method, path, body) => terminal.api.call(method, path, body),
     client,
-    terminal.id as string,
+    terminal.id,
     appointmentItems,
     SCALE,
     say,
   );
-  await stop(service);
+  await stop(service.child);
   const line = (label: string, f: { p50: number; p95: number }) => `  ${label.padEnd(44)} p50 ${f.p50} ms, p95 ${f.p95} ms`;
   say(`  (filled in ${scale.fill_seconds} s)`);
   say(line(`logs of 100 refs, ${SCALE.small.toLocaleString('en')} stored`, scale.logs.small));
@@ -274,6 +286,9 @@ async function scaleSection(
 /** The environment of this run's services and floors: the caller's, without its DATABASE_URL. */
 const { DATABASE_URL: _ignored, ...env } = process.env;
 
+/** One for the run: a token minted by one of its services is good on another (the fresh one of the memory lines). */
+const JWT_SECRET = randomBytes(24).toString('hex');
+
 /** The environment of a service of this run, on database `name`. */
 const serviceEnvOf = (name: string) => ({
   ...env,
@@ -282,7 +297,7 @@ const serviceEnvOf = (name: string) => ({
   ADMIN_API_KEY: ADMIN_KEY,
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_MIN: '0',
-  JWT_SECRET: randomBytes(24).toString('hex'),
+  JWT_SECRET,
 });
 
 function printTargets(targets: Target[], loadAtEnd: number): void {
@@ -325,37 +340,26 @@ const idempotencyTargets = (f: IdempotencyFigures): Target[] => [
 ];
 
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
-async function idempotencySection(cleanUp: CleanUp, envOf: (database: string) => NodeJS.ProcessEnv): Promise<void> {
-  const port = await freePort();
-  await startService(port, envOf(await benchDatabase(cleanUp)), cleanUp);
-  const base = `http://127.0.0.1:${port}`;
-  const apiKey = (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'terminal', name: 'Idempotency terminal' }))
-    .data.api_key as string;
-  await new Api(base, apiKey).call('PUT', '/api/v1/layouts/appointment/bench', {
-    card_layout: [{ type: 'section', title: 'Bench' }],
-    modal_layout: [],
-  });
-  const figures = await idempotencyBench(idempotencyOptions(base, apiKey));
+async function idempotencySection(cleanUp: CleanUp): Promise<void> {
+  const { base } = await newService(cleanUp);
+  const terminal = await newTerminal(base, { name: 'Idempotency terminal' });
+  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey));
   printIdempotency(figures, say);
   printTargets(idempotencyTargets(figures), loadavg()[0]);
 }
 
 async function run(cleanUp: CleanUp): Promise<void> {
   if (only === 'scale') {
-    const scale = await scaleSection(cleanUp, serviceEnvOf);
+    const scale = await scaleSection(cleanUp);
     printTargets(scale.targets, loadavg()[0]);
     if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
     return;
   }
-  if (only === 'idempotency') return idempotencySection(cleanUp, serviceEnvOf);
+  if (only === 'idempotency') return idempotencySection(cleanUp);
   if (only) throw new Error(`--only=${only}: the sections that run alone are scale and idempotency`);
-  const name = await benchDatabase(cleanUp);
   const loadAtStart = loadavg()[0];
-
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const { name, base } = await newService(cleanUp);
   const serviceEnv = serviceEnvOf(name);
-  await startService(port, serviceEnv, cleanUp);
   const floor = new pg.Client({ connectionString: dbUrl(name) });
   await floor.connect();
   cleanUp.add('the floor connection', () => floor.end());
@@ -363,18 +367,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
   say(`machine: ${machine}; load average ${loadAtStart.toFixed(2)} at start\n`);
 
-  const adminApi = new Api(base, ADMIN_KEY);
-  const terminal = (
-    await adminApi.call('POST', '/api/v1/admin/accounts', {
-      kind: 'terminal',
-      name: 'Bench terminal',
-      location: { lat: 0, lng: 0, radius_m: 100 },
-    })
-  ).data;
-  const apiKey = terminal.api_key as string;
-  const api = new Api(base, apiKey);
-  const terminalId = terminal.id as string;
-  await api.call('PUT', '/api/v1/layouts/appointment/bench', { card_layout: [{ type: 'section', title: 'Bench' }], modal_layout: [] });
+  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
   await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
 
   // Bulk writes. The warm-up create and update also check that the floor writes what the service writes.
@@ -581,7 +574,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  ${memoryLine('service', serviceMemory)}`);
   say(`  ${memoryLine('bare Socket.IO', bareMemory)}\n`);
 
-  const scale = await scaleSection(cleanUp, serviceEnvOf);
+  const scale = await scaleSection(cleanUp);
 
   const [createRow, updateRow] = bulk;
   const targets = [
