@@ -9,7 +9,7 @@ import { RenderedLayoutView } from '../layouts/dto/rendered-layout.dto.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
-import { AppointmentLogView } from '../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, SHARED_RECORD_FIELDS } from '../appointments/dto/appointment.dto.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import { DriverAppService } from './driver-app.service.js';
 
@@ -19,20 +19,7 @@ class OwnerView {
 }
 
 /** What both record kinds show the driver: the record's own fields (no internal ids), its window and its layout rendered. */
-class DriverRecordView extends PickType(AppointmentLogView, [
-  'id',
-  'ref',
-  'layout_ref',
-  'license_plate',
-  'summary',
-  'window_start',
-  'window_end',
-  'start_tolerance',
-  'end_tolerance',
-  'custom_data',
-  'created_at',
-  'updated_at',
-] as const) {
+class DriverRecordView extends PickType(AppointmentLogView, [...SHARED_RECORD_FIELDS, 'created_at', 'updated_at'] as const) {
   @ApiProperty({
     nullable: true,
     type: String,

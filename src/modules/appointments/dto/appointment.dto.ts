@@ -75,6 +75,23 @@ export class AppointmentLogView {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
+/**
+ * The fields of a record that parties other than its owner are shown (the terminal server asked about a
+ * check-in, the driver app): its own data and window, no owner or driver ids.
+ */
+export const SHARED_RECORD_FIELDS = [
+  'id',
+  'ref',
+  'layout_ref',
+  'license_plate',
+  'summary',
+  'window_start',
+  'window_end',
+  'start_tolerance',
+  'end_tolerance',
+  'custom_data',
+] as const satisfies readonly (keyof AppointmentLogView)[];
+
 /** Examples of the appointment routes in the OpenAPI document. */
 export const APPOINTMENT_EXAMPLES: RecordExamples = {
   create: [

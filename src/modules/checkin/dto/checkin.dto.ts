@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { NestedList, REF_MAX } from '../../../common/validation/validators.js';
-import { AppointmentLogView } from '../../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, SHARED_RECORD_FIELDS } from '../../appointments/dto/appointment.dto.js';
 import { DriverView } from '../../drivers/dto/driver.dto.js';
 import { AppointmentTicketDto, TicketView } from '../../tickets/dto/ticket.dto.js';
 
@@ -61,18 +61,7 @@ export class CheckinConfirmDto {
 }
 
 /** The appointment a terminal server is asked about (always SCHEDULED at that point). */
-export class TerminalAppointmentView extends PickType(AppointmentLogView, [
-  'id',
-  'ref',
-  'layout_ref',
-  'license_plate',
-  'summary',
-  'window_start',
-  'window_end',
-  'start_tolerance',
-  'end_tolerance',
-  'custom_data',
-] as const) {
+export class TerminalAppointmentView extends PickType(AppointmentLogView, SHARED_RECORD_FIELDS) {
   @ApiProperty({ enum: ['SCHEDULED'] }) status: string;
 }
 
