@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { LOGGER } from '../../common/logging/logger.js';
+import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppointmentsRepository } from './appointments.repository.js';
 
@@ -8,30 +9,28 @@ import { AppointmentsRepository } from './appointments.repository.js';
 const BATCH = 1000;
 
 /**
- * No-shows (docs/statuses.md#no-shows): every NO_SHOW_SWEEP_MS each instance marks the appointments still
+ * No-shows (docs/statuses.md#no-shows): every NO_SHOW_SWEEP_MS (after the previous sweep ends) each instance marks the appointments still
  * SCHEDULED whose admissible window has ended. Instances may sweep at the same time: the statement marks each
  * appointment once.
  */
 @Injectable()
 export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> = Promise.resolve();
+  private readonly sweeps: Periodic;
 
   constructor(
     private readonly appointments: AppointmentsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweeping = this.sweeping.then(() => this.sweep());
-    }, this.config.noShowSweepMs).unref();
+  ) {
+    this.sweeps = new Periodic(() => this.sweep(), config.noShowSweepMs);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
+  onApplicationBootstrap(): void {
+    this.sweeps.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /** Marks every due appointment; answers how many. Failures are logged and left to the next sweep. */

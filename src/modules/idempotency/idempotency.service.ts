@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Logger } from 'pino';
 import { AppError } from '../../common/errors/app-error.js';
 import { LOGGER } from '../../common/logging/logger.js';
+import { Periodic } from '../../common/scheduling/periodic.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { type FoundKey, IdempotencyRepository, type KeptAnswer, type KeyOfCaller } from './idempotency.repository.js';
 
@@ -35,8 +36,13 @@ const id = ({ caller, key }: KeyOfCaller) => `${caller}\n${key}`;
 export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestroy {
   /** The keys whose requests run on this instance now: a claim of this instance missing here was abandoned. */
   private readonly running = new Set<string>();
-  private purgeTimer: NodeJS.Timeout | null = null;
-  private purging: Promise<unknown> = Promise.resolve();
+  private readonly purge = new Periodic(
+    () =>
+      this.purgeExpired()
+        .then((purged) => purged && this.logger.info({ purged }, 'expired idempotency keys purged'))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'idempotency: purging expired keys failed')),
+    PURGE_EVERY_MS,
+  );
 
   constructor(
     private readonly repository: IdempotencyRepository,
@@ -105,21 +111,11 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   onApplicationBootstrap(): void {
-    const tick = () => {
-      this.purging = this.purgeExpired()
-        .then((purged) => purged && this.logger.info({ purged }, 'expired idempotency keys purged'))
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'idempotency: purging expired keys failed'))
-        .finally(() => {
-          if (this.purgeTimer) this.purgeTimer = setTimeout(tick, PURGE_EVERY_MS).unref();
-        });
-    };
-    this.purgeTimer = setTimeout(tick, PURGE_EVERY_MS).unref();
+    this.purge.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.purgeTimer) clearTimeout(this.purgeTimer);
-    this.purgeTimer = null;
-    await this.purging;
+  onModuleDestroy(): Promise<void> {
+    return this.purge.stop();
   }
 
   private started(key: KeyOfCaller, claimedAt: string): Claim {
