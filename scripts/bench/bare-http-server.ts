@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import './child-preload.js';
-import { DRIVERS_UPSERT } from './plain-sql.js';
+import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
 
 /**
  * The floor of a single-item create: `node:http` and a `pg` pool of the service's size, nothing else. POST

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
 
 export interface AppointmentItem {
   driver: { tax_id: string; driver_license_number: string; license_category: string };
@@ -17,18 +18,6 @@ const byKey =
   <T>(key: (t: T) => string) =>
   (a: T, b: T) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
-
-/** The driver upsert of the service (DriversRepository.upsertMany), as one statement. */
-export const DRIVERS_UPSERT = `
-  INSERT INTO drivers AS d (tax_id, driver_license_number, license_category)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-  ON CONFLICT (tax_id) DO UPDATE
-    SET driver_license_number = EXCLUDED.driver_license_number,
-        license_category = EXCLUDED.license_category,
-        updated_at = CASE
-          WHEN (d.driver_license_number, d.license_category) IS DISTINCT FROM (EXCLUDED.driver_license_number, EXCLUDED.license_category)
-          THEN now() ELSE d.updated_at END
-  RETURNING id, tax_id`;
 
 async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {
   await client.query('BEGIN');
