@@ -18,7 +18,13 @@ export function decodeEventCursor(cursor: string, path = 'after'): EventPosition
   }
   if (Array.isArray(parsed) && parsed.length === 2) {
     const [tx, seq] = parsed as unknown[];
-    if (typeof tx === 'string' && typeof seq === 'string' && BIGINT.test(tx) && BIGINT.test(seq) && encodeEventCursor({ tx, seq }) === cursor) {
+    if (
+      typeof tx === 'string' &&
+      typeof seq === 'string' &&
+      BIGINT.test(tx) &&
+      BIGINT.test(seq) &&
+      encodeEventCursor({ tx, seq }) === cursor
+    ) {
       return { tx, seq };
     }
   }

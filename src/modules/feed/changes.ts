@@ -10,8 +10,10 @@ import { DriverFeed, type FeedEvent, type NewFeedEvent } from './driver-feed.js'
 export interface EventWriter {
   /** Events of drivers' feeds (pushed to the driver app: docs/checkin.md#the-driver-feed). */
   driver(events: NewFeedEvent[]): void;
-  /** Events of accounts' feeds (docs/events.md). */
+  /** Events of accounts' feeds (docs/events.md), written when the work is done. */
   account(events: NewAccountEvent[]): void;
+  /** Accounts whose events the work's own statements wrote (records write theirs beside the change). */
+  announce(accountIds: string[]): void;
 }
 
 /**
@@ -34,13 +36,15 @@ export class Changes {
     const result = await inTransaction(this.db, async (manager) => {
       const driver: NewFeedEvent[] = [];
       const account: NewAccountEvent[] = [];
+      const announced = new Set<string>();
       const value = await work(manager, {
         driver: (events) => void driver.push(...events),
         account: (events) => void account.push(...events),
+        announce: (ids) => ids.forEach((id) => announced.add(id)),
       });
       await this.accountEvents.append(manager, account);
       pushed = await this.driverFeed.append(manager, driver);
-      accounts = [...new Set(account.map((event) => event.accountId))];
+      accounts = [...new Set([...announced, ...account.map((event) => event.accountId)])];
       return value;
     });
     if (pushed.length) this.driverFeed.committed$.next(pushed);
