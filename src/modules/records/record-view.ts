@@ -1,3 +1,4 @@
+import { isoSql } from '../events/account-events.repository.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
 
 /** Swagger's list of a class's documented properties (`:name`), as @ApiProperty records it. */
@@ -51,11 +52,7 @@ export class RecordView {
   readonly sql: ViewSql = (r, d) => {
     const { logViewDriverFields: fromDriver } = this.def;
     const value = (field: string) =>
-      fromDriver[field]
-        ? `${d}.${fromDriver[field]}`
-        : this.timestamps.has(field)
-          ? `to_char(${r}.${field} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-          : `${r}.${field}`;
+      fromDriver[field] ? `${d}.${fromDriver[field]}` : this.timestamps.has(field) ? isoSql(`${r}.${field}`) : `${r}.${field}`;
     return `jsonb_build_object('${this.def.noun}', jsonb_build_object(${this.fields.map((field) => `'${field}', ${value(field)}`).join(', ')}),
       'driver', jsonb_build_object('tax_id', ${d}.tax_id, 'driver_license_number', ${d}.driver_license_number,
                                    'driver_license_category', ${d}.license_category))`;
