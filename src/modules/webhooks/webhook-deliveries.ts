@@ -1,0 +1,206 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { Subscription } from 'rxjs';
+import { LOGGER } from '../../common/logging/logger.js';
+import { Periodic } from '../../common/scheduling/periodic.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { EventsService } from '../events/events.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { deliveryBody, WebhookSender } from './webhook-sender.js';
+import { type ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
+
+/** How often each instance looks for events committed on other instances and for retries that fell due. */
+export const POLL_MS = 250;
+/** Subscriptions per dispatch statement, and events read for each. */
+const DISPATCH_SUBSCRIPTIONS = 50;
+const DISPATCH_EVENTS = 1000;
+/** How long a claim outlives the receiver's time to answer, for writing the outcome. */
+const LEASE_MARGIN_MS = 5000;
+/** No retry waits longer than this, whatever the schedule says. */
+const MAX_RETRY_DELAY_MS = 6 * 3600_000;
+/** Old deliveries are purged this often by each instance, in batches of PURGE_BATCH. */
+const PURGE_EVERY_MS = 10 * 60_000;
+const PURGE_BATCH = 5000;
+
+/**
+ * The wait before attempt `attempt + 1` after attempt `attempt` failed: exponential (base × 2^(attempt−1)) with
+ * equal jitter, so the wait is between half and all of it and deliveries that failed together spread out.
+ */
+export function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
+  const full = Math.min(baseMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
+  return Math.round(full / 2 + random() * (full / 2));
+}
+
+/** Runs `work` once at a time; a call while it runs makes it run once more after. */
+class SingleFlight {
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly work: () => Promise<void>) {}
+
+  run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.work();
+      } while (this.again);
+    })().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+}
+
+/**
+ * Webhook deliveries (docs/webhooks.md), on every instance. The dispatcher turns the feed into deliveries: each
+ * subscription's cursor advances in the same statement that queues its events, so an event is queued once
+ * whatever crashes. The senders claim due deliveries with a lease (`FOR UPDATE SKIP LOCKED`, so instances never
+ * send the same one at once), send up to WEBHOOK_CONCURRENCY at a time, and write each outcome after the HTTP
+ * call: no transaction is ever open across one. Woken by this instance's commits, and every POLL_MS for the rest.
+ */
+@Injectable()
+export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly sender: WebhookSender;
+  private readonly dispatcher = new SingleFlight(() => this.dispatchAll());
+  private readonly pump = new SingleFlight(() => this.claimAndSend());
+  private readonly poll = new Periodic(() => this.tick(), POLL_MS);
+  private readonly purge = new Periodic(
+    () =>
+      this.purgeOld()
+        .then((purged) => purged && this.logger.info({ purged }, 'webhook deliveries past their retention purged'))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: purging old deliveries failed')),
+    PURGE_EVERY_MS,
+  );
+  /** Deliveries being sent by this instance, by id: each promise ends once its outcome is written. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private committed?: Subscription;
+  private stopped = false;
+
+  constructor(
+    private readonly repository: WebhooksRepository,
+    private readonly events: EventsService,
+    private readonly instance: InstanceLiveness,
+    private readonly metrics: MetricsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.sender = new WebhookSender(config.webhookTimeoutMs, config.webhookAllowPrivate);
+    metrics.webhookQueue(() => this.repository.queueStats());
+  }
+
+  onApplicationBootstrap(): void {
+    this.committed = this.events.committed$.subscribe(() => void this.wake());
+    this.poll.start();
+    this.purge.start();
+    void this.wake();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    this.committed?.unsubscribe();
+    await Promise.all([this.poll.stop(), this.purge.stop()]);
+    await Promise.all([this.dispatcher.idle(), this.pump.idle()]);
+    // Sends under way end within WEBHOOK_TIMEOUT_MS; their outcomes are written before the store closes.
+    await Promise.all(this.inFlight.values());
+    await this.sender.close();
+  }
+
+  /** Queues what committed and sends what is due, now (after a commit, a test event, a replay). */
+  async wake(): Promise<void> {
+    if (this.stopped) return;
+    await this.dispatcher.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: dispatching events failed'));
+    void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
+  }
+
+  /** Sends what is due now; answers once the claims are made (not the sends). */
+  send(): Promise<void> {
+    return this.pump.run();
+  }
+
+  private tick(): Promise<void> {
+    return this.wake();
+  }
+
+  private async dispatchAll(): Promise<void> {
+    for (let round = 0; round < 20 && !this.stopped; round++) {
+      const { read } = await this.repository.dispatch(DISPATCH_SUBSCRIPTIONS, DISPATCH_EVENTS);
+      if (read === 0) return;
+    }
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const leaseSeconds = (this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
+    while (!this.stopped) {
+      const free = this.config.webhookConcurrency - this.inFlight.size;
+      if (free <= 0) return;
+      const claimed = await this.repository.claimDue(free, leaseSeconds, this.instance.id);
+      for (const delivery of claimed) {
+        const sending = this.deliver(delivery)
+          .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
+          .finally(() => {
+            this.inFlight.delete(delivery.id);
+            // A slot is free: take the next due delivery at once.
+            if (!this.stopped) void this.pump.run().catch(() => undefined);
+          });
+        this.inFlight.set(delivery.id, sending);
+      }
+      if (claimed.length < free) return;
+    }
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    const result =
+      delivery.data === null
+        ? { ok: false, status: null, error: 'the event is no longer kept', durationMs: 0 }
+        : await this.sender.send({
+            url: delivery.url,
+            eventId: delivery.event_id,
+            body: deliveryBody({
+              type: delivery.event_type,
+              created_at: delivery.event_created_at,
+              data: delivery.data,
+              id: delivery.event_id,
+              seq: delivery.event_seq,
+            }),
+            secrets: [delivery.secret, ...(delivery.previous_secret ? [delivery.previous_secret] : [])],
+          });
+    const last = delivery.attempts >= this.config.webhookMaxAttempts || delivery.data === null;
+    const status = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
+    await this.repository.recordOutcome(
+      {
+        deliveryId: delivery.id,
+        attempt: delivery.attempts,
+        status,
+        responseStatus: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+        retryInMs: status === 'retrying' ? retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs) : null,
+      },
+      this.instance.id,
+    );
+    this.metrics.webhookAttempts.inc({ outcome: status });
+    if (result.ok) this.metrics.webhookLatency.observe(Math.max(0, (Date.now() - delivery.event_created_at.getTime()) / 1000));
+    if (status === 'failed')
+      this.logger.warn(
+        { webhook: delivery.webhook_id, event: delivery.event_id, attempts: delivery.attempts, error: result.error },
+        'webhook delivery failed for good',
+      );
+  }
+
+  /** Deletes every delivery older than EVENT_RETENTION_DAYS, with its attempts; how many. */
+  async purgeOld(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await this.repository.purgeOlderThan(this.config.eventRetentionDays, PURGE_BATCH);
+      total += purged;
+      if (purged < PURGE_BATCH) return total;
+    }
+  }
+}
