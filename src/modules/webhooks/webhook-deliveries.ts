@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { EventsService } from '../events/events.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { deliveryBody, WebhookSender } from './webhook-sender.js';
+import { deliveryBody, type SendResult, WebhookSender } from './webhook-sender.js';
 import { type ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
 
 /** How often each instance looks for events committed on other instances and for retries that fell due. */
@@ -78,8 +78,9 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         .catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: purging old deliveries failed')),
     PURGE_EVERY_MS,
   );
-  /** Deliveries being sent by this instance, by id: each promise ends once its outcome is written. */
+  /** Deliveries of this instance whose outcome is not written yet, by id; `sending` of them are in their HTTP call. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  private sending = 0;
   private committed?: Subscription;
   private stopped = false;
 
@@ -138,39 +139,28 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private async claimAndSend(): Promise<void> {
     const leaseSeconds = (this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
     while (!this.stopped) {
-      const free = this.config.webhookConcurrency - this.inFlight.size;
+      const free = this.config.webhookConcurrency - this.sending;
       if (free <= 0) return;
       const claimed = await this.repository.claimDue(free, leaseSeconds, this.instance.id);
       for (const delivery of claimed) {
-        const sending = this.deliver(delivery)
+        this.sending++;
+        const done = this.deliver(delivery)
           .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
-          .finally(() => {
-            this.inFlight.delete(delivery.id);
-            // A slot is free: take the next due delivery at once.
-            if (!this.stopped) void this.pump.run().catch(() => undefined);
-          });
-        this.inFlight.set(delivery.id, sending);
+          .finally(() => this.inFlight.delete(delivery.id));
+        this.inFlight.set(delivery.id, done);
       }
       if (claimed.length < free) return;
     }
   }
 
+  /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
+  private slotFreed(): void {
+    this.sending--;
+    if (!this.stopped) void this.pump.run().catch(() => undefined);
+  }
+
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
-    const result =
-      delivery.data === null
-        ? { ok: false, status: null, error: 'the event is no longer kept', durationMs: 0 }
-        : await this.sender.send({
-            url: delivery.url,
-            eventId: delivery.event_id,
-            body: deliveryBody({
-              type: delivery.event_type,
-              created_at: delivery.event_created_at,
-              data: delivery.data,
-              id: delivery.event_id,
-              seq: delivery.event_seq,
-            }),
-            secrets: [delivery.secret, ...(delivery.previous_secret ? [delivery.previous_secret] : [])],
-          });
+    const result = await this.attempt(delivery).finally(() => this.slotFreed());
     const last = delivery.attempts >= this.config.webhookMaxAttempts || delivery.data === null;
     const status = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
     await this.repository.recordOutcome(
@@ -192,6 +182,23 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         { webhook: delivery.webhook_id, event: delivery.event_id, attempts: delivery.attempts, error: result.error },
         'webhook delivery failed for good',
       );
+  }
+
+  /** The HTTP call of one attempt (none for an event no longer kept). */
+  private async attempt(delivery: ClaimedDelivery): Promise<SendResult> {
+    if (delivery.data === null) return { ok: false, status: null, error: 'the event is no longer kept', durationMs: 0 };
+    return this.sender.send({
+      url: delivery.url,
+      eventId: delivery.event_id,
+      body: deliveryBody({
+        type: delivery.event_type,
+        created_at: delivery.event_created_at,
+        data: delivery.data,
+        id: delivery.event_id,
+        seq: delivery.event_seq,
+      }),
+      secrets: [delivery.secret, ...(delivery.previous_secret ? [delivery.previous_secret] : [])],
+    });
   }
 
   /** Deletes every delivery older than EVENT_RETENTION_DAYS, with its attempts; how many. */
