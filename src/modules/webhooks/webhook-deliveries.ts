@@ -82,6 +82,11 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private readonly inFlight = new Map<string, Promise<void>>();
   private sending = 0;
   private committed?: Subscription;
+  /**
+   * The accounts with a webhook, as of the last poll (and those given one on this instance since): a commit of
+   * another account wakes nothing, so accounts without webhooks cost the dispatcher no statement.
+   */
+  private readonly hooked = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -97,7 +102,9 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   }
 
   onApplicationBootstrap(): void {
-    this.committed = this.events.committed$.subscribe(() => void this.wake());
+    this.committed = this.events.committed$.subscribe((accounts) => {
+      if (accounts.some((account) => this.hooked.has(account))) void this.wake();
+    });
     this.poll.start();
     this.purge.start();
     void this.wake();
@@ -125,8 +132,20 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     return this.pump.run();
   }
 
-  private tick(): Promise<void> {
-    return this.wake();
+  /** This account has a webhook now: its commits wake the dispatcher from now on. */
+  watch(accountId: string): void {
+    this.hooked.add(accountId);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const accounts = await this.repository.accountsWithWebhooks();
+      this.hooked.clear();
+      for (const account of accounts) this.hooked.add(account);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'webhooks: reading the accounts with webhooks failed');
+    }
+    await this.wake();
   }
 
   private async dispatchAll(): Promise<void> {

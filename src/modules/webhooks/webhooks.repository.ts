@@ -220,6 +220,12 @@ export class WebhooksRepository {
     return rows[0] ?? null;
   }
 
+  /** The accounts that have a webhook: only their commits wake the dispatcher. */
+  async accountsWithWebhooks(): Promise<string[]> {
+    const rows = await this.run<{ account_id: string }>('accounts', `SELECT DISTINCT account_id FROM webhooks`, []);
+    return rows.map((row) => row.account_id);
+  }
+
   /** See DISPATCH: how many subscriptions advanced, events read and deliveries queued. */
   async dispatch(subscriptions: number, eventsEach: number): Promise<{ queued: number; advanced: number; read: number }> {
     const [row] = await this.run<{ queued: number; advanced: number; read: number }>('dispatch', DISPATCH, [subscriptions, eventsEach]);

@@ -77,6 +77,7 @@ export class WebhooksService {
       description: body.description ?? null,
       secret,
     });
+    this.deliveries.watch(principal.accountId!);
     return { ...toView(row), secret };
   }
 
