@@ -193,7 +193,10 @@ describe('webhooks', () => {
   });
 
   it('retries a receiver that fails, then succeeds, and logs each attempt', async () => {
-    const r = await receiver((_request, nth) => (nth <= 2 ? 503 : 200));
+    // The first attempt gets no answer within WEBHOOK_TIMEOUT_MS, the second a 503, the third a 200.
+    const r = await receiver((_request, nth) =>
+      nth === 1 ? new Promise((resolve) => setTimeout(() => resolve(200), 2500)) : nth === 2 ? 503 : 200,
+    );
     const hook = await createWebhook(t.http, terminal.key, { url: r.url });
     await newAppointments(t, terminal, 1);
     await untilReceived(r, 3);
@@ -206,9 +209,11 @@ describe('webhooks', () => {
     expect(log.items.map((a) => [a.attempt, a.status, a.response_status])).toEqual([
       [3, 'delivered', 200],
       [2, 'retrying', 503],
-      [1, 'retrying', 503],
+      [1, 'retrying', null],
     ]);
     expect(log.items[1]).toMatchObject({ error: 'answered 503', next_attempt_at: expect.any(String), type: 'appointment.created' });
+    expect(log.items[2]).toMatchObject({ error: 'no answer within 2000 ms', duration_ms: expect.any(Number) });
+    expect(log.items[2].duration_ms as number).toBeGreaterThanOrEqual(1900);
     expect(log.items[0].next_attempt_at).toBeNull();
     // Keyset pages, newest first.
     const first = (await t.http.get(`/api/v1/webhooks/${hook.id}/deliveries?limit=2`).set('X-API-Key', terminal.key)).body.data;

@@ -145,7 +145,8 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     } catch (error) {
       this.logger.warn({ err: error }, 'webhooks: reading the accounts with webhooks failed');
     }
-    await this.wake();
+    // No webhook anywhere: nothing to queue nor send (the deliveries of a deleted webhook went with it).
+    if (this.hooked.size) await this.wake();
   }
 
   private async dispatchAll(): Promise<void> {
