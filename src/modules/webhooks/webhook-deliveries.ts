@@ -127,9 +127,10 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
   }
 
-  /** Sends what is due now; answers once the claims are made (not the sends). */
-  send(): Promise<void> {
-    return this.pump.run();
+  /** Sends what is due now (a test event, a replay); never throws. */
+  send(): void {
+    if (this.stopped) return;
+    void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
   }
 
   /** This account has a webhook now: its commits wake the dispatcher from now on. */

@@ -117,14 +117,14 @@ export class WebhooksService {
       webhook_id: webhook.id,
       message: 'A test event: your endpoint receives and verifies deliveries',
     });
-    void this.deliveries.send();
+    this.deliveries.send();
     return { event_id: eventId, type: 'webhook.test' };
   }
 
   async replay(principal: Principal, id: string, body: ReplayWebhookDto): Promise<WebhookReplayView> {
     const webhook = await this.find(principal, id);
     const seqs = await this.repository.replay(webhook, String(body.after_seq), REPLAY_MAX);
-    void this.deliveries.send();
+    this.deliveries.send();
     return { queued: seqs.length, last_seq: seqs.length ? Math.max(...seqs.map(Number)) : null, more: seqs.length === REPLAY_MAX };
   }
 
