@@ -424,6 +424,38 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
   });
 });
 
+describe('a webhook whose receiver hangs', () => {
+  let t: TestApp;
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ ...LOCAL, WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_CONCURRENCY: '4' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    for (const r of receivers) await r.close();
+  });
+
+  it('is probed one delivery at a time once it has failed, so the other webhooks keep their slots', async () => {
+    const hanging = await startReceiver(() => new Promise<number>(() => undefined));
+    const healthy = await startReceiver();
+    receivers.push(hanging, healthy);
+    const slow = await newTerminal(t.http);
+    const fast = await newTerminal(t.http);
+    for (const account of [slow, fast]) await putLayout(t.http, account.key, 'appointment', 'card');
+    const hook = await createWebhook(t.http, slow.key, { url: hanging.url });
+    await createWebhook(t.http, fast.key, { url: healthy.url });
+    await newAppointments(t, slow, 12);
+    // All four slots go to it at first; once those attempts have timed out, one at a time.
+    await untilReceived(hanging, 6, 'two probes after the first round');
+    await newAppointments(t, fast, 3);
+    await untilReceived(healthy, 3);
+    await t.http.delete(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', slow.key).expect(200);
+    expect(Math.max(...hanging.received.slice(0, 4).map((r) => r.openAtArrival))).toBe(4);
+    // A probe may reach it a moment before the receiver sees the previous attempt's connection close.
+    for (const later of hanging.received.slice(4)) expect(later.openAtArrival).toBeLessThanOrEqual(2);
+  });
+});
+
 describe('webhooks on two instances', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let a: TestApp;

@@ -8,6 +8,8 @@ export interface Received {
   raw: string;
   body: { type: string; timestamp: string; data: Record<string, unknown>; id: string; seq: number | null };
   at: number;
+  /** Requests this receiver had open (this one included) when it arrived. */
+  openAtArrival: number;
 }
 
 export interface Receiver {
@@ -30,9 +32,16 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
     concurrentDuplicates: [],
     respond,
     ofType: (type) => receiver.received.filter((r) => r.body.type === type),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+  let openRequests = 0;
   const server = createServer((request, response) => {
+    openRequests++;
+    response.on('close', () => openRequests--);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -40,7 +49,7 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
       const id = String(request.headers['webhook-id']);
       if (open.get(id)) receiver.concurrentDuplicates.push(id);
       open.set(id, (open.get(id) ?? 0) + 1);
-      const entry: Received = { headers: request.headers, raw, body: JSON.parse(raw), at: Date.now() };
+      const entry: Received = { headers: request.headers, raw, body: JSON.parse(raw), at: Date.now(), openAtArrival: openRequests };
       receiver.received.push(entry);
       Promise.resolve(receiver.respond(entry, receiver.received.length))
         .then((status) => {

@@ -81,6 +81,13 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   /** Deliveries of this instance whose outcome is not written yet, by id; `sending` of them are in their HTTP call. */
   private readonly inFlight = new Map<string, Promise<void>>();
   private sending = 0;
+  /** HTTP calls under way per webhook. */
+  private readonly sendingTo = new Map<string, number>();
+  /**
+   * Webhooks whose last attempt from this instance failed: probed one delivery at a time until one succeeds, so a
+   * receiver that hangs holds one sending slot, not all of them.
+   */
+  private readonly failing = new Set<string>();
   private committed?: Subscription;
   /**
    * The accounts with a webhook, as of the last poll (and those given one on this instance since): a commit of
@@ -162,26 +169,40 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     while (!this.stopped) {
       const free = this.config.webhookConcurrency - this.sending;
       if (free <= 0) return;
-      const claimed = await this.repository.claimDue(free, leaseSeconds, this.instance.id);
+      const probed = [...this.failing];
+      const busy = probed.filter((webhook) => this.sendingTo.has(webhook));
+      const claimed = await this.repository.claimDue(free, leaseSeconds, this.instance.id, { busy, probed });
       for (const delivery of claimed) {
         this.sending++;
+        this.sendingTo.set(delivery.webhook_id, (this.sendingTo.get(delivery.webhook_id) ?? 0) + 1);
         const done = this.deliver(delivery)
           .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
           .finally(() => this.inFlight.delete(delivery.id));
         this.inFlight.set(delivery.id, done);
       }
-      if (claimed.length < free) return;
+      // Fewer than asked: nothing more is due, unless failing webhooks held some back (then look again at once).
+      if (claimed.length === 0 || (claimed.length < free && probed.length === 0)) return;
     }
   }
 
   /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
-  private slotFreed(): void {
+  private slotFreed(delivery: ClaimedDelivery, ok: boolean): void {
     this.sending--;
+    const left = (this.sendingTo.get(delivery.webhook_id) ?? 1) - 1;
+    if (left > 0) this.sendingTo.set(delivery.webhook_id, left);
+    else this.sendingTo.delete(delivery.webhook_id);
+    if (ok) this.failing.delete(delivery.webhook_id);
+    else this.failing.add(delivery.webhook_id);
     if (!this.stopped) void this.pump.run().catch(() => undefined);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
-    const result = await this.attempt(delivery).finally(() => this.slotFreed());
+    let result: SendResult = { ok: false, status: null, error: 'not sent', durationMs: 0 };
+    try {
+      result = await this.attempt(delivery);
+    } finally {
+      this.slotFreed(delivery, result.ok);
+    }
     const last = delivery.attempts >= this.config.webhookMaxAttempts || delivery.data === null;
     const status = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
     await this.repository.recordOutcome(

@@ -107,13 +107,25 @@ export const DISPATCH = `
 /**
  * Claims up to $1 due deliveries for this instance ($3) for $2 seconds (the lease), skipping those another sender
  * holds; a lease that passed (its instance died mid-send) is taken over. Counts the attempt at the claim, so an
- * attempt cut short by a crash still counts.
+ * attempt cut short by a crash still counts. Webhooks whose receiver is failing are probed one delivery at a time:
+ * none of those in $4 (one of theirs is being sent), at most one of each in $5; the others' deliveries go meanwhile.
+ * The candidates are the first $6 due (locked for this statement only; those not taken are free again at its end).
  */
 export const CLAIM_DUE = `
-  WITH due AS (
-    SELECT id FROM webhook_deliveries
+  WITH candidates AS (
+    SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
      WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-     ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+       AND webhook_id <> ALL($4::uuid[])
+     ORDER BY next_attempt_at, id LIMIT $6 FOR UPDATE SKIP LOCKED
+  ),
+  due AS (
+    SELECT id FROM (
+      SELECT id, next_attempt_at, webhook_id = ANY($5::uuid[]) AS probed,
+             row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
+        FROM candidates
+    ) c
+     WHERE NOT probed OR n = 1
+     ORDER BY next_attempt_at, id LIMIT $1
   ),
   claimed AS (
     UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $2), locked_by = $3, attempts = d.attempts + 1
@@ -232,9 +244,14 @@ export class WebhooksRepository {
     return row;
   }
 
-  /** See CLAIM_DUE. */
-  claimDue(limit: number, leaseSeconds: number, instanceId: string): Promise<ClaimedDelivery[]> {
-    return this.run('claim', CLAIM_DUE, [limit, leaseSeconds, instanceId]);
+  /** See CLAIM_DUE: `busy` webhooks get none, `probed` ones at most one each. */
+  claimDue(
+    limit: number,
+    leaseSeconds: number,
+    instanceId: string,
+    failing: { busy: string[]; probed: string[] } = { busy: [], probed: [] },
+  ): Promise<ClaimedDelivery[]> {
+    return this.run('claim', CLAIM_DUE, [limit, leaseSeconds, instanceId, failing.busy, failing.probed, limit * 4]);
   }
 
   /**
