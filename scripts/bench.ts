@@ -9,6 +9,7 @@ import { CleanUp, freePort, startFloor, startService, stop } from './bench/proce
 import { type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
+import { printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -35,8 +36,9 @@ const SOCKETS_BASELINE = 1000;
 const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
 const SCALE = { small: 10_000, large: 1_000_000 };
+const WEBHOOK_CONCURRENCY = 16;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=scale` or `--only=idempotency`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=scale`, `--only=idempotency` or `--only=webhooks`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -160,7 +162,7 @@ interface Target {
   met: boolean;
 }
 
-type Goal = { ratioAtMost: number } | { ratioAtLeast: number } | { p99AtMost: number };
+type Goal = { ratioAtMost: number } | { ratioAtLeast: number } | { p99AtMost: number } | { msAtMost: number };
 
 function target(name: string, service: number, floor: number, goal: Goal): Target {
   const ratio = round2(service / floor);
@@ -168,6 +170,7 @@ function target(name: string, service: number, floor: number, goal: Goal): Targe
     return { target: name, service, floor, ratio, goal: `≤ ${goal.ratioAtMost}× floor`, met: ratio <= goal.ratioAtMost };
   if ('ratioAtLeast' in goal)
     return { target: name, service, floor, ratio, goal: `≥ ${goal.ratioAtLeast}× floor`, met: ratio >= goal.ratioAtLeast };
+  if ('msAtMost' in goal) return { target: name, service, floor, ratio, goal: `≤ ${goal.msAtMost} ms`, met: service <= goal.msAtMost };
   return { target: name, service, floor, ratio, goal: `p99 ≤ ${goal.p99AtMost} ms`, met: service <= goal.p99AtMost };
 }
 
@@ -283,6 +286,23 @@ async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; 
   return { figures: scale, targets };
 }
 
+/** Webhook deliveries (scripts/bench/webhooks.ts), on a database and a service of their own. */
+async function webhooksSection(cleanUp: CleanUp): Promise<{ figures: WebhookFigures; targets: Target[] }> {
+  const { base } = await newService(cleanUp);
+  const terminal = await newTerminal(base, { name: 'Webhook terminal' });
+  const figures = await webhookBench(
+    (method, path, body) => terminal.api.call(method, path, body),
+    appointmentItems,
+    BATCH,
+    WEBHOOK_CONCURRENCY,
+  );
+  printWebhooks(figures, say);
+  return {
+    figures,
+    targets: [target(`webhooks: ${BATCH} events delivered, last after commit, ms`, figures.last_ms, figures.floor_ms, { msAtMost: 5000 })],
+  };
+}
+
 /** The environment of this run's services and floors: the caller's, without its DATABASE_URL. */
 const { DATABASE_URL: _ignored, ...env } = process.env;
 
@@ -298,6 +318,9 @@ const serviceEnvOf = (name: string) => ({
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_MIN: '0',
   JWT_SECRET,
+  // The webhook section's receiver is on loopback.
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_CONCURRENCY: String(WEBHOOK_CONCURRENCY),
 });
 
 function printTargets(targets: Target[], loadAtEnd: number): void {
@@ -446,7 +469,13 @@ async function run(cleanUp: CleanUp): Promise<void> {
   }
   if (only === 'idempotency') return idempotencySection(cleanUp);
   if (only === 'bulk') return bulkOnly(cleanUp);
-  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale and idempotency`);
+  if (only === 'webhooks') {
+    const webhooks = await webhooksSection(cleanUp);
+    printTargets(webhooks.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ webhooks: webhooks.figures, targets: webhooks.targets }, null, 2));
+    return;
+  }
+  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale, idempotency and webhooks`);
   const loadAtStart = loadavg()[0];
   const { name, base } = await newService(cleanUp);
   const serviceEnv = serviceEnvOf(name);
@@ -606,6 +635,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  ${memoryLine('service', serviceMemory)}`);
   say(`  ${memoryLine('bare Socket.IO', bareMemory)}\n`);
 
+  const webhooks = await webhooksSection(cleanUp);
   const scale = await scaleSection(cleanUp);
 
   const [createRow, updateRow] = bulk;
@@ -622,6 +652,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
       p99AtMost: 150,
     }),
     target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.9 }),
+    ...webhooks.targets,
     ...scale.targets,
   ];
   const loadAtEnd = loadavg()[0];
@@ -642,6 +673,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
           checkins: serviceCheckins,
           checkin_floor: relayCheckins,
           checkin_writes_floor: writesCheckins,
+          webhooks: webhooks.figures,
           scale: scale.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,

@@ -27,6 +27,7 @@ import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { TicketsModule } from './modules/tickets/tickets.module.js';
 import { TripsModule } from './modules/trips/trips.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -59,6 +60,7 @@ export class AppModule {
         TicketsModule,
         CheckinModule,
         DriverAppModule,
+        WebhooksModule,
         RealtimeModule,
       ],
       providers: [

@@ -11,6 +11,7 @@ import { Trip, TripLog } from './modules/trips/trip.entity.js';
 import { Setting } from './database/setting.entity.js';
 import { IdempotencyKey } from './modules/idempotency/idempotency-key.entity.js';
 import { AccountEvent } from './modules/events/account-event.entity.js';
+import { Webhook, WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -29,4 +30,7 @@ export const ENTITIES = [
   Setting,
   IdempotencyKey,
   AccountEvent,
+  Webhook,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

@@ -17,6 +17,13 @@ export interface AppConfig {
   noShowSweepMs: number;
   /** How long the account event feed keeps events (docs/events.md). */
   eventRetentionDays: number;
+  /** Webhook deliveries (docs/webhooks.md): the receiver's time to answer, the retry schedule, parallel sends. */
+  webhookTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  webhookConcurrency: number;
+  /** Webhook URLs may reach loopback and private addresses (local development and tests only). */
+  webhookAllowPrivate: boolean;
   jwtSecret: string | null;
   driverTokenTtlMinutes: number;
   rateLimitPerMin: number;
@@ -76,6 +83,14 @@ function name(env: Env, variable: string, fallback: string): string {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw))
     throw new ConfigError(variable, `must be 1 to 64 letters, digits, dots, dashes or underscores, got "${raw}"`);
   return raw;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
 function secret(env: Env, name: string, minLength: number): string | null {
@@ -139,6 +154,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),
     noShowSweepMs: int(env, 'NO_SHOW_SWEEP_MS', 60_000, 100, 86_400_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 30),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     jwtSecret: secret(env, 'JWT_SECRET', 32),
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),

@@ -115,6 +115,7 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
   let appointment: { id: string; ref: string };
   let tripRef: string;
   let ticketId: string;
+  let webhookId: string;
   const tally = new Map<string, number>();
   const count = (answer: string) => tally.set(answer, (tally.get(answer) ?? 0) + 1);
   const sockets: Socket[] = [];
@@ -135,7 +136,8 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
     (t.http as unknown as Record<string, (p: string) => import('supertest').Test>)[method](path);
 
   beforeAll(async () => {
-    t = await startTestApp({ CHECKIN_TIMEOUT_MS: '3000' });
+    // A webhook on loopback (nothing listens there) takes no event these tests make: nothing is ever sent.
+    t = await startTestApp({ CHECKIN_TIMEOUT_MS: '3000', WEBHOOK_ALLOW_PRIVATE: 'true' });
     url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
     db = t.app.get(DataSource);
     // Read from the catalog, so a table added later is covered too (the migrations' own bookkeeping aside).
@@ -154,6 +156,11 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
       .set('X-API-Key', scene.terminal.key)
       .send({ appointment_ref: appointment.ref, layout_ref: 't', content: { gate: 'A' } });
     ticketId = ticket.body.data.created_ids[0];
+    const webhook = await t.http
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', carrier.key)
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['checkin.failed'] });
+    webhookId = webhook.body.data.id;
   });
   afterAll(async () => {
     sockets.forEach((socket) => socket.close());
@@ -210,6 +217,10 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
       ['patch', `/api/v1/admin/accounts/${scene.terminal.id}`, { 'X-API-Key': TEST_ADMIN_KEY }, { name: 'y', location: null }],
       ['post', `/api/v1/admin/accounts/${scene.terminal.id}/api-keys`, { 'X-API-Key': TEST_ADMIN_KEY }, {}],
       ['delete', `/api/v1/admin/api-keys/${scene.terminal.keyId}`, { 'X-API-Key': TEST_ADMIN_KEY }, {}],
+      ['post', '/api/v1/webhooks', { 'X-API-Key': carrier.key }, { url: 'http://127.0.0.1:9/x', events: ['trip.*'], description: 'd' }],
+      ['patch', `/api/v1/webhooks/${webhookId}`, { 'X-API-Key': carrier.key }, { description: 'e', events: ['trip.deleted'] }],
+      ['post', `/api/v1/webhooks/${webhookId}/replay`, { 'X-API-Key': carrier.key }, { after_seq: 0 }],
+      ['post', `/api/v1/webhooks/${webhookId}/test`, { 'X-API-Key': carrier.key }, {}],
     ];
     const before = await fingerprint();
     for (const [method, path, headers, template] of routes) {
@@ -252,6 +263,9 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
       ['get', (bad) => `/api/v1/admin/accounts/${bad}`, { 'X-API-Key': TEST_ADMIN_KEY }],
       ['patch', (bad) => `/api/v1/admin/accounts/${bad}`, { 'X-API-Key': TEST_ADMIN_KEY }],
       ['delete', (bad) => `/api/v1/admin/api-keys/${bad}`, { 'X-API-Key': TEST_ADMIN_KEY }],
+      ['get', (bad) => `/api/v1/webhooks/${bad}`, { 'X-API-Key': carrier.key }],
+      ['delete', (bad) => `/api/v1/webhooks/${bad}`, { 'X-API-Key': carrier.key }],
+      ['get', (bad) => `/api/v1/webhooks/${webhookId}/deliveries?cursor=${bad}`, { 'X-API-Key': carrier.key }],
     ];
     const before = await fingerprint();
     for (const [method, build, headers] of routes) {

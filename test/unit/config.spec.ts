@@ -15,6 +15,11 @@ describe('configuration', () => {
       rateLimitPerMin: 1200,
       logLevel: 'info',
       corsOrigins: null,
+      webhookTimeoutMs: 10_000,
+      webhookRetryBaseMs: 5000,
+      webhookMaxAttempts: 8,
+      webhookConcurrency: 16,
+      webhookAllowPrivate: false,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
@@ -32,6 +37,8 @@ describe('configuration', () => {
     ['ADMIN_API_KEY', 'short', /ADMIN_API_KEY must be at least 16 characters/],
     ['JWT_SECRET', 'short', /JWT_SECRET must be at least 32 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
+    ['WEBHOOK_ALLOW_PRIVATE', 'yes', /WEBHOOK_ALLOW_PRIVATE must be true or false/],
+    ['WEBHOOK_MAX_ATTEMPTS', '0', /WEBHOOK_MAX_ATTEMPTS must be between 1/],
     ['CORS_ORIGINS', 'panel.example.com', /CORS_ORIGINS must be \* or a comma-separated list of origins such as https:\/\/panel/],
     ['CORS_ORIGINS', 'ftp://panel.example.com', /CORS_ORIGINS origins must use http:\/\/ or https:\/\//],
     [

@@ -32,6 +32,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   CHECKIN_FAILED: "The terminal server's answer could not be used (for example a ticket with an unknown layout)",
   TERMINAL_OFFLINE: 'The terminal server is not connected',
   TERMINAL_TIMEOUT: 'The terminal server did not answer within CHECKIN_TIMEOUT_MS',
+  WEBHOOK_NOT_FOUND: 'No webhook with this id belongs to the calling account',
+  WEBHOOK_URL_NOT_ALLOWED: 'The URL host resolves to a loopback, private or other non-public address, or does not resolve',
 };
 
 /** Every authenticated route can answer these. */

@@ -30,6 +30,9 @@ export const ERROR_STATUS = {
   CHECKIN_FAILED: 502,
   TERMINAL_OFFLINE: 503,
   TERMINAL_TIMEOUT: 504,
+  // Webhooks (docs/webhooks.md): another account's webhook is not found either; a URL that reaches private addresses.
+  WEBHOOK_NOT_FOUND: 404,
+  WEBHOOK_URL_NOT_ALLOWED: 400,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -8,6 +8,7 @@ import { IdempotencyKeys1763895600000 } from './1763895600000-idempotency-keys.j
 import { RecordListing1763899200000 } from './1763899200000-record-listing.js';
 import { NoShows1763902800000 } from './1763902800000-no-shows.js';
 import { AccountEvents1763906400000 } from './1763906400000-account-events.js';
+import { Webhooks1763910000000 } from './1763910000000-webhooks.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   RecordListing1763899200000,
   NoShows1763902800000,
   AccountEvents1763906400000,
+  Webhooks1763910000000,
 ];

@@ -44,8 +44,54 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Webhook delivery attempts by how they ended: delivered, retrying (failed, another attempt comes) or failed (the last). */
+  readonly webhookAttempts = new Counter({
+    name: 'gate_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome (delivered, retrying, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookLatency = new Histogram({
+    name: 'gate_webhook_delivery_latency_seconds',
+    help: "Time from an event's change to its webhook delivery (2xx), retries included",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gate_' });
+  }
+
+  /**
+   * The webhook queue's gauges, read at scrape time from the database by `read` (shared by every instance, so
+   * each reports the same numbers). A failed read leaves the previous values.
+   */
+  webhookQueue(read: () => Promise<{ depth: number; oldest_seconds: number }>): void {
+    let last: Promise<{ depth: number; oldest_seconds: number } | null> | null = null;
+    // Both gauges from one query per scrape.
+    const once = () =>
+      (last ??= read()
+        .catch(() => null)
+        .finally(() => setImmediate(() => (last = null))));
+    new Gauge({
+      name: 'gate_webhook_queue_depth',
+      help: 'Webhook deliveries waiting to be sent (due or scheduled for a retry)',
+      registers: [this.registry],
+      async collect() {
+        const stats = await once();
+        if (stats) this.set(stats.depth);
+      },
+    });
+    new Gauge({
+      name: 'gate_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest webhook delivery waiting to be sent',
+      registers: [this.registry],
+      async collect() {
+        const stats = await once();
+        if (stats) this.set(stats.oldest_seconds);
+      },
+    });
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

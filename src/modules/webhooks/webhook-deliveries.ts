@@ -1,0 +1,255 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { Subscription } from 'rxjs';
+import { LOGGER } from '../../common/logging/logger.js';
+import { Periodic } from '../../common/scheduling/periodic.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { EventsService } from '../events/events.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { deliveryBody, type SendResult, WebhookSender } from './webhook-sender.js';
+import { type ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
+
+/** How often each instance looks for events committed on other instances and for retries that fell due. */
+export const POLL_MS = 250;
+/** Subscriptions per dispatch statement, and events read for each. */
+const DISPATCH_SUBSCRIPTIONS = 50;
+const DISPATCH_EVENTS = 1000;
+/** How long a claim outlives the receiver's time to answer, for writing the outcome. */
+const LEASE_MARGIN_MS = 5000;
+/** No retry waits longer than this, whatever the schedule says. */
+const MAX_RETRY_DELAY_MS = 6 * 3600_000;
+/** Old deliveries are purged this often by each instance, in batches of PURGE_BATCH. */
+const PURGE_EVERY_MS = 10 * 60_000;
+const PURGE_BATCH = 5000;
+
+/**
+ * The wait before attempt `attempt + 1` after attempt `attempt` failed: exponential (base × 2^(attempt−1)) with
+ * equal jitter, so the wait is between half and all of it and deliveries that failed together spread out.
+ */
+export function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
+  const full = Math.min(baseMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
+  return Math.round(full / 2 + random() * (full / 2));
+}
+
+/** Runs `work` once at a time; a call while it runs makes it run once more after. */
+class SingleFlight {
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly work: () => Promise<void>) {}
+
+  run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.work();
+      } while (this.again);
+    })().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+}
+
+/**
+ * Webhook deliveries (docs/webhooks.md), on every instance. The dispatcher turns the feed into deliveries: each
+ * subscription's cursor advances in the same statement that queues its events, so an event is queued once
+ * whatever crashes. The senders claim due deliveries with a lease (`FOR UPDATE SKIP LOCKED`, so instances never
+ * send the same one at once), send up to WEBHOOK_CONCURRENCY at a time, and write each outcome after the HTTP
+ * call: no transaction is ever open across one. Woken by this instance's commits, and every POLL_MS for the rest.
+ */
+@Injectable()
+export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly sender: WebhookSender;
+  private readonly dispatcher = new SingleFlight(() => this.dispatchAll());
+  private readonly pump = new SingleFlight(() => this.claimAndSend());
+  private readonly poll = new Periodic(() => this.tick(), POLL_MS);
+  private readonly purge = new Periodic(
+    () =>
+      this.purgeOld()
+        .then((purged) => purged && this.logger.info({ purged }, 'webhook deliveries past their retention purged'))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: purging old deliveries failed')),
+    PURGE_EVERY_MS,
+  );
+  /** Deliveries of this instance whose outcome is not written yet, by id; `sending` of them are in their HTTP call. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private sending = 0;
+  /** HTTP calls under way per webhook. */
+  private readonly sendingTo = new Map<string, number>();
+  /**
+   * Webhooks whose last attempt from this instance failed: probed one delivery at a time until one succeeds, so a
+   * receiver that hangs holds one sending slot, not all of them.
+   */
+  private readonly failing = new Set<string>();
+  private committed?: Subscription;
+  /**
+   * The accounts with a webhook, as of the last poll (and those given one on this instance since): a commit of
+   * another account wakes nothing, so accounts without webhooks cost the dispatcher no statement.
+   */
+  private readonly hooked = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly repository: WebhooksRepository,
+    private readonly events: EventsService,
+    private readonly instance: InstanceLiveness,
+    private readonly metrics: MetricsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.sender = new WebhookSender(config.webhookTimeoutMs, config.webhookAllowPrivate);
+    metrics.webhookQueue(() => this.repository.queueStats());
+  }
+
+  onApplicationBootstrap(): void {
+    this.committed = this.events.committed$.subscribe((accounts) => {
+      if (accounts.some((account) => this.hooked.has(account))) void this.wake();
+    });
+    this.poll.start();
+    this.purge.start();
+    void this.wake();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    this.committed?.unsubscribe();
+    await Promise.all([this.poll.stop(), this.purge.stop()]);
+    await Promise.all([this.dispatcher.idle(), this.pump.idle()]);
+    // Sends under way end within WEBHOOK_TIMEOUT_MS; their outcomes are written before the store closes.
+    await Promise.all(this.inFlight.values());
+    await this.sender.close();
+  }
+
+  /** Queues what committed and sends what is due, now (after a commit, a test event, a replay). */
+  async wake(): Promise<void> {
+    if (this.stopped) return;
+    await this.dispatcher.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: dispatching events failed'));
+    void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
+  }
+
+  /** Sends what is due now (a test event, a replay); never throws. */
+  send(): void {
+    if (this.stopped) return;
+    void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
+  }
+
+  /** This account has a webhook now: its commits wake the dispatcher from now on. */
+  watch(accountId: string): void {
+    this.hooked.add(accountId);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const accounts = await this.repository.accountsWithWebhooks();
+      this.hooked.clear();
+      for (const account of accounts) this.hooked.add(account);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'webhooks: reading the accounts with webhooks failed');
+    }
+    // No webhook anywhere: nothing to queue nor send (the deliveries of a deleted webhook went with it).
+    if (this.hooked.size) await this.wake();
+  }
+
+  private async dispatchAll(): Promise<void> {
+    for (let round = 0; round < 20 && !this.stopped; round++) {
+      const { read } = await this.repository.dispatch(DISPATCH_SUBSCRIPTIONS, DISPATCH_EVENTS);
+      if (read === 0) return;
+    }
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const leaseSeconds = (this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
+    while (!this.stopped) {
+      const free = this.config.webhookConcurrency - this.sending;
+      if (free <= 0) return;
+      const probed = [...this.failing];
+      const busy = probed.filter((webhook) => this.sendingTo.has(webhook));
+      const claimed = await this.repository.claimDue(free, leaseSeconds, this.instance.id, { busy, probed });
+      for (const delivery of claimed) {
+        this.sending++;
+        this.sendingTo.set(delivery.webhook_id, (this.sendingTo.get(delivery.webhook_id) ?? 0) + 1);
+        const done = this.deliver(delivery)
+          .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
+          .finally(() => this.inFlight.delete(delivery.id));
+        this.inFlight.set(delivery.id, done);
+      }
+      // Fewer than asked: nothing more is due, unless failing webhooks held some back (then look again at once).
+      if (claimed.length === 0 || (claimed.length < free && probed.length === 0)) return;
+    }
+  }
+
+  /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
+  private slotFreed(delivery: ClaimedDelivery, ok: boolean): void {
+    this.sending--;
+    const left = (this.sendingTo.get(delivery.webhook_id) ?? 1) - 1;
+    if (left > 0) this.sendingTo.set(delivery.webhook_id, left);
+    else this.sendingTo.delete(delivery.webhook_id);
+    if (ok) this.failing.delete(delivery.webhook_id);
+    else this.failing.add(delivery.webhook_id);
+    if (!this.stopped) void this.pump.run().catch(() => undefined);
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    let result: SendResult = { ok: false, status: null, error: 'not sent', durationMs: 0 };
+    try {
+      result = await this.attempt(delivery);
+    } finally {
+      this.slotFreed(delivery, result.ok);
+    }
+    const last = delivery.attempts >= this.config.webhookMaxAttempts || delivery.data === null;
+    const status = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
+    await this.repository.recordOutcome(
+      {
+        deliveryId: delivery.id,
+        attempt: delivery.attempts,
+        status,
+        responseStatus: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+        retryInMs: status === 'retrying' ? retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs) : null,
+      },
+      this.instance.id,
+    );
+    this.metrics.webhookAttempts.inc({ outcome: status });
+    if (result.ok) this.metrics.webhookLatency.observe(Math.max(0, (Date.now() - delivery.event_created_at.getTime()) / 1000));
+    if (status === 'failed')
+      this.logger.warn(
+        { webhook: delivery.webhook_id, event: delivery.event_id, attempts: delivery.attempts, error: result.error },
+        'webhook delivery failed for good',
+      );
+  }
+
+  /** The HTTP call of one attempt (none for an event no longer kept). */
+  private async attempt(delivery: ClaimedDelivery): Promise<SendResult> {
+    if (delivery.data === null) return { ok: false, status: null, error: 'the event is no longer kept', durationMs: 0 };
+    return this.sender.send({
+      url: delivery.url,
+      eventId: delivery.event_id,
+      body: deliveryBody({
+        type: delivery.event_type,
+        created_at: delivery.event_created_at,
+        data: delivery.data,
+        id: delivery.event_id,
+        seq: delivery.event_seq,
+      }),
+      secrets: [delivery.secret, ...(delivery.previous_secret ? [delivery.previous_secret] : [])],
+    });
+  }
+
+  /** Deletes every delivery older than EVENT_RETENTION_DAYS, with its attempts; how many. */
+  async purgeOld(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await this.repository.purgeOlderThan(this.config.eventRetentionDays, PURGE_BATCH);
+      total += purged;
+      if (purged < PURGE_BATCH) return total;
+    }
+  }
+}

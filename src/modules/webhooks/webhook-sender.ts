@@ -1,0 +1,112 @@
+import ipaddr from 'ipaddr.js';
+import { Webhook as Signer } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { guardedLookup, hostOf, RefusedAddressError, refusedRange } from './webhook-url.js';
+
+/** What one delivery sends: the event as the body, the secrets that sign it. */
+export interface Outgoing {
+  url: string;
+  eventId: string;
+  body: string;
+  secrets: string[];
+}
+
+/** How the receiver answered: a status (2xx: delivered), or the reason there was none. */
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** The body of every delivery, in the Standard Webhooks shape, plus the event's id and seq. */
+export function deliveryBody(event: { type: string; created_at: Date; data: unknown; id: string; seq: string | null }): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.created_at.toISOString(),
+    data: event.data,
+    id: event.id,
+    seq: event.seq === null ? null : Number(event.seq),
+  });
+}
+
+/**
+ * The Standard Webhooks headers: `webhook-signature` carries one `v1,<signature>` per secret, space-separated
+ * (the current one first; during a rotation's grace period the previous one too), so a receiver holding
+ * either secret verifies with the library as it is.
+ */
+export function signatureHeaders(eventId: string, body: string, secrets: string[], at = new Date()): Record<string, string> {
+  return {
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': secrets.map((secret) => new Signer(secret).sign(eventId, at, body)).join(' '),
+  };
+}
+
+/** Most bytes of a receiver's answer read (and thrown away) before the connection is given back. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+const causeOf = (error: unknown): unknown => {
+  for (let e = error; e; e = (e as { cause?: unknown }).cause) if (e instanceof RefusedAddressError) return e;
+  return error;
+};
+
+function describe(error: unknown, timeoutMs: number): string {
+  const e = causeOf(error) as { name?: string; code?: string; message?: string };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  if (e instanceof RefusedAddressError) return e.message;
+  const message = e?.message ?? String(error);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/**
+ * Sends deliveries: one POST each, signed, no redirects followed (a 3xx is a failure), a 2xx within `timeoutMs`
+ * is delivered. Unless private destinations are allowed, every connection is checked on the address it really
+ * goes to (an IP literal as it is, a name as DNS answers at connect time).
+ */
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly allowPrivate: boolean,
+  ) {
+    this.agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: 10_000,
+      connect: allowPrivate ? {} : { lookup: guardedLookup as never },
+    });
+  }
+
+  async send(outgoing: Outgoing): Promise<SendResult> {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    try {
+      if (!this.allowPrivate) {
+        const host = hostOf(new URL(outgoing.url));
+        const range = ipaddr.isValid(host) ? refusedRange(host) : null;
+        if (range) throw new RefusedAddressError(host, host, range);
+      }
+      const answer = await request(outgoing.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'gate-webhooks/1',
+          ...signatureHeaders(outgoing.eventId, outgoing.body, outgoing.secrets),
+        },
+        body: outgoing.body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
+      const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+      return { ok, status: answer.statusCode, error: ok ? null : `answered ${answer.statusCode}`, durationMs: took() };
+    } catch (error) {
+      return { ok: false, status: null, error: describe(error, this.timeoutMs), durationMs: took() };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
