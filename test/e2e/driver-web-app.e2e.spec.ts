@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { signDriverToken } from '../../src/modules/auth/driver-tokens.js';
+import { gateScene } from '../factories/checkin.js';
+import { launchBrowser, openPage, PHONE, seriousA11yViolations, sessionItem, sessionSize } from '../setup/browser.js';
+import { spawnWithOutput, until, type Spawned } from '../setup/processes.js';
+import { startTestApp, type TestApp } from '../setup/test-app.js';
+
+/** The reference driver app at /app in a real browser, phone-sized, on PostgreSQL. */
+const JWT_SECRET = 'driver-web-app-test-secret-0123456789abcdef';
+let gate: TestApp;
+let url: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  gate = await startTestApp({ JWT_SECRET });
+  url = `http://127.0.0.1:${(gate.app.getHttpServer().address() as { port: number }).port}`;
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await gate?.close();
+});
+
+/** The real terminal simulator (`npm run sim:terminal`), accepting every check-in with a ticket of `layout`. */
+async function simTerminal(key: string, layout: string): Promise<Spawned> {
+  const terminal = spawnWithOutput(process.execPath, ['dist/scripts/sim-terminal.js', '--key', key, '--url', url, '--layout', layout], {});
+  await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator to connect');
+  return terminal;
+}
+
+describe('the driver app (/app)', () => {
+  it('serves the page with a strict Content-Security-Policy and nothing from elsewhere', async () => {
+    const res = await fetch(`${url}/app`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('signs in from the link, checks in, and shows the ticket the terminal simulator pushes', async () => {
+    const scene = await gateScene(gate.http);
+    const terminal = await simTerminal(scene.terminal.key, 'gate-pass');
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      // The token left the address bar, and lives in this tab's session storage only.
+      expect(page.url()).toBe(`${url}/app`);
+      expect(await sessionItem(page, 'gate.driver.token')).toBe(scene.token);
+      expect(await page.context().cookies()).toEqual([]);
+
+      const card = page.getByRole('article', { name: /^APPOINTMENT-/ });
+      await card.getByText('Bring the seal').waitFor();
+      expect(await card.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
+      await screenshot('app-appointment');
+
+      await card.getByRole('button', { name: 'Details' }).click();
+      await page.getByRole('dialog').getByText('MSCU1234567').waitFor();
+      await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+
+      await card.getByRole('button', { name: 'Check in' }).click();
+      const ticket = page.getByRole('article', { name: /^Ticket for APPOINTMENT-/ });
+      await ticket.getByText('Stop at the scale').waitFor();
+      await expect(ticket.getByText('A3').count()).resolves.toBeGreaterThan(0);
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Checked in at/ })
+        .waitFor();
+      await page.getByText(/SCHEDULED → CHECKED_IN/).waitFor();
+      await page.getByText(/New ticket for APPOINTMENT-/).waitFor();
+      expect(await card.getByRole('button', { name: 'Check in' }).count()).toBe(0);
+      expect(terminal.output()).toContain('accepted with a gate-pass ticket');
+      await screenshot('app-ticket');
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      terminal.child.kill();
+      await page.context().close();
+    }
+  });
+
+  it('explains a refused check-in', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, problems } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app`);
+      await page.getByLabel('Driver token').fill(scene.token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Check in' }).click();
+      // No terminal server is connected.
+      await page.getByRole('alert').filter({ hasText: "The terminal's gate system is not connected right now" }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('catches up after being offline: a ticket made meanwhile appears when the phone is back', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      const [{ ref }] = await listRefs(scene.terminal.key);
+
+      await context.setOffline(true);
+      await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
+      const created = await gate.http
+        .post('/api/v1/tickets')
+        .set('X-API-Key', scene.terminal.key)
+        .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: 'OFFLINE-7', bay: 12 } });
+      expect(created.status).toBe(201);
+      await screenshot('app-offline');
+      expect(await page.getByText('OFFLINE-7').count()).toBe(0);
+
+      await context.setOffline(false);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page
+        .getByRole('article', { name: `Ticket for ${ref}` })
+        .getByText('OFFLINE-7')
+        .waitFor();
+      await page.getByText(`New ticket for ${ref}`).waitFor();
+      await screenshot('app-caught-up');
+      expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('says clearly when the token is revoked, and signs in again with a new one', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      const revoked = await gate.http.delete(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
+      expect(revoked.status).toBe(200);
+      await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+      expect(await sessionItem(page, 'gate.driver.token')).toBeNull();
+      await screenshot('app-token-ended');
+
+      const fresh = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
+      await page.getByLabel('Driver token').fill(fresh.body.data.token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Driver token').waitFor();
+      expect(await sessionSize(page)).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('says the sign-in has ended when the link carries an expired token, and refuses a bad one at sign-in', async () => {
+    const scene = await gateScene(gate.http);
+    const claims = JSON.parse(Buffer.from(scene.token.split('.')[1], 'base64url').toString());
+    const twoHoursAgo = Date.now() - 2 * 3600_000;
+    const expired = signDriverToken(
+      Buffer.from(JWT_SECRET),
+      { taxId: claims.sub, partnerId: claims.partner, generation: claims.gen },
+      60,
+      twoHoursAgo,
+    );
+    const { page, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${expired.token}`);
+      await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+      await screenshot('app-token-expired');
+      await page.getByLabel('Driver token').fill('not-a-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'This token is not valid' }).waitFor();
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  async function listRefs(key: string): Promise<{ ref: string }[]> {
+    const res = await gate.http.get('/api/v1/appointments').set('X-API-Key', key);
+    return res.body.data.items.map((item: { appointment: { ref: string } }) => item.appointment);
+  }
+});

@@ -1,0 +1,85 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import chromium from '@sparticuz/chromium';
+import { type Browser, type BrowserContext, chromium as playwright, type Page } from 'playwright-core';
+
+/** Where the browser tests leave their screenshots (git ignores it). */
+export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'screenshots');
+
+/**
+ * Flags of the packaged Chromium (made for one-shot serverless runs) left out: those that would relax what the pages are
+ * tested for (same-origin rules, mixed content), and --single-process, with which closing one context ends the browser.
+ */
+const RELAXING = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
+
+/**
+ * The Chromium that the @sparticuz/chromium package ships (unpacked from the package, never downloaded),
+ * driven by playwright-core.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  return playwright.launch({
+    executablePath: await chromium.executablePath(),
+    args: chromium.args.filter((arg) => !RELAXING.has(arg)),
+    headless: true,
+  });
+}
+
+export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
+export const DESKTOP = { viewport: { width: 1360, height: 900 } };
+
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and failed page loads, CSP violations included: a page under test should have none. */
+  problems: string[];
+  screenshot(name: string): Promise<void>;
+}
+
+/** A fresh context (its own session storage) and page, with the page's errors collected. */
+export async function openPage(browser: Browser, options: Parameters<Browser['newContext']>[0] = DESKTOP): Promise<WatchedPage> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of [45]\d\d/.test(message.text()))
+      problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return {
+    page,
+    context,
+    problems,
+    screenshot: async (name) => void (await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })),
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** Runs axe-core in the page (injected by the test driver, so the page's CSP does not apply) and returns serious and critical violations. */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run()).violations.map(({ id, impact, help, nodes }) => ({
+      id,
+      impact,
+      help,
+      nodes: nodes.map((n) => ({ target: n.target })),
+    }));
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/** What the page keeps in its session storage (the root tsconfig has no DOM types, so the expressions are text). */
+export const sessionItem = (page: Page, name: string): Promise<string | null> =>
+  page.evaluate(`sessionStorage.getItem(${JSON.stringify(name)})`) as Promise<string | null>;
+export const sessionSize = (page: Page): Promise<number> => page.evaluate('sessionStorage.length') as Promise<number>;
