@@ -83,3 +83,11 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
 export const sessionItem = (page: Page, name: string): Promise<string | null> =>
   page.evaluate(`sessionStorage.getItem(${JSON.stringify(name)})`) as Promise<string | null>;
 export const sessionSize = (page: Page): Promise<number> => page.evaluate('sessionStorage.length') as Promise<number>;
+
+/** Signs in to /panel with an API key and waits for the signed-in page. */
+export async function signInToPanel(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/panel`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}

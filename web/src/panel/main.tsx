@@ -1,9 +1,6 @@
 import { render } from 'preact';
 import '../shared/styles.css';
+import './panel.css';
+import { Panel } from './panel.js';
 
-render(
-  <main>
-    <h1>Gate panel</h1>
-  </main>,
-  document.getElementById('root')!,
-);
+render(<Panel />, document.getElementById('root')!);

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { newTerminal } from '../factories/accounts.js';
+import { gateScene } from '../factories/checkin.js';
+import { connectTerminal } from '../factories/sockets.js';
+import { launchBrowser, openPage, seriousA11yViolations, sessionSize, signInToPanel as signIn } from '../setup/browser.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+
+/** The web panel at /panel in a real browser, on PostgreSQL. */
+let gate: TestApp;
+let url: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  gate = await startTestApp();
+  url = `http://127.0.0.1:${(gate.app.getHttpServer().address() as { port: number }).port}`;
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await gate?.close();
+});
+
+describe('the web panel (/panel)', () => {
+  it('signs in with an API key, names a bad one, and signs out leaving nothing behind', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('API key').fill('gsk_not-a-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'This API key is unknown or was revoked.' }).waitFor();
+      await screenshot('panel-sign-in');
+
+      await page.getByLabel('API key').fill(terminal.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('terminal account').waitFor();
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).waitFor();
+      expect(await context.cookies()).toEqual([]);
+      // A reload keeps the session of the tab.
+      await page.reload();
+      await page.getByText('terminal account').waitFor();
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+      expect(await sessionSize(page)).toBe(0);
+      expect(gate.logs.some((line) => JSON.stringify(line).includes(terminal.key))).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('makes a ticket layout in the editor (add, edit, reorder, remove) and previews it with editable sample data', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Tickets' }).click();
+      await page.getByText('No layouts yet').waitFor();
+      await page.getByLabel('New layout ref').fill('web-pass');
+      await page.getByRole('button', { name: 'Create layout' }).click();
+
+      await page.getByLabel('Name', { exact: true }).fill('Web gate pass');
+      const add = async (kind: string) => {
+        await page.getByLabel('Add to the ticket').selectOption({ label: kind });
+        await page.getByRole('button', { name: 'Add element' }).click();
+      };
+      await add('Highlight');
+      await add('Section title');
+      await add('Text');
+      await add('Instructions');
+      const element = (n: number) => page.getByRole('group', { name: new RegExp(`^Ticket element ${n}:`) });
+      await element(2).getByLabel('Title').fill('Your gate');
+      await element(2).getByRole('button', { name: 'Move Ticket element 2 up' }).click();
+      await element(3).getByRole('button', { name: 'Remove Ticket element 3' }).click();
+      await element(3).getByLabel('Step 1', { exact: true }).fill('Drive to lane 4');
+      await element(3).getByRole('button', { name: 'Add step' }).click();
+      await element(3).getByLabel('Step 2', { exact: true }).fill('Wait for the green light');
+      await page.getByRole('button', { name: 'Save layout' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
+      const preview = page.getByTestId('preview');
+      await preview.getByRole('article', { name: 'Ticket preview' }).getByText('A3').waitFor();
+      expect(await preview.locator('.elements > *').evaluateAll((nodes) => nodes.map((node) => node.textContent))).toEqual([
+        'Your gate',
+        'GateA3',
+        'Drive to lane 4Wait for the green light',
+      ]);
+      // Sample data the person edits redraws the preview.
+      await page.getByLabel('Sample data (JSON)').fill('{"content": {"gate": "Z9"}}');
+      await preview.getByText('Z9').waitFor();
+      await screenshot('panel-layout-editor');
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      const stored = await gate.http.get('/api/v1/layouts/ticket/web-pass').set('X-API-Key', terminal.key);
+      expect(stored.body.data).toMatchObject({
+        name: 'Web gate pass',
+        elements: [
+          { type: 'section', title: 'Your gate' },
+          { type: 'highlight', label: 'Gate', path: 'content.gate' },
+          { type: 'instruction', steps: ['Drive to lane 4', 'Wait for the green light'] },
+        ],
+      });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows an element error at the element, and LAYOUT_IN_USE explained', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, scene.terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Edit appt' }).click();
+      // The preview starts from the terminal's own appointment, with its QR code.
+      await page.getByText(/^Taken from your record APPOINTMENT-/).waitFor();
+      await page
+        .getByTestId('preview')
+        .getByRole('img', { name: /^QR code: / })
+        .waitFor();
+
+      await page.getByLabel('Add to the card').selectOption({ label: 'Field' });
+      await page.getByRole('button', { name: 'Add element' }).first().click();
+      const added = page.getByRole('group', { name: /^Card element 5:/ });
+      await added.getByLabel('Path').fill('not a path!');
+      await page.getByRole('button', { name: 'Save layout' }).click();
+      await added.getByRole('alert').filter({ hasText: 'must be a dot path' }).waitFor();
+      expect(await added.getByLabel('Path').getAttribute('aria-invalid')).toBe('true');
+      expect(
+        await page
+          .getByRole('group', { name: /^Card element 4:/ })
+          .getByRole('alert')
+          .count(),
+      ).toBe(0);
+      await screenshot('panel-element-error');
+
+      await page.getByRole('button', { name: 'Back to the list' }).click();
+      await page.getByRole('button', { name: 'Delete appt' }).click();
+      await page.getByRole('button', { name: 'Yes, delete appt' }).click();
+      await page.getByRole('alert').filter({ hasText: 'appt cannot be deleted. This layout is still used by live appointments' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('moves the board live when a check-in happens: status, tickets and history', async () => {
+    const scene = await gateScene(gate.http);
+    const terminalSocket = await connectTerminal(url, scene.terminal.key, () => ({
+      accepted: true,
+      tickets: [{ layout_ref: 'gate-pass', content: { gate: 'B4', bay: 9 } }],
+    }));
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, scene.terminal.key);
+      const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
+      await row.getByText('SCHEDULED').waitFor();
+      await page.locator('[data-live]:not([data-live=""])').waitFor();
+      expect(await row.locator('.ticket-count').textContent()).toBe('0');
+      await row.getByRole('button', { name: /^APPOINTMENT-/ }).click();
+      await page
+        .getByRole('list', { name: /^History of / })
+        .getByText('created', { exact: true })
+        .waitFor();
+
+      const [{ id }] = (await gate.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${scene.token}`)).body.data;
+      const checkin = await gate.http
+        .post(`/api/v1/driver/appointments/${id}/check-in`)
+        .set('Authorization', `Bearer ${scene.token}`)
+        .send({});
+      expect(checkin.status).toBe(200);
+
+      await row.getByText('CHECKED_IN').waitFor();
+      await row.locator('.ticket-count').getByText('1').waitFor();
+      await page
+        .getByRole('list', { name: /^History of / })
+        .getByText('checked_in', { exact: true })
+        .waitFor();
+      await page.locator('.detail').getByText('"B4"').waitFor();
+      await screenshot('panel-board');
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      // A filter of the listing.
+      await page.getByRole('checkbox', { name: 'SCHEDULED' }).check();
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.getByText('Nothing matches these filters.').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      terminalSocket.close();
+      await context.close();
+    }
+  });
+
+  it('lets an admin create an account, see its key once, and revoke it', async () => {
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, TEST_ADMIN_KEY);
+      await page.getByText('admin account').waitFor();
+      await page.getByLabel('Kind').selectOption('carrier');
+      await page.getByLabel('Name').fill('Web Freight');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      const shown = page.getByRole('region', { name: 'New API key for Web Freight' });
+      const key = (await shown.locator('code').textContent())!;
+      expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(200);
+      await screenshot('panel-admin-new-key');
+      await shown.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await page.getByText(key).count()).toBe(0);
+
+      await page.getByRole('button', { name: 'Keys of Web Freight' }).click();
+      await page.getByRole('list', { name: 'API keys of Web Freight' }).getByRole('button', { name: 'Revoke' }).click();
+      await page
+        .getByRole('list', { name: 'API keys of Web Freight' })
+        .getByText(/^revoked /)
+        .waitFor();
+      expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(401);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
