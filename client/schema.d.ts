@@ -52,6 +52,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's events after a cursor: every change to its records, tickets and check-ins, in an order that never changes
+     * @description Poll with the last next_cursor: no event is ever skipped, even one whose transaction commits late. Types, data and retention: [events](/guide/events.md).
+     */
+    get: operations['EventsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/admin/accounts': {
     parameters: {
       query?: never;
@@ -414,6 +434,44 @@ export interface components {
       status: 'ok';
       /** @description Readiness only: each dependency probed */
       checks?: components['schemas']['HealthChecksView'];
+    };
+    EventView: {
+      /**
+       * Format: uuid
+       * @description Unique per event; the `webhook-id` of its deliveries
+       */
+      id: string;
+      /** @description Unique and increasing: a later change to the same record has a higher seq. Use it to order and deduplicate */
+      seq: number;
+      /** @enum {string} */
+      type:
+        | 'trip.created'
+        | 'trip.updated'
+        | 'trip.status_changed'
+        | 'trip.deleted'
+        | 'appointment.created'
+        | 'appointment.updated'
+        | 'appointment.status_changed'
+        | 'appointment.deleted'
+        | 'appointment.no_show'
+        | 'ticket.created'
+        | 'ticket.updated'
+        | 'ticket.deleted'
+        | 'checkin.requested'
+        | 'checkin.rejected'
+        | 'checkin.failed';
+      /** Format: date-time */
+      created_at: string;
+      /** @description `{trip|appointment, driver}` as the logs query shows the record (check-in events add `checkin`), or the ticket as the tickets query shows it */
+      data: {
+        [key: string]: unknown;
+      };
+    };
+    EventsPageView: {
+      /** @description In feed order, which never changes once read */
+      items: components['schemas']['EventView'][];
+      /** @description Pass as `after` next time; the same cursor comes back while nothing new has committed (null while no event was ever read) */
+      next_cursor: string | null;
     };
     GeoFenceDto: {
       /** @example -23.9608 */
@@ -1338,6 +1396,203 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['HealthView'];
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  EventsController_list: {
+    parameters: {
+      query?: {
+        /** @description The previous page's next_cursor, as it was given; absent: from the oldest event kept */
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "items": [
+           *           {
+           *             "id": "6f1c2a4e-8b0d-4c3e-9a57-2d1e0f9b7c11",
+           *             "seq": 1042,
+           *             "type": "appointment.status_changed",
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "data": {
+           *               "appointment": {
+           *                 "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *                 "ref": "APPT-0001",
+           *                 "status": "CHECKED_IN"
+           *               },
+           *               "driver": {
+           *                 "tax_id": "12345678901",
+           *                 "driver_license_number": "SP-998877",
+           *                 "driver_license_category": "E"
+           *               },
+           *               "from": "SCHEDULED",
+           *               "to": "CHECKED_IN"
+           *             }
+           *           },
+           *           {
+           *             "id": "0b8e7c55-3f3d-4a9f-8f64-5a0c1e2d3b44",
+           *             "seq": 1043,
+           *             "type": "ticket.created",
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "data": {
+           *               "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *               "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "appointment_ref": "APPT-0001",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "layout_ref": "demo-ticket",
+           *               "content": {
+           *                 "gate": "A3",
+           *                 "lane": 2
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *             }
+           *           }
+           *         ],
+           *         "next_cursor": "WyI4MTIzNCIsIjEwNDMiXQ"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['EventsPageView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };

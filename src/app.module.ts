@@ -16,6 +16,7 @@ import { CheckinModule } from './modules/checkin/checkin.module.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriverTokensModule } from './modules/driver-tokens/driver-tokens.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
+import { EventsModule } from './modules/events/events.module.js';
 import { FeedModule } from './modules/feed/feed.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { IdempotencyInterceptor } from './modules/idempotency/idempotency.interceptor.js';
@@ -44,6 +45,7 @@ export class AppModule {
         RedisModule,
         MetricsModule,
         HealthModule,
+        EventsModule,
         FeedModule,
         RevocationsModule,
         AuthModule,

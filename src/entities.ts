@@ -10,6 +10,7 @@ import { Ticket } from './modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from './modules/trips/trip.entity.js';
 import { Setting } from './database/setting.entity.js';
 import { IdempotencyKey } from './modules/idempotency/idempotency-key.entity.js';
+import { AccountEvent } from './modules/events/account-event.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -27,4 +28,5 @@ export const ENTITIES = [
   Checkin,
   Setting,
   IdempotencyKey,
+  AccountEvent,
 ];

@@ -15,6 +15,8 @@ export interface AppConfig {
   checkinTimeoutMs: number;
   /** How often each instance marks appointments whose admissible window has passed as no-shows (docs/statuses.md). */
   noShowSweepMs: number;
+  /** How long the account event feed keeps events (docs/events.md). */
+  eventRetentionDays: number;
   jwtSecret: string | null;
   driverTokenTtlMinutes: number;
   rateLimitPerMin: number;
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxBatchSize: int(env, 'MAX_BATCH_SIZE', 1000, 1, 100_000),
     checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),
     noShowSweepMs: int(env, 'NO_SHOW_SWEEP_MS', 60_000, 100, 86_400_000),
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     jwtSecret: secret(env, 'JWT_SECRET', 32),
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),

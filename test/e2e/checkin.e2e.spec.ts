@@ -137,9 +137,9 @@ describe('check-in requested by the driver', () => {
       terminal.close();
     }
     expect(counts[1]).toBe(counts[0]);
-    // appointment; attempt started and logged; then, in one transaction: status and its log, ticket layouts,
-    // tickets and their logs, trips inside the fence, attempt accepted, feed events
-    expect(counts[0]).toBeLessThanOrEqual(8);
+    // appointment; attempt started, logged and its event; then, in one transaction: status and its log, ticket
+    // layouts, tickets and their logs, trips inside the fence, attempt accepted, the account's events, the driver's
+    expect(counts[0]).toBeLessThanOrEqual(9);
   });
 
   it('refuses an appointment that moved while the terminal was deciding: its status now, no tickets stored', async () => {

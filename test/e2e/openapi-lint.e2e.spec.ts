@@ -70,6 +70,7 @@ describe('the OpenAPI document served at /docs-json', () => {
         '/guide/checkin.md',
         '/guide/driver-tokens.md',
         '/guide/idempotency.md',
+        '/guide/events.md',
       ]),
     );
     for (const link of links) {

@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../../src/common/errors/app-error.js';
 import { requireInput } from '../../src/common/validation/validate.js';
 import { CheckinConfirmDto } from '../../src/modules/checkin/dto/checkin.dto.js';
-import { DriverFeed } from '../../src/modules/feed/driver-feed.js';
+import { Changes } from '../../src/modules/feed/changes.js';
 import { TicketsService } from '../../src/modules/tickets/tickets.service.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
@@ -566,23 +566,23 @@ describe('tickets: LAYOUT_IN_USE', () => {
 
 describe('TicketsService.createForAppointment (the check-in handshake’s entry point)', () => {
   let service: TicketsService;
-  let feed: DriverFeed;
+  let changes: Changes;
   let terminal: TestAccount;
   let taxId: string;
   let appointment: { id: string; ref: string; driver_id: string };
   beforeAll(async () => {
     service = t.app.get(TicketsService);
-    feed = t.app.get(DriverFeed);
+    changes = t.app.get(Changes);
     let refs: string[];
     ({ terminal, taxId, refs } = await freshTerminal(1));
     [appointment] = await db.query(`SELECT id, ref, driver_id FROM appointments WHERE ref = $1`, [refs[0]]);
   });
 
   const store = (tickets: unknown[], checkinId: string | null) =>
-    feed.transaction((manager, appendFeed) =>
+    changes.transaction((manager, events) =>
       service.createForAppointment(
         manager,
-        appendFeed,
+        events,
         terminal.id,
         appointment,
         tickets as { layout_ref: string; content: Record<string, unknown> }[],

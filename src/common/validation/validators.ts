@@ -116,3 +116,15 @@ export function NestedList(type: () => new () => object, max: number, options: {
     Type(type),
   );
 }
+
+/** A whole number in `min..max`, written in digits (a query parameter). */
+export function IsIntegerText(min: number, max: number) {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'isIntegerText',
+      target: target.constructor,
+      propertyName: property,
+      options: { message: `$property must be a whole number from ${min} to ${max}` },
+      validator: { validate: (value: unknown) => typeof value === 'string' && /^\d{1,4}$/.test(value) && +value >= min && +value <= max },
+    });
+}

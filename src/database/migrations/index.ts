@@ -7,6 +7,7 @@ import { CheckinInstances1763892000000 } from './1763892000000-checkin-instances
 import { IdempotencyKeys1763895600000 } from './1763895600000-idempotency-keys.js';
 import { RecordListing1763899200000 } from './1763899200000-record-listing.js';
 import { NoShows1763902800000 } from './1763902800000-no-shows.js';
+import { AccountEvents1763906400000 } from './1763906400000-account-events.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763895600000,
   RecordListing1763899200000,
   NoShows1763902800000,
+  AccountEvents1763906400000,
 ];

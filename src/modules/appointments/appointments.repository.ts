@@ -1,14 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { RecordsRepository } from '../records/records.repository.js';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { RecordRow } from '../records/record-definition.js';
+import { RecordsRepository, WITH_DRIVERS } from '../records/records.repository.js';
 import { APPOINTMENTS } from './appointments.definition.js';
-
-/** An appointment the no-show sweep has just marked. */
-export interface NoShow {
-  id: string;
-  ref: string;
-  terminal_id: string;
-}
 
 @Injectable()
 export class AppointmentsRepository extends RecordsRepository {
@@ -18,12 +12,12 @@ export class AppointmentsRepository extends RecordsRepository {
 
   /**
    * Marks up to `limit` appointments still SCHEDULED whose admissible window ended before now as no-shows,
-   * with a `no_show` log entry each, in one statement; answers them. Each is marked once, whatever runs at the
+   * with a `no_show` log entry each, in one statement; answers them with their drivers. Each is marked once, whatever runs at the
    * same time: rows another sweep holds are skipped, and one that was marked meanwhile no longer matches.
    * The status stays SCHEDULED and `updated_at` unchanged: no field of the record changed.
    */
-  markNoShows(limit: number): Promise<NoShow[]> {
-    return this.db.query(
+  markNoShows(manager: EntityManager, limit: number): Promise<RecordRow[]> {
+    return manager.query(
       `WITH due AS (
          SELECT id FROM appointments
           WHERE status = 'SCHEDULED' AND no_show_at IS NULL AND window_end IS NOT NULL
@@ -34,14 +28,15 @@ export class AppointmentsRepository extends RecordsRepository {
        ), marked AS (
          UPDATE appointments a SET no_show_at = now()
            FROM due WHERE a.id = due.id AND a.status = 'SCHEDULED' AND a.no_show_at IS NULL
-         RETURNING a.id, a.ref, a.terminal_id, gate_shift(a.window_end, a.end_tolerance) AS until
+         RETURNING a.*
        ), logged AS (
          INSERT INTO appointment_logs (appointment_id, event, message)
-         SELECT id, 'no_show', 'No show: not checked in by ' || to_char(until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         SELECT id, 'no_show', 'No show: not checked in by '
+                           || to_char(gate_shift(window_end, end_tolerance) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
                                || ', the end of its admissible window'
            FROM marked
        )
-       SELECT id, ref, terminal_id FROM marked`,
+       ${WITH_DRIVERS('marked')}`,
       [limit],
     );
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppointmentLogView } from './dto/appointment.dto.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
-import { DriverFeed } from '../feed/driver-feed.js';
+import { Changes } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { RecordsService } from '../records/records.service.js';
@@ -15,8 +15,8 @@ export class AppointmentsService extends RecordsService {
     layouts: LayoutsRepository,
     usage: LayoutUsage,
     drivers: DriversRepository,
-    feed: DriverFeed,
+    changes: Changes,
   ) {
-    super(records, { layouts, usage, drivers, feed }, AppointmentLogView);
+    super(records, { layouts, usage, drivers, changes }, AppointmentLogView);
   }
 }

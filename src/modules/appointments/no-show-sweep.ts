@@ -3,22 +3,26 @@ import type { Logger } from 'pino';
 import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { Changes } from '../feed/changes.js';
 import { AppointmentsRepository } from './appointments.repository.js';
+import { AppointmentsService } from './appointments.service.js';
 
 /** Most appointments one statement marks; a sweep repeats it until fewer are due. */
 const BATCH = 1000;
 
 /**
  * No-shows (docs/statuses.md#no-shows): every NO_SHOW_SWEEP_MS (after the previous sweep ends) each instance marks the appointments still
- * SCHEDULED whose admissible window has ended. Instances may sweep at the same time: the statement marks each
- * appointment once.
+ * SCHEDULED whose admissible window has ended, each with an `appointment.no_show` event of its terminal.
+ * Instances may sweep at the same time: the statement marks each appointment once.
  */
 @Injectable()
 export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sweeps: Periodic;
 
   constructor(
-    private readonly appointments: AppointmentsRepository,
+    private readonly repository: AppointmentsRepository,
+    private readonly appointments: AppointmentsService,
+    private readonly changes: Changes,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -38,9 +42,13 @@ export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
     let marked = 0;
     try {
       for (;;) {
-        const batch = await this.appointments.markNoShows(BATCH);
-        marked += batch.length;
-        if (batch.length < BATCH) break;
+        const count = await this.changes.transaction(async (manager, events) => {
+          const rows = await this.repository.markNoShows(manager, BATCH);
+          events.account(rows.map((row) => this.appointments.event('no_show', row)));
+          return rows.length;
+        });
+        marked += count;
+        if (count < BATCH) break;
       }
       if (marked) this.logger.info({ marked }, 'appointments marked as no-shows');
     } catch (error) {

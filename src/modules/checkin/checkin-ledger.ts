@@ -5,7 +5,9 @@ import { storableText } from '../../common/validation/json-input.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
-import { DriverFeed } from '../feed/driver-feed.js';
+import type { AccountEventType } from '../events/account-events.js';
+import { EventsService } from '../events/events.service.js';
+import { Changes } from '../feed/changes.js';
 import type { CheckinStatus } from './checkin.entity.js';
 import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
 
@@ -17,12 +19,12 @@ export type FailedStatus = Exclude<CheckinStatus, 'pending' | 'accepted' | 'inte
 /** How each unsuccessful outcome is answered and logged, the first time and on every retry of its checkin_id. */
 const OUTCOMES: Record<
   FailedStatus,
-  { code: 'CHECKIN_REJECTED' | 'TERMINAL_TIMEOUT' | 'TERMINAL_OFFLINE' | 'CHECKIN_FAILED'; event: string }
+  { code: 'CHECKIN_REJECTED' | 'TERMINAL_TIMEOUT' | 'TERMINAL_OFFLINE' | 'CHECKIN_FAILED'; event: string; type: AccountEventType }
 > = {
-  rejected: { code: 'CHECKIN_REJECTED', event: 'checkin_rejected' },
-  timeout: { code: 'TERMINAL_TIMEOUT', event: 'checkin_failed' },
-  offline: { code: 'TERMINAL_OFFLINE', event: 'checkin_failed' },
-  failed: { code: 'CHECKIN_FAILED', event: 'checkin_failed' },
+  rejected: { code: 'CHECKIN_REJECTED', event: 'checkin_rejected', type: 'checkin.rejected' },
+  timeout: { code: 'TERMINAL_TIMEOUT', event: 'checkin_failed', type: 'checkin.failed' },
+  offline: { code: 'TERMINAL_OFFLINE', event: 'checkin_failed', type: 'checkin.failed' },
+  failed: { code: 'CHECKIN_FAILED', event: 'checkin_failed', type: 'checkin.failed' },
 };
 
 const rejectionMessage = (reason: string) => `The terminal refused the check-in: ${reason}`;
@@ -40,7 +42,8 @@ export class CheckinLedger implements OnApplicationBootstrap {
   constructor(
     private readonly repository: CheckinRepository,
     private readonly appointments: AppointmentsService,
-    private readonly feed: DriverFeed,
+    private readonly changes: Changes,
+    private readonly events: EventsService,
     private readonly db: DataSource,
     private readonly instance: InstanceLiveness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -91,7 +94,9 @@ export class CheckinLedger implements OnApplicationBootstrap {
     message?: string,
   ): Promise<void> {
     const runner = manager ?? this.db.manager;
-    const log = message ? { event: 'checkin_requested', message } : null;
+    const log = message
+      ? { event: 'checkin_requested', message, accountEvent: this.event('checkin.requested', appointment, { id: checkinId, status: 'pending', reason: null }) }
+      : null;
     const started =
       resumeFrom?.kind === 'resume'
         ? await this.repository.takeOver(runner, checkinId, this.instance.id, resumeFrom.from, log)
@@ -109,6 +114,12 @@ export class CheckinLedger implements OnApplicationBootstrap {
             log,
           );
     if (!started) throw this.inProgress(checkinId);
+    if (log && !manager) this.events.committed$.next([appointment.terminal_id]);
+  }
+
+  /** The terminal's event about an attempt: the appointment as the logs query shows it, and the attempt. */
+  private event(type: AccountEventType, appointment: AppointmentForCheckin, checkin: { id: string; status: CheckinStatus; reason: string | null }) {
+    return this.appointments.eventAbout(type, appointment, { checkin });
   }
 
   accepted(manager: EntityManager, checkinId: string, ticketIds: string[]): Promise<void> {
@@ -121,9 +132,10 @@ export class CheckinLedger implements OnApplicationBootstrap {
    */
   async fail(
     checkinId: string,
+    appointment: AppointmentForCheckin,
     failure: { status: FailedStatus; message: string; reason?: string; details?: Record<string, unknown> },
   ): Promise<AppError> {
-    const { code, event } = OUTCOMES[failure.status];
+    const { code, event, type } = OUTCOMES[failure.status];
     // Messages may quote the terminal's answer (a path made of its keys): stored text must be storable.
     const message = storableText(failure.message);
     const reason = failure.reason === undefined ? undefined : storableText(failure.reason);
@@ -131,13 +143,18 @@ export class CheckinLedger implements OnApplicationBootstrap {
       this.db.manager,
       checkinId,
       { status: failure.status, reason: reason ?? message },
-      { event, message: `Check-in ${checkinId}: ${message}` },
+      {
+        event,
+        message: `Check-in ${checkinId}: ${message}`,
+        accountEvent: this.event(type, appointment, { id: checkinId, status: failure.status, reason: reason ?? message }),
+      },
     );
+    this.events.committed$.next([appointment.terminal_id]);
     return new AppError(code, message, { checkin_id: checkinId, ...(reason ? { reason } : {}), ...failure.details });
   }
 
-  rejected(checkinId: string, reason: string): Promise<AppError> {
-    return this.fail(checkinId, { status: 'rejected', message: rejectionMessage(reason), reason });
+  rejected(checkinId: string, appointment: AppointmentForCheckin, reason: string): Promise<AppError> {
+    return this.fail(checkinId, appointment, { status: 'rejected', message: rejectionMessage(reason), reason });
   }
 
   inProgress(checkinId: string): AppError {
@@ -154,12 +171,13 @@ export class CheckinLedger implements OnApplicationBootstrap {
     for (const owner of owners) if (!(await this.instance.isAlive(owner))) dead.push(owner);
     if (dead.length === 0) return;
     const reason = 'interrupted: the service stopped before the outcome was stored; a retry with the same checkin_id runs it again';
-    await this.feed.transaction(async (manager) => {
+    await this.changes.transaction(async (manager, events) => {
       const interrupted = await this.repository.interrupt(manager, dead, reason);
       await this.appointments.log(
         manager,
-        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.id} ${reason}` })),
+        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.checkin_id} ${reason}` })),
       );
+      events.account(interrupted.map((row) => this.event('checkin.failed', row, { id: row.checkin_id, status: 'interrupted', reason })));
     });
   }
 }

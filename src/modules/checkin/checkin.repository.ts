@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
+import type { NewAccountEvent } from '../events/account-events.js';
+import { CURRENT_TX, INSERT_EVENTS } from '../events/account-events.repository.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
 
-/** An appointment with its driver, as the handshake needs it. */
-export interface AppointmentForCheckin {
+/** An appointment with its driver, as the handshake needs it (every column: its events show it as the logs query does). */
+export type AppointmentForCheckin = {
   id: string;
   terminal_id: string;
   ref: string;
@@ -22,9 +24,11 @@ export interface AppointmentForCheckin {
   tax_id: string;
   driver_license_number: string;
   license_category: string;
+  created_at: Date;
+  updated_at: Date;
   /** The terminal's gate geofence, for the driver's trips. */
   terminal_location: GeoFence | null;
-}
+};
 
 export interface CheckinRow {
   id: string;
@@ -40,22 +44,39 @@ export interface CheckinRow {
   updated_at: Date;
 }
 
-/** A log entry on the attempt's appointment, written by the same statement as the attempt's change. */
+/** A log entry on the attempt's appointment and its terminal's event, written by the same statement as the attempt's change. */
 export interface AttemptLog {
   event: string;
   message: string;
+  /** The terminal's event (`checkin.requested`, …), when the change is one. */
+  accountEvent?: NewAccountEvent;
 }
 
 const { logTable, logForeignKey } = APPOINTMENTS;
 
-/** `WITH changed AS (<sql> RETURNING appointment_id)`, then the log entry of each changed row when there is one. */
+/**
+ * `WITH changed AS (<sql> RETURNING appointment_id)`, then the log entry and the event of each changed row
+ * when there are: five parameters from `first`, as `logParams` gives them.
+ */
 const withLog = (sql: string, first: number) =>
   `WITH changed AS (${sql} RETURNING id, appointment_id),
         logged AS (
           INSERT INTO ${logTable} (${logForeignKey}, event, message)
           SELECT appointment_id, $${first}, $${first + 1} FROM changed WHERE $${first}::text IS NOT NULL
+        ),
+        evented AS (
+          ${INSERT_EVENTS} SELECT $${first + 2}::uuid, ${CURRENT_TX}, $${first + 3}::text, $${first + 4}::jsonb
+            FROM changed WHERE $${first + 3}::text IS NOT NULL
         )
    SELECT id FROM changed`;
+
+const logParams = (log: AttemptLog | null) => [
+  log?.event ?? null,
+  log?.message ?? null,
+  log?.accountEvent?.accountId ?? null,
+  log?.accountEvent?.type ?? null,
+  log?.accountEvent ? JSON.stringify(log.accountEvent.data) : null,
+];
 
 const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
                        FROM appointments a JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id`;
@@ -99,8 +120,7 @@ export class CheckinRepository {
         row.source,
         row.status,
         row.instance_id,
-        log?.event ?? null,
-        log?.message ?? null,
+        ...logParams(log),
       ],
     );
     return inserted.length > 0;
@@ -117,7 +137,7 @@ export class CheckinRepository {
           WHERE id = $1 AND (status = 'interrupted' OR (status = 'pending' AND instance_id IS NOT DISTINCT FROM $3))`,
         4,
       ),
-      [id, instanceId, from, log?.event ?? null, log?.message ?? null],
+      [id, instanceId, from, ...logParams(log)],
     );
     return rows.length > 0;
   }
@@ -130,15 +150,19 @@ export class CheckinRepository {
     return rows.map((row) => row.instance_id);
   }
 
-  /** Marks the pending attempts of these (dead) instances interrupted; answers them. */
-  interrupt(manager: EntityManager, instanceIds: (string | null)[], reason: string): Promise<{ id: string; appointment_id: string }[]> {
+  /** Marks the pending attempts of these (dead) instances interrupted; answers them with their appointments. */
+  interrupt(
+    manager: EntityManager,
+    instanceIds: (string | null)[],
+    reason: string,
+  ): Promise<(AppointmentForCheckin & { checkin_id: string; appointment_id: string })[]> {
     return manager.query(
       `WITH interrupted AS (
          UPDATE checkins SET status = 'interrupted', reason = $3, updated_at = now()
           WHERE status = 'pending' AND (instance_id = ANY($1::uuid[]) OR (instance_id IS NULL AND $2))
          RETURNING id, appointment_id
        )
-       SELECT * FROM interrupted`,
+       SELECT i.id AS checkin_id, i.appointment_id, w.* FROM interrupted i JOIN (${WITH_DRIVER}) w ON w.id = i.appointment_id`,
       [instanceIds.filter((id) => id !== null), instanceIds.includes(null), reason],
     );
   }
@@ -152,7 +176,7 @@ export class CheckinRepository {
   ): Promise<void> {
     await manager.query(
       withLog(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, 5),
-      [id, outcome.status, outcome.reason, outcome.ticketIds ?? [], log?.event ?? null, log?.message ?? null],
+      [id, outcome.status, outcome.reason, outcome.ticketIds ?? [], ...logParams(log)],
     );
   }
 }

@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { DriverPrincipal, Principal } from '../auth/principal.js';
-import { DriverFeed } from '../feed/driver-feed.js';
+import { Changes } from '../feed/changes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import { planMove } from '../records/transitions.js';
@@ -29,7 +29,7 @@ export interface CheckinResult {
 /**
  * The check-in handshake (docs/checkin.md). Driver-initiated: checks, asks the terminal server over its socket
  * and, on acceptance, commits status, logs, tickets and trip arrivals in one transaction; the driver feed
- * pushes after the commit. Terminal-initiated (`checkin:confirm`): the same commit without asking.
+ * pushes after the commit; every step is an event of the terminal (and an arrival, of the trip's carrier). Terminal-initiated (`checkin:confirm`): the same commit without asking.
  * Input arrives validated (CheckinRequestDto, CheckinConfirmDto); attempts are kept by the CheckinLedger.
  */
 @Injectable()
@@ -40,7 +40,7 @@ export class CheckinService {
     private readonly appointments: AppointmentsService,
     private readonly trips: TripsService,
     private readonly tickets: TicketsService,
-    private readonly feed: DriverFeed,
+    private readonly changes: Changes,
     private readonly channel: TerminalLink,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -95,9 +95,9 @@ export class CheckinService {
           { 'Retry-After': '1' },
         );
       case 'offline':
-        throw await this.ledger.fail(checkinId, { status: 'offline', message: 'The terminal server is not connected' });
+        throw await this.ledger.fail(checkinId, appointment, { status: 'offline', message: 'The terminal server is not connected' });
       case 'timeout':
-        throw await this.ledger.fail(checkinId, {
+        throw await this.ledger.fail(checkinId, appointment, {
           status: 'timeout',
           message: `The terminal server did not answer within ${this.config.checkinTimeoutMs} ms`,
         });
@@ -107,10 +107,10 @@ export class CheckinService {
     const accepted = answers.find((parsed) => parsed.value?.accepted === true)?.value;
     if (!accepted) {
       const rejection = answers.find((parsed) => parsed.value?.accepted === false)?.value;
-      if (rejection) throw await this.ledger.rejected(checkinId, rejection.reason?.slice(0, 500) || 'rejected by the terminal');
+      if (rejection) throw await this.ledger.rejected(checkinId, appointment, rejection.reason?.slice(0, 500) || 'rejected by the terminal');
       const issue = answers.flatMap((parsed) => parsed.issues)[0];
       const why = issue ? `${issue.path}: ${issue.message}` : 'no answer';
-      throw await this.ledger.fail(checkinId, {
+      throw await this.ledger.fail(checkinId, appointment, {
         status: 'failed',
         message: `The terminal server's answer is unusable (${why})`,
       });
@@ -119,7 +119,7 @@ export class CheckinService {
       return await this.commit(checkinId, appointment, accepted.tickets ?? []);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const failure = await this.ledger.fail(checkinId, {
+      const failure = await this.ledger.fail(checkinId, appointment, {
         status: 'failed',
         message: `The terminal's answer could not be stored: ${error.message}`,
         details: error.details,
@@ -169,10 +169,10 @@ export class CheckinService {
     tickets: AppointmentTicketDto[],
     confirmed?: { previous: Previous | null },
   ): Promise<CheckinResult> {
-    return this.feed.transaction(async (manager, appendFeed) => {
+    return this.changes.transaction(async (manager, events) => {
       if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
       const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
-      await this.appointments.transition(manager, appendFeed, [
+      await this.appointments.transition(manager, events, [
         {
           // As read before asking: if it moved meanwhile, the transition refuses it.
           record: appointment,
@@ -182,10 +182,10 @@ export class CheckinService {
           data: { checkin_id: checkinId },
         },
       ]);
-      const stored = await this.tickets.createForAppointment(manager, appendFeed, appointment.terminal_id, appointment, tickets, checkinId);
+      const stored = await this.tickets.createForAppointment(manager, events, appointment.terminal_id, appointment, tickets, checkinId);
       // Trips that arrive belong to carriers: their refs are not the terminal's (or its driver app's) to see.
       if (appointment.terminal_location) {
-        await this.trips.arriveAt(manager, appendFeed, appointment.driver_id, appointment.terminal_location, checkinId);
+        await this.trips.arriveAt(manager, events, appointment.driver_id, appointment.terminal_location, checkinId);
       }
       await this.ledger.accepted(
         manager,

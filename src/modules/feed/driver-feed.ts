@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Subject } from 'rxjs';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction } from '../../database/transaction.js';
 
 export const FEED_EVENT_TYPES = ['ticket.created', 'ticket.updated', 'ticket.deleted', 'appointment.status', 'trip.status'] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
@@ -42,12 +41,9 @@ const toEvent = (row: FeedRow): FeedEvent => ({
   created_at: row.created_at.toISOString(),
 });
 
-/** Adds feed events to the transaction's; they are written together before it commits and published after. */
-export type FeedWriter = (events: NewFeedEvent[]) => void;
-
 /**
  * The durable driver feed (docs/checkin.md#the-driver-feed). Events are written in the same transaction as the change they
- * describe and published after commit; a driver who missed pushes replays them by seq.
+ * describe (through `Changes`) and published after commit; a driver who missed pushes replays them by seq.
  */
 @Injectable()
 export class DriverFeed {
@@ -57,27 +53,11 @@ export class DriverFeed {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * `inTransaction` plus a feed writer: the events `work` adds are written in one statement when it is done,
-   * inside the transaction, and go out once it has committed.
-   */
-  async transaction<T>(work: (manager: EntityManager, append: FeedWriter) => Promise<T>): Promise<T> {
-    let written: FeedEvent[] = [];
-    const result = await inTransaction(this.db, async (manager) => {
-      const added: NewFeedEvent[] = [];
-      const value = await work(manager, (events) => void added.push(...events));
-      written = await this.append(manager, added);
-      return value;
-    });
-    if (written.length) this.committed$.next(written);
-    return result;
-  }
-
-  /**
    * Writes the events in one statement: advances each (driver, partner) feed head by its count of events,
    * under the head row's lock (heads locked in key order, so batches cannot deadlock; created on first use),
    * and numbers the events from there in input order.
    */
-  private async append(manager: EntityManager, events: NewFeedEvent[]): Promise<FeedEvent[]> {
+  async append(manager: EntityManager, events: NewFeedEvent[]): Promise<FeedEvent[]> {
     if (events.length === 0) return [];
     const rows: FeedRow[] = await manager.query(
       `WITH input AS (

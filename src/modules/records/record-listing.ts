@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches, registerDecorator } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
-import { IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
+import { IsIntegerText, IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
 import type { RecordDefinition } from './record-definition.js';
 
 /** Items per page: `limit` (docs/listing.md). */
@@ -38,18 +38,6 @@ export interface ListQuery {
   ref_prefix?: string;
   limit?: string;
   cursor?: string;
-}
-
-/** A whole number in `min..max`, written in digits (a query parameter). */
-function IsIntegerText(min: number, max: number) {
-  return (target: object, property: string) =>
-    registerDecorator({
-      name: 'isIntegerText',
-      target: target.constructor,
-      propertyName: property,
-      options: { message: `$property must be a whole number from ${min} to ${max}` },
-      validator: { validate: (value: unknown) => typeof value === 'string' && /^\d{1,4}$/.test(value) && +value >= min && +value <= max },
-    });
 }
 
 /** The listing's query parameters for one kind of record, documented and validated by the global DTO pipe. */

@@ -31,6 +31,10 @@ export type LockedRecord = Pick<RecordRow, 'id' | 'ref' | 'status' | 'driver_id'
 /** A live record of a driver as the driver app lists it, with its owner's name. */
 export type LiveRecordRow = RecordRow & { owner_id: string; owner_name: string };
 
+/** The rows of a data-modifying CTE with their drivers' columns, as the logs query reads records. */
+export const WITH_DRIVERS = (cte: string) =>
+  `SELECT c.*, d.tax_id, d.driver_license_number, d.license_category FROM ${cte} c JOIN drivers d ON d.id = c.driver_id`;
+
 /** `(patch->>'col')::type`, or the jsonb itself (a JSON null clears the column). */
 function patchValue(column: string, type: SqlType): string {
   return type === 'jsonb' ? `NULLIF(x.patch->'${column}', 'null'::jsonb)` : `(x.patch->>'${column}')::${type}`;
@@ -54,10 +58,11 @@ export abstract class RecordsRepository {
   }
 
   /**
-   * Inserts all rows in one statement, with their 'created' log entries. A ref that already exists for the
-   * owner (or arrives concurrently) is skipped, not an error: the caller compares what came back with what it sent.
+   * Inserts all rows in one statement, with their 'created' log entries; answers the rows inserted, with their
+   * drivers. A ref that already exists for the owner (or arrives concurrently) is skipped, not an error: the
+   * caller compares what came back with what it sent.
    */
-  async insertMany(manager: EntityManager, ownerId: string, rows: NewRecord[]): Promise<{ id: string; ref: string }[]> {
+  async insertMany(manager: EntityManager, ownerId: string, rows: NewRecord[]): Promise<RecordRow[]> {
     const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label } = this.def;
     const names = Object.keys(columns);
     const values = names.map((column) => (zeroDefaults.includes(column) ? `COALESCE(x.${column}, 0)` : `x.${column}`));
@@ -67,11 +72,11 @@ export abstract class RecordsRepository {
          SELECT $1, $2, x.ref, x.layout_ref, x.driver_id, ${values.join(', ')}
            FROM jsonb_to_recordset($3::jsonb) AS x(ref text, layout_ref text, driver_id uuid, ${this.recordset})
          ON CONFLICT (${ownerColumn}, ref) DO NOTHING
-         RETURNING id, ref
+         RETURNING *
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
        )
-       SELECT id, ref FROM inserted`,
+       ${WITH_DRIVERS('inserted')}`,
       [ownerId, initialStatus, JSON.stringify(rows), `${label} created`],
     );
   }
@@ -89,14 +94,17 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** Applies each row's own patch (and status), and writes the log entries, in one statement. */
-  async updateMany(manager: EntityManager, patches: RecordPatch[], logs: LogEntry[]): Promise<void> {
-    if (patches.length === 0) return this.insertLogs(manager, logs);
+  /** Applies each row's own patch (and status), and writes the log entries, in one statement; answers the changed rows with their drivers. */
+  async updateMany(manager: EntityManager, patches: RecordPatch[], logs: LogEntry[]): Promise<RecordRow[]> {
+    if (patches.length === 0) {
+      await this.insertLogs(manager, logs);
+      return [];
+    }
     const { table, columns, logTable, logForeignKey } = this.def;
     const sets = Object.entries({ layout_ref: 'text' as SqlType, ...columns }).map(
       ([column, type]) => `${column} = CASE WHEN x.patch ? '${column}' THEN ${patchValue(column, type)} ELSE t.${column} END`,
     );
-    await manager.query(
+    return manager.query(
       `WITH updated AS (
          UPDATE ${table} AS t
             SET ${sets.join(',\n                ')},
@@ -104,32 +112,35 @@ export abstract class RecordsRepository {
                 updated_at = now()
            FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text)
           WHERE t.id = x.id
+         RETURNING t.*
+       ), logged AS (
+         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[])
        )
-       INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[])`,
+       ${WITH_DRIVERS('updated')}`,
       [JSON.stringify(patches), ...logColumns(logs)],
     );
   }
 
   /**
    * Moves each record from the status it was read with to its new one, and writes the log entries, in one
-   * statement; answers the ids that moved (a record whose status changed since it was read does not).
+   * statement; answers the rows that moved, with their drivers (a record whose status changed since it was
+   * read does not move).
    */
-  async setStatuses(manager: EntityManager, moves: { id: string; from: string; to: string }[], logs: LogEntry[]): Promise<string[]> {
+  async setStatuses(manager: EntityManager, moves: { id: string; from: string; to: string }[], logs: LogEntry[]): Promise<RecordRow[]> {
     if (moves.length === 0) return [];
     const { table, logTable, logForeignKey } = this.def;
-    const rows: { id: string }[] = await manager.query(
+    return manager.query(
       `WITH moved AS (
          UPDATE ${table} AS t SET status = x.status, updated_at = now()
            FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, expected, status)
           WHERE t.id = x.id AND t.status = x.expected
-         RETURNING t.id
+         RETURNING t.*
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[])
        )
-       SELECT id FROM moved`,
+       ${WITH_DRIVERS('moved')}`,
       [moves.map((m) => m.id), moves.map((m) => m.from), moves.map((m) => m.to), ...logColumns(logs)],
     );
-    return rows.map((row) => row.id);
   }
 
   /** The current status of these records. */

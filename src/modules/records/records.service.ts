@@ -3,7 +3,8 @@ import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import type { DriversRepository } from '../drivers/drivers.repository.js';
-import type { DriverFeed, FeedWriter } from '../feed/driver-feed.js';
+import type { AccountEventType, NewAccountEvent } from '../events/account-events.js';
+import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
@@ -40,7 +41,7 @@ export interface RecordsServiceDeps {
   layouts: LayoutsRepository;
   usage: LayoutUsage;
   drivers: DriversRepository;
-  feed: DriverFeed;
+  changes: Changes;
 }
 
 /** Swagger's list of a class's documented properties (`:name`), as @ApiProperty records it. */
@@ -69,7 +70,7 @@ export abstract class RecordsService {
   protected readonly def: RecordDefinition;
   private readonly layouts: LayoutsRepository;
   private readonly drivers: DriversRepository;
-  private readonly feed: DriverFeed;
+  private readonly changes: Changes;
   private readonly logView: (row: RecordRow, ownerId: string) => Record<string, unknown>;
 
   /** `logView`: the class documenting the record as the logs query shows it; its fields are the view's. */
@@ -80,7 +81,7 @@ export abstract class RecordsService {
   ) {
     this.def = records.def;
     this.logView = logViewOf(this.def, logView);
-    ({ layouts: this.layouts, drivers: this.drivers, feed: this.feed } = deps);
+    ({ layouts: this.layouts, drivers: this.drivers, changes: this.changes } = deps);
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
   }
@@ -94,7 +95,7 @@ export abstract class RecordsService {
     const records = items.map((item) => item[noun]);
     const refs = records.map((record) => record.ref);
 
-    const ids = await this.feed.transaction(async (manager) => {
+    const ids = await this.changes.transaction(async (manager, events) => {
       await this.checkLayouts(
         manager,
         ownerId,
@@ -114,6 +115,8 @@ export abstract class RecordsService {
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
+      const insertedByRef = new Map(inserted.map((row) => [row.ref, row]));
+      events.account(refs.map((ref) => this.event('created', insertedByRef.get(ref)!)));
       return new Map(inserted.map((row) => [row.ref, row.id]));
     });
     return { created_refs: refs, created_ids: refs.map((ref) => ids.get(ref)!), status: 'created' };
@@ -124,7 +127,7 @@ export abstract class RecordsService {
     const { items } = batch;
     const ownerId = principal.accountId!;
 
-    await this.feed.transaction(async (manager, appendFeed) => {
+    await this.changes.transaction(async (manager, events) => {
       const layoutRefs = items.flatMap((item) => (typeof item[noun].layout_ref === 'string' ? [item[noun].layout_ref as string] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, ownerId, layoutRefs);
       const current = await this.lockExisting(
@@ -136,6 +139,7 @@ export abstract class RecordsService {
       const patches: RecordPatch[] = [];
       const logs: LogEntry[] = [];
       const moves: PlannedMove[] = [];
+      const changes: { id: string; updated: boolean; move: PlannedMove | null }[] = [];
       items.forEach((item, index) => {
         const row = current.get(item.ref)!;
         const { status, ...patch } = item[noun];
@@ -148,19 +152,26 @@ export abstract class RecordsService {
           moves.push(move);
         }
         if (changed.length || move) patches.push({ id: row.id, patch, ...(move ? { status: move.to } : {}) });
+        changes.push({ id: row.id, updated: changed.length > 0, move });
       });
-      await this.records.updateMany(manager, patches, logs);
-      appendFeed(moves.map((move) => move.event));
+      const updated = new Map((await this.records.updateMany(manager, patches, logs)).map((row) => [row.id, row]));
+      events.driver(moves.map((move) => move.event));
+      events.account(
+        changes.flatMap(({ id, updated: fields, move }) => [
+          ...(fields ? [this.event('updated', updated.get(id)!)] : []),
+          ...(move ? [this.moveEvent(move, updated.get(id)!)] : []),
+        ]),
+      );
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
   }
 
   async delete(principal: Principal, { items: refs }: Batch<string>): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
-    await this.feed.transaction(async (manager, appendFeed) => {
+    await this.changes.transaction(async (manager, events) => {
       const current = await this.lockExisting(manager, principal.accountId!, refs);
       await this.transition(
         manager,
-        appendFeed,
+        events,
         refs.map((ref) => ({ record: current.get(ref)!, to: 'DELETED', via: 'delete' })),
       );
     });
@@ -170,20 +181,22 @@ export abstract class RecordsService {
   /**
    * Moves records to new statuses (DELETE, the check-in, a trip's arrival; a PUT plans its moves the same way
    * and writes them with its patch): checked against the status table, written with their log entries in one
-   * statement, their feed events added to the transaction's. Answers what was moved.
+   * statement, their events (the driver's feed, the owner's) added to the transaction's. Answers what was moved.
    *
    * Each record moves only from the status it was read with, so a caller that read it without a lock (the
    * check-in, before asking the terminal) needs none: a record that moved meanwhile is refused with the
    * status it has now, and the transaction is rolled back.
    */
-  async transition(manager: EntityManager, appendFeed: FeedWriter, changes: StatusChange[]): Promise<PlannedMove[]> {
+  async transition(manager: EntityManager, events: EventWriter, changes: StatusChange[]): Promise<PlannedMove[]> {
     const moves = changes.map((change) => planMove(this.def, change)).filter((move): move is PlannedMove => move !== null);
-    const moved = new Set(
-      await this.records.setStatuses(
-        manager,
-        moves,
-        moves.map((move) => move.log),
-      ),
+    const moved = new Map(
+      (
+        await this.records.setStatuses(
+          manager,
+          moves,
+          moves.map((move) => move.log),
+        )
+      ).map((row) => [row.id, row]),
     );
     const stale = moves.find((move) => !moved.has(move.id));
     if (stale)
@@ -191,8 +204,29 @@ export abstract class RecordsService {
         manager,
         changes.find((change) => change.record.id === stale.id)!,
       );
-    appendFeed(moves.map((move) => move.event));
+    events.driver(moves.map((move) => move.event));
+    events.account(moves.map((move) => this.moveEvent(move, moved.get(move.id)!)));
     return moves;
+  }
+
+  /**
+   * An event of the record's owner about this record (docs/events.md): `data` is the record as the logs query
+   * shows it, with `extra` beside it.
+   */
+  event(type: 'created' | 'updated' | 'deleted' | 'status_changed' | 'no_show', row: RecordRow, extra: Record<string, unknown> = {}): NewAccountEvent {
+    return this.eventAbout(`${this.def.noun}.${type}` as AccountEventType, row, extra);
+  }
+
+  /** An event of any type about this record (a check-in attempt's), in the owner's feed. */
+  eventAbout(type: AccountEventType, row: RecordRow, extra: Record<string, unknown> = {}): NewAccountEvent {
+    const ownerId = row[this.def.ownerColumn] as string;
+    return { accountId: ownerId, type, data: { ...this.item(row, ownerId), ...extra } };
+  }
+
+  /** A move's event: `deleted`, or `status_changed` with `from`, `to` and what the move adds (`checkin_id`). */
+  private moveEvent(move: PlannedMove, row: RecordRow): NewAccountEvent {
+    if (move.to === 'DELETED') return this.event('deleted', row);
+    return this.event('status_changed', row, { from: move.from, to: move.to, ...move.extra });
   }
 
   /** The refusal of a move whose record changed status since it was read: the table's answer for the status it has now. */

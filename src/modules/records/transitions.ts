@@ -16,7 +16,7 @@ export interface StatusChange {
   via: MoveKind;
   /** The log message, when the move has more to say than "Status changed from … to …". */
   message?: string;
-  /** More data for the feed event (`checkin_id`). */
+  /** More data for the move's events (`checkin_id`). */
   data?: Record<string, unknown>;
 }
 
@@ -26,13 +26,15 @@ export interface LogEntry {
   message: string;
 }
 
-/** What one move writes: the record's log entry and its driver's feed event. */
+/** What one move writes: the record's log entry and its driver's feed event (its owner's event is made from the moved row). */
 export interface PlannedMove {
   id: string;
   from: string;
   to: string;
   log: LogEntry;
   event: NewFeedEvent;
+  /** What the change adds to its events (`checkin_id`). */
+  extra: Record<string, unknown>;
 }
 
 /**
@@ -64,6 +66,7 @@ export function planMove(def: RecordDefinition, change: StatusChange): PlannedMo
     id: record.id,
     from,
     to,
+    extra: change.data ?? {},
     log: { recordId: record.id, event: to.toLowerCase(), message: change.message ?? `Status changed from ${from} to ${to}` },
     event: {
       driverId: record.driver_id,

@@ -4,7 +4,9 @@ import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
-import { DriverFeed, type FeedWriter, type NewFeedEvent } from '../feed/driver-feed.js';
+import type { NewAccountEvent } from '../events/account-events.js';
+import { Changes, type EventWriter } from '../feed/changes.js';
+import type { NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
@@ -32,8 +34,18 @@ function logsOf(rows: Pick<TicketRow, 'id' | 'appointment_id' | 'layout_ref'>[],
   return rows.map((row) => ({ recordId: row.appointment_id, event, message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})` }));
 }
 
-/** One event in the driver's feed per changed ticket: the ticket as it now is, or (deleted) its ids. */
-function feedOf(rows: TicketRow[], type: 'ticket.created' | 'ticket.updated' | 'ticket.deleted'): NewFeedEvent[] {
+type TicketEventType = 'ticket.created' | 'ticket.updated' | 'ticket.deleted';
+
+/**
+ * The events of changed tickets, in the order of the rows: in the driver's feed the ticket as it now is, or
+ * (deleted) its ids; in the terminal's the ticket as the tickets query shows it (deleted: as it was).
+ */
+function eventsOf(events: EventWriter, rows: TicketRow[], type: TicketEventType): void {
+  events.driver(feedOf(rows, type));
+  events.account(rows.map((row): NewAccountEvent => ({ accountId: row.terminal_id, type, data: { ...toTicketView(row) } })));
+}
+
+function feedOf(rows: TicketRow[], type: TicketEventType): NewFeedEvent[] {
   return rows.map((row) => ({
     driverId: row.driver_id,
     partnerId: row.terminal_id,
@@ -53,14 +65,14 @@ function inOrder(ids: string[], rows: TicketRow[]): TicketRow[] {
 
 /**
  * Tickets (docs/statuses.md, docs/errors.md): set-based batches in one transaction each; every change is
- * logged on its appointment and fed to the appointment's driver.
+ * logged on its appointment, fed to the appointment's driver and an event of the terminal.
  */
 @Injectable()
 export class TicketsService {
   constructor(
     private readonly tickets: TicketsRepository,
     private readonly layouts: LayoutsRepository,
-    private readonly feed: DriverFeed,
+    private readonly changes: Changes,
     usage: LayoutUsage,
   ) {
     // Ticket layouts in use by tickets of live appointments cannot be deleted.
@@ -69,7 +81,7 @@ export class TicketsService {
 
   async create(principal: Principal, { items }: Batch<CreateTicketDto>): Promise<{ created_ids: string[]; status: 'created' }> {
     const terminalId = principal.accountId!;
-    const created = await this.feed.transaction(async (manager, appendFeed) => {
+    const created = await this.changes.transaction(async (manager, events) => {
       await this.checkLayouts(
         manager,
         terminalId,
@@ -85,7 +97,7 @@ export class TicketsService {
       if (missing.length) throw new AppError('APPOINTMENT_NOT_FOUND', `Appointments not found: ${missing.join(', ')}`, { refs: missing });
       return this.insert(
         manager,
-        appendFeed,
+        events,
         terminalId,
         items.map((item) => ({ appointment: live.get(item.appointment_ref)!, layout_ref: item.layout_ref, content: item.content })),
         null,
@@ -97,7 +109,7 @@ export class TicketsService {
   /** Stores tickets the terminal returned at check-in (validated as its answer was), inside the check-in's transaction. */
   async createForAppointment(
     manager: EntityManager,
-    appendFeed: FeedWriter,
+    events: EventWriter,
     terminalId: string,
     appointment: { id: string; ref: string; driver_id: string },
     tickets: { layout_ref: string; content: Record<string, unknown> }[],
@@ -111,7 +123,7 @@ export class TicketsService {
     );
     return this.insert(
       manager,
-      appendFeed,
+      events,
       terminalId,
       tickets.map((ticket) => ({ appointment, ...ticket })),
       checkinId,
@@ -120,7 +132,7 @@ export class TicketsService {
 
   async update(principal: Principal, { items }: Batch<UpdateTicketDto>): Promise<{ updated_ids: string[]; status: 'updated' }> {
     const terminalId = principal.accountId!;
-    await this.feed.transaction(async (manager, appendFeed) => {
+    await this.changes.transaction(async (manager, events) => {
       const layoutRefs = items.flatMap((item) => (item.layout_ref ? [item.layout_ref] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, terminalId, layoutRefs);
       const locked = new Map(
@@ -141,14 +153,13 @@ export class TicketsService {
         items.map((item) => ({ id: item.ticket_id, content: item.content, ...(item.layout_ref ? { layout_ref: item.layout_ref } : {}) })),
         logsOf(changed, 'ticket_updated', 'updated'),
       );
-      appendFeed(
-        feedOf(
-          inOrder(
-            items.map((item) => item.ticket_id),
-            updated,
-          ),
-          'ticket.updated',
+      eventsOf(
+        events,
+        inOrder(
+          items.map((item) => item.ticket_id),
+          updated,
         ),
+        'ticket.updated',
       );
     });
     return { updated_ids: items.map((item) => item.ticket_id), status: 'updated' };
@@ -156,10 +167,10 @@ export class TicketsService {
 
   async delete(principal: Principal, { items: ids }: Batch<string>): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
     const terminalId = principal.accountId!;
-    await this.feed.transaction(async (manager, appendFeed) => {
+    await this.changes.transaction(async (manager, events) => {
       const rows = inOrder(ids, await this.lockExisting(manager, terminalId, ids));
       await this.tickets.deleteMany(manager, ids, logsOf(rows, 'ticket_deleted', 'deleted'));
-      appendFeed(feedOf(rows, 'ticket.deleted'));
+      eventsOf(events, rows, 'ticket.deleted');
     });
     return { deleted_ids: ids, status: 'deleted' };
   }
@@ -179,7 +190,7 @@ export class TicketsService {
 
   private async insert(
     manager: EntityManager,
-    appendFeed: FeedWriter,
+    events: EventWriter,
     terminalId: string,
     items: { appointment: Pick<AppointmentRef, 'id'>; layout_ref: string; content: Record<string, unknown> }[],
     checkinId: string | null,
@@ -195,7 +206,7 @@ export class TicketsService {
       rows.map((row) => row.id),
       await this.tickets.insertMany(manager, terminalId, rows, logsOf(rows, 'ticket_created', 'created')),
     );
-    appendFeed(feedOf(ordered, 'ticket.created'));
+    eventsOf(events, ordered, 'ticket.created');
     return ordered.map(toTicketView);
   }
 

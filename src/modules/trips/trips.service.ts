@@ -3,7 +3,7 @@ import { TripLogView } from './dto/trip.dto.js';
 import type { EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
-import { DriverFeed, type FeedWriter } from '../feed/driver-feed.js';
+import { Changes, type EventWriter } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { RecordsService } from '../records/records.service.js';
@@ -18,9 +18,9 @@ export class TripsService extends RecordsService {
     layouts: LayoutsRepository,
     usage: LayoutUsage,
     drivers: DriversRepository,
-    feed: DriverFeed,
+    changes: Changes,
   ) {
-    super(trips, { layouts, usage, drivers, feed }, TripLogView);
+    super(trips, { layouts, usage, drivers, changes }, TripLogView);
   }
 
   /**
@@ -29,7 +29,7 @@ export class TripsService extends RecordsService {
    */
   async arriveAt(
     manager: EntityManager,
-    appendFeed: FeedWriter,
+    events: EventWriter,
     driverId: string,
     fence: GeoFence,
     checkinId: string,
@@ -38,7 +38,7 @@ export class TripsService extends RecordsService {
     const trips = await this.trips.lockInsideFence(manager, driverId, fence, arriving);
     return this.transition(
       manager,
-      appendFeed,
+      events,
       trips.map((trip) => ({
         record: trip,
         to: 'CHECKED_IN',

@@ -1,0 +1,75 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { Subject } from 'rxjs';
+import { LOGGER } from '../../common/logging/logger.js';
+import { Periodic } from '../../common/scheduling/periodic.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import type { Principal } from '../auth/principal.js';
+import type { AccountEventView } from './account-events.js';
+import { AccountEventsRepository } from './account-events.repository.js';
+import { EVENTS_LIMIT, type EventsQuery } from './dto/event.dto.js';
+import { decodeEventCursor, encodeEventCursor } from './events-cursor.js';
+
+/** Old events are purged this often by each instance, in batches of PURGE_BATCH. */
+const PURGE_EVERY_MS = 10 * 60_000;
+const PURGE_BATCH = 5000;
+
+export interface EventsPage {
+  items: AccountEventView[];
+  next_cursor: string | null;
+}
+
+/**
+ * The account event feed (docs/events.md): read a page at a time after a cursor; events are kept
+ * EVENT_RETENTION_DAYS. `committed$` tells this instance's listeners (webhook deliveries) which accounts have
+ * new events, right after the transaction that wrote them commits.
+ */
+@Injectable()
+export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly committed$ = new Subject<string[]>();
+  private readonly purge: Periodic;
+
+  constructor(
+    private readonly events: AccountEventsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.purge = new Periodic(
+      () =>
+        this.purgeOld()
+          .then((purged) => purged && this.logger.info({ purged }, 'events past their retention purged'))
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'events: purging old events failed')),
+      PURGE_EVERY_MS,
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.purge.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.purge.stop();
+  }
+
+  /** GET /api/v1/events: the caller's events after `after`, in feed order. */
+  async page(principal: Principal, query: EventsQuery): Promise<EventsPage> {
+    const after = query.after === undefined ? null : decodeEventCursor(query.after);
+    const limit = query.limit === undefined ? EVENTS_LIMIT.default : Number(query.limit);
+    const rows = await this.events.page(principal.accountId!, after, limit);
+    const last = rows.at(-1)?.position ?? after;
+    return {
+      items: rows.map(({ position: _position, ...event }) => event),
+      next_cursor: last ? encodeEventCursor(last) : null,
+    };
+  }
+
+  /** Deletes every event older than EVENT_RETENTION_DAYS; answers how many. */
+  async purgeOld(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await this.events.purgeOlderThan(this.config.eventRetentionDays, PURGE_BATCH);
+      total += purged;
+      if (purged < PURGE_BATCH) return total;
+    }
+  }
+}
