@@ -2,24 +2,32 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { signDriverToken } from '../../src/modules/auth/driver-tokens.js';
 import { gateScene } from '../factories/checkin.js';
-import { launchBrowser, openPage, PHONE, seriousA11yViolations, sessionItem, sessionSize } from '../setup/browser.js';
-import { spawnWithOutput, until, type Spawned } from '../setup/processes.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import {
+  launchBrowser,
+  openPage,
+  PHONE,
+  seriousA11yViolations,
+  sessionItem,
+  sessionSize,
+  startWebApp,
+  STORES,
+  type Store,
+} from '../setup/browser.js';
+import { SERVICE_START_MS, spawnWithOutput, until, type Spawned } from '../setup/processes.js';
+import type { TestApp } from '../setup/test-app.js';
 
-/** The reference driver app at /app in a real browser, phone-sized, on PostgreSQL. */
+/** The reference driver app at /app in a real browser, phone-sized, on PostgreSQL and on the embedded store. */
 const JWT_SECRET = 'driver-web-app-test-secret-0123456789abcdef';
 let gate: TestApp;
 let url: string;
+let store: Store;
 let browser: Browser;
 
 beforeAll(async () => {
-  gate = await startTestApp({ JWT_SECRET });
-  url = `http://127.0.0.1:${(gate.app.getHttpServer().address() as { port: number }).port}`;
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await gate?.close();
 });
 
 /** The real terminal simulator (`npm run sim:terminal`), accepting every check-in with a ticket of `layout`. */
@@ -29,7 +37,17 @@ async function simTerminal(key: string, layout: string): Promise<Spawned> {
   return terminal;
 }
 
-describe('the driver app (/app)', () => {
+describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
+  let service: Awaited<ReturnType<typeof startWebApp>>;
+  beforeAll(async () => {
+    store = storeName;
+    service = await startWebApp(store, { JWT_SECRET });
+    ({ gate, url } = service);
+  }, SERVICE_START_MS);
+  afterAll(async () => {
+    await service?.close();
+  });
+
   it('serves the page with a strict Content-Security-Policy and nothing from elsewhere', async () => {
     const res = await fetch(`${url}/app`);
     expect(res.status).toBe(200);
@@ -59,7 +77,7 @@ describe('the driver app (/app)', () => {
       const card = page.getByRole('article', { name: /^APPOINTMENT-/ });
       await card.getByText('Bring the seal').waitFor();
       expect(await card.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
-      await screenshot('app-appointment');
+      await screenshot(`${store}-app-appointment`);
 
       await card.getByRole('button', { name: 'Details' }).click();
       await page.getByRole('dialog').getByText('MSCU1234567').waitFor();
@@ -77,7 +95,7 @@ describe('the driver app (/app)', () => {
       await page.getByText(/New ticket for APPOINTMENT-/).waitFor();
       expect(await card.getByRole('button', { name: 'Check in' }).count()).toBe(0);
       expect(terminal.output()).toContain('accepted with a gate-pass ticket');
-      await screenshot('app-ticket');
+      await screenshot(`${store}-app-ticket`);
       expect(await seriousA11yViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
@@ -117,7 +135,7 @@ describe('the driver app (/app)', () => {
         .set('X-API-Key', scene.terminal.key)
         .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: 'OFFLINE-7', bay: 12 } });
       expect(created.status).toBe(201);
-      await screenshot('app-offline');
+      await screenshot(`${store}-app-offline`);
       expect(await page.getByText('OFFLINE-7').count()).toBe(0);
 
       await context.setOffline(false);
@@ -127,7 +145,7 @@ describe('the driver app (/app)', () => {
         .getByText('OFFLINE-7')
         .waitFor();
       await page.getByText(`New ticket for ${ref}`).waitFor();
-      await screenshot('app-caught-up');
+      await screenshot(`${store}-app-caught-up`);
       expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
     } finally {
       await context.close();
@@ -144,7 +162,7 @@ describe('the driver app (/app)', () => {
       expect(revoked.status).toBe(200);
       await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
       expect(await sessionItem(page, 'gate.driver.token')).toBeNull();
-      await screenshot('app-token-ended');
+      await screenshot(`${store}-app-token-ended`);
 
       const fresh = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
       await page.getByLabel('Driver token').fill(fresh.body.data.token);
@@ -173,7 +191,7 @@ describe('the driver app (/app)', () => {
     try {
       await page.goto(`${url}/app#token=${expired.token}`);
       await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
-      await screenshot('app-token-expired');
+      await screenshot(`${store}-app-token-expired`);
       await page.getByLabel('Driver token').fill('not-a-token');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'This token is not valid' }).waitFor();

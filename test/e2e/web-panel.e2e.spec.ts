@@ -3,25 +3,43 @@ import type { Browser } from 'playwright-core';
 import { newTerminal } from '../factories/accounts.js';
 import { gateScene } from '../factories/checkin.js';
 import { connectTerminal } from '../factories/sockets.js';
-import { launchBrowser, openPage, seriousA11yViolations, sessionSize, signInToPanel as signIn } from '../setup/browser.js';
-import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import {
+  launchBrowser,
+  openPage,
+  seriousA11yViolations,
+  sessionSize,
+  signInToPanel as signIn,
+  startWebApp,
+  STORES,
+  type Store,
+} from '../setup/browser.js';
+import { SERVICE_START_MS } from '../setup/processes.js';
+import { TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
-/** The web panel at /panel in a real browser, on PostgreSQL. */
+/** The web panel at /panel in a real browser, on PostgreSQL and on the embedded store. */
 let gate: TestApp;
 let url: string;
+let store: Store;
 let browser: Browser;
 
 beforeAll(async () => {
-  gate = await startTestApp();
-  url = `http://127.0.0.1:${(gate.app.getHttpServer().address() as { port: number }).port}`;
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await gate?.close();
 });
 
-describe('the web panel (/panel)', () => {
+describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
+  let service: Awaited<ReturnType<typeof startWebApp>>;
+  beforeAll(async () => {
+    store = storeName;
+    service = await startWebApp(store);
+    ({ gate, url } = service);
+  }, SERVICE_START_MS);
+  afterAll(async () => {
+    await service?.close();
+  });
+
   it('signs in with an API key, names a bad one, and signs out leaving nothing behind', async () => {
     const terminal = await newTerminal(gate.http);
     const { page, context, problems, screenshot } = await openPage(browser);
@@ -30,7 +48,7 @@ describe('the web panel (/panel)', () => {
       await page.getByLabel('API key').fill('gsk_not-a-key');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'This API key is unknown or was revoked.' }).waitFor();
-      await screenshot('panel-sign-in');
+      await screenshot(`${store}-panel-sign-in`);
 
       await page.getByLabel('API key').fill(terminal.key);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -91,7 +109,7 @@ describe('the web panel (/panel)', () => {
       // Sample data the person edits redraws the preview.
       await page.getByLabel('Sample data (JSON)').fill('{"content": {"gate": "Z9"}}');
       await preview.getByText('Z9').waitFor();
-      await screenshot('panel-layout-editor');
+      await screenshot(`${store}-panel-layout-editor`);
       expect(await seriousA11yViolations(page)).toEqual([]);
 
       const stored = await gate.http.get('/api/v1/layouts/ticket/web-pass').set('X-API-Key', terminal.key);
@@ -136,7 +154,7 @@ describe('the web panel (/panel)', () => {
           .getByRole('alert')
           .count(),
       ).toBe(0);
-      await screenshot('panel-element-error');
+      await screenshot(`${store}-panel-element-error`);
 
       await page.getByRole('button', { name: 'Back to the list' }).click();
       await page.getByRole('button', { name: 'Delete appt' }).click();
@@ -159,7 +177,7 @@ describe('the web panel (/panel)', () => {
       await signIn(page, url, scene.terminal.key);
       const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
       await row.getByText('SCHEDULED').waitFor();
-      await page.locator('[data-live]:not([data-live=""])').waitFor();
+      await page.locator('[data-live="events"]').waitFor();
       expect(await row.locator('.ticket-count').textContent()).toBe('0');
       await row.getByRole('button', { name: /^APPOINTMENT-/ }).click();
       await page
@@ -181,7 +199,7 @@ describe('the web panel (/panel)', () => {
         .getByText('checked_in', { exact: true })
         .waitFor();
       await page.locator('.detail').getByText('"B4"').waitFor();
-      await screenshot('panel-board');
+      await screenshot(`${store}-panel-board`);
       expect(await seriousA11yViolations(page)).toEqual([]);
 
       // A filter of the listing.
@@ -206,7 +224,7 @@ describe('the web panel (/panel)', () => {
       const shown = page.getByRole('region', { name: 'New API key for Web Freight' });
       const key = (await shown.locator('code').textContent())!;
       expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(200);
-      await screenshot('panel-admin-new-key');
+      await screenshot(`${store}-panel-admin-new-key`);
       await shown.getByRole('button', { name: 'I have copied it' }).click();
       expect(await page.getByText(key).count()).toBe(0);
 

@@ -1,8 +1,10 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { type Browser, type BrowserContext, chromium as playwright, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './test-app.js';
 
 /** Where the browser tests leave their screenshots (git ignores it). */
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'screenshots');
@@ -90,4 +92,29 @@ export async function signInToPanel(page: Page, base: string, key: string): Prom
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** The two stores every browser test runs on. */
+export const STORES = ['postgresql', 'embedded'] as const;
+export type Store = (typeof STORES)[number];
+
+/**
+ * The service on a database of its own (PostgreSQL, cloned from the run's template) or on an embedded store in a
+ * fresh folder, listening on a random port; `url` is where the browser finds it.
+ */
+export async function startWebApp(
+  store: Store,
+  env: Record<string, string> = {},
+): Promise<{ gate: TestApp; url: string; close(): Promise<void> }> {
+  const dataDir = store === 'embedded' ? mkdtempSync(join(tmpdir(), 'gate-web-')) : null;
+  const gate = await startTestApp(dataDir ? { DATABASE_URL: '', DATA_DIR: dataDir, ...env } : env);
+  const { port } = gate.app.getHttpServer().address() as { port: number };
+  return {
+    gate,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await gate.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
