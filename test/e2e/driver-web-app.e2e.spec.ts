@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { signDriverToken } from '../../src/modules/auth/driver-tokens.js';
-import { gateScene } from '../factories/checkin.js';
+import { gateScene, minutes } from '../factories/checkin.js';
 import {
   launchBrowser,
   openPage,
@@ -48,18 +48,31 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     await service?.close();
   });
 
-  it('serves the page with a strict Content-Security-Policy and nothing from elsewhere', async () => {
-    const res = await fetch(`${url}/app`);
-    expect(res.status).toBe(200);
-    const csp = res.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("connect-src 'self'");
-    expect(csp).toContain("default-src 'none'");
-    expect(res.headers.get('cache-control')).toBe('no-store');
-    const html = await res.text();
-    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
-    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
-    expect(res.headers.get('set-cookie')).toBeNull();
+  it('serves /app and /panel with a strict Content-Security-Policy, their assets, and nothing from elsewhere', async () => {
+    for (const page of ['/app', '/app/', '/panel']) {
+      const res = await fetch(`${url}${page}`);
+      expect(res.status).toBe(200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("connect-src 'self'");
+      expect(csp).not.toContain('unsafe');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const html = await res.text();
+      expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+      expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+      for (const [, asset] of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+        const file = await fetch(`${url}${asset}`);
+        expect([asset, file.status]).toEqual([asset, 200]);
+        expect(file.headers.get('cache-control')).toContain('immutable');
+      }
+    }
+    // Anything else under the pages is the API's usual 404.
+    for (const path of ['/assets/missing.js', '/app/deeper', '/panel/x']) {
+      const res = await fetch(`${url}${path}`);
+      expect([path, res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
   });
 
   it('signs in from the link, checks in, and shows the ticket the terminal simulator pushes', async () => {
@@ -104,16 +117,41 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('explains a refused check-in', async () => {
+  it('explains each refused check-in: terminal offline, refused with its reason, outside the time slot', async () => {
     const scene = await gateScene(gate.http);
-    const { page, problems } = await openPage(browser, PHONE);
+    const later = await scene.appointment({ window_start: minutes(120), window_end: minutes(180) });
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
     try {
       await page.goto(`${url}/app`);
       await page.getByLabel('Driver token').fill(scene.token);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('button', { name: 'Check in' }).click();
-      // No terminal server is connected.
-      await page.getByRole('alert').filter({ hasText: "The terminal's gate system is not connected right now" }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      const now = page
+        .getByRole('article', { name: /^APPOINTMENT-/ })
+        .filter({ hasNotText: later.ref })
+        .first();
+      // No terminal server is connected yet.
+      await now.getByRole('button', { name: 'Check in' }).click();
+      await now.getByRole('alert').filter({ hasText: "The terminal's gate system is not connected right now" }).waitFor();
+
+      const terminal = spawnWithOutput(
+        process.execPath,
+        ['dist/scripts/sim-terminal.js', '--key', scene.terminal.key, '--url', url, '--reject-all'],
+        {},
+      );
+      try {
+        await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator to connect');
+        await now.getByRole('button', { name: 'Check in' }).click();
+        await now.getByRole('alert').filter({ hasText: 'The terminal refused the check-in: The gate is closed.' }).waitFor();
+      } finally {
+        terminal.child.kill();
+      }
+
+      const early = page.getByRole('article', { name: later.ref });
+      await early.getByRole('button', { name: 'Check in' }).click();
+      await early.getByRole('alert').filter({ hasText: 'It is outside your time slot: the gate accepts you from' }).waitFor();
+      await screenshot('app-checkin-refused');
       expect(problems).toEqual([]);
     } finally {
       await page.context().close();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { newTerminal } from '../factories/accounts.js';
+import { newCarrier, newTerminal } from '../factories/accounts.js';
+import { putLayout } from '../factories/layouts.js';
+import { createItem, createRecords } from '../factories/records.js';
 import { gateScene } from '../factories/checkin.js';
 import { connectTerminal } from '../factories/sockets.js';
 import {
@@ -48,6 +50,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await page.getByLabel('API key').fill('gsk_not-a-key');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'This API key is unknown or was revoked.' }).waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
       await screenshot(`${store}-panel-sign-in`);
 
       await page.getByLabel('API key').fill(terminal.key);
@@ -209,6 +212,33 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       expect(problems).toEqual([]);
     } finally {
       terminalSocket.close();
+      await context.close();
+    }
+  });
+
+  it('shows a carrier its trips and trip layouts', async () => {
+    const carrier = await newCarrier(gate.http);
+    await putLayout(gate.http, carrier.key, 'trip', 'trip-card');
+    const [ref] = await createRecords(gate.http, carrier.key, 'trip', [createItem('trip', 'trip-card')]);
+    const { page, context, problems } = await openPage(browser);
+    try {
+      await signIn(page, url, carrier.key);
+      await page.getByText('carrier account').waitFor();
+      await page.locator('tbody tr', { hasText: ref }).getByText('PLANNED').waitFor();
+      await page.locator('[data-live="events"]').waitFor();
+      const moved = await gate.http
+        .put('/api/v1/trips')
+        .set('X-API-Key', carrier.key)
+        .send({ ref, trip: { status: 'IN_TRANSIT' } });
+      expect(moved.status).toBe(200);
+      await page.locator('tbody tr', { hasText: ref }).getByText('IN_TRANSIT').waitFor();
+
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Edit trip-card' }).click();
+      await page.getByText(`Taken from your record ${ref}; edit it freely, nothing is saved.`).waitFor();
+      await page.getByTestId('preview').getByRole('article', { name: ref }).getByText('Bring the seal').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
       await context.close();
     }
   });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { type Browser, type BrowserContext, chromium as playwright, type Page } from 'playwright-core';
+import { unpackChromium } from './chromium.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 /** Where the browser tests leave their screenshots (git ignores it). */
@@ -21,7 +22,7 @@ const RELAXING = new Set(['--disable-web-security', '--allow-running-insecure-co
  */
 export async function launchBrowser(): Promise<Browser> {
   return playwright.launch({
-    executablePath: await chromium.executablePath(),
+    executablePath: await unpackChromium(),
     args: chromium.args.filter((arg) => !RELAXING.has(arg)),
     headless: true,
   });
