@@ -201,7 +201,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         .getByRole('list', { name: /^History of / })
         .getByText('checked_in', { exact: true })
         .waitFor();
-      await page.locator('.detail').getByText('"B4"').waitFor();
+      await page.locator('.detail').getByRole('article', { name: 'Ticket gate-pass' }).getByText('B4').waitFor();
       await screenshot(`${store}-panel-board`);
       expect(await seriousA11yViolations(page)).toEqual([]);
 

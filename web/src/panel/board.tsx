@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, queryString } from '../shared/api.js';
 import { formatTime, formatWindow } from '../shared/format.js';
+import { type RenderedLayout, TicketView } from '../shared/layout.js';
 import { liveChanges } from './live.js';
 
 type Noun = 'appointment' | 'trip';
@@ -312,13 +313,17 @@ function RecordDetail(props: {
   onClose: () => void;
 }) {
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
+  const [record, setRecord] = useState<Record<string, unknown> | null>(null);
   useEffect(() => {
-    api<{ found: boolean; data: { logs: LogEntry[] } | null }[]>(
+    api<{ found: boolean; data: ({ logs: LogEntry[] } & Record<string, unknown>) | null }[]>(
       props.credential,
       'GET',
       `/api/v1/${props.noun}s/logs${queryString({ refs: props.recordRef })}`,
     ).then(
-      ([entry]) => setLogs(entry?.data?.logs ?? []),
+      ([entry]) => {
+        setLogs(entry?.data?.logs ?? []);
+        setRecord(entry?.data ?? null);
+      },
       () => setLogs([]),
     );
   }, [props.recordRef, props.version]);
@@ -340,7 +345,11 @@ function RecordDetail(props: {
               {props.tickets!.map((ticket) => (
                 <li key={ticket.id}>
                   <code>{ticket.layout_ref}</code> · {formatTime(ticket.created_at)}
-                  <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
+                  {record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
+                  <details>
+                    <summary>Content</summary>
+                    <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
+                  </details>
                 </li>
               ))}
             </ul>
@@ -362,4 +371,17 @@ function RecordDetail(props: {
       )}
     </section>
   );
+}
+
+/** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
+function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Record<string, unknown> }) {
+  const [layout, setLayout] = useState<RenderedLayout | null | undefined>(undefined);
+  useEffect(() => {
+    const data = { content: props.ticket.content, appointment: props.record.appointment, driver: props.record.driver };
+    api<RenderedLayout>(props.credential, 'POST', `/api/v1/layouts/ticket/${encodeURIComponent(props.ticket.layout_ref)}/preview`, {
+      data,
+    }).then(setLayout, () => setLayout(null));
+  }, [props.ticket.id, props.ticket.content]);
+  if (layout === undefined) return null;
+  return <TicketView layout={layout} label={`Ticket ${props.ticket.layout_ref}`} />;
 }
