@@ -36,7 +36,7 @@ const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
 const SCALE = { small: 10_000, large: 1_000_000 };
 const json = process.argv.includes('--json');
-/** `--only=scale` or `--only=idempotency`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=scale` or `--only=idempotency`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -339,38 +339,12 @@ const idempotencyTargets = (f: IdempotencyFigures): Target[] => [
   }),
 ];
 
-/** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
-async function idempotencySection(cleanUp: CleanUp): Promise<void> {
-  const { base } = await newService(cleanUp);
-  const terminal = await newTerminal(base, { name: 'Idempotency terminal' });
-  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey));
-  printIdempotency(figures, say);
-  printTargets(idempotencyTargets(figures), loadavg()[0]);
-}
-
-async function run(cleanUp: CleanUp): Promise<void> {
-  if (only === 'scale') {
-    const scale = await scaleSection(cleanUp);
-    printTargets(scale.targets, loadavg()[0]);
-    if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
-    return;
-  }
-  if (only === 'idempotency') return idempotencySection(cleanUp);
-  if (only) throw new Error(`--only=${only}: the sections that run alone are scale and idempotency`);
-  const loadAtStart = loadavg()[0];
-  const { name, base } = await newService(cleanUp);
-  const serviceEnv = serviceEnvOf(name);
-  const floor = new pg.Client({ connectionString: dbUrl(name) });
-  await floor.connect();
-  cleanUp.add('the floor connection', () => floor.end());
-  const version = (await floor.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
-  say(`machine: ${machine}; load average ${loadAtStart.toFixed(2)} at start\n`);
-
-  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
-  await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
-
-  // Bulk writes. The warm-up create and update also check that the floor writes what the service writes.
+/**
+ * Bulk writes and the logs query: the service against plain SQL doing the same writes (events included), the
+ * two alternating. The warm-up create and update also check that the floor writes what the service writes.
+ * Prints its table; answers its rows (create, update, logs).
+ */
+async function bulkSection(api: Api, floor: pg.Client, terminalId: string) {
   const warm = appointmentItems('warm-svc', BATCH);
   await checkSameWrites(
     floor,
@@ -429,6 +403,64 @@ async function run(cleanUp: CleanUp): Promise<void> {
     ]),
   );
   say(`ten ${BATCH}-item creates in a row: ${round(tenInARow)} ms in all, ${Math.round((ROUNDS * BATCH) / (tenInARow / 1000))} rows/s\n`);
+  return bulk;
+}
+
+/** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
+async function bulkOnly(cleanUp: CleanUp): Promise<void> {
+  const { name, base } = await newService(cleanUp);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  const { id: terminalId, api } = await newTerminal(base, { name: 'Bench terminal' });
+  const [createRow, updateRow] = await bulkSection(api, floor, terminalId);
+  printTargets(bulkTargets(createRow, updateRow), loadavg()[0]);
+}
+
+type BulkRow = Awaited<ReturnType<typeof bulkSection>>[number];
+
+const bulkTargets = (createRow: BulkRow, updateRow: BulkRow) => [
+  target(`create ${BATCH} appointments with their events, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, {
+    ratioAtMost: 1.5,
+  }),
+  target(`update ${BATCH} appointments with their events, 1 request, p50 ms`, updateRow.service.p50, updateRow.floor.p50, {
+    ratioAtMost: 1.5,
+  }),
+];
+
+/** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
+async function idempotencySection(cleanUp: CleanUp): Promise<void> {
+  const { base } = await newService(cleanUp);
+  const terminal = await newTerminal(base, { name: 'Idempotency terminal' });
+  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey));
+  printIdempotency(figures, say);
+  printTargets(idempotencyTargets(figures), loadavg()[0]);
+}
+
+async function run(cleanUp: CleanUp): Promise<void> {
+  if (only === 'scale') {
+    const scale = await scaleSection(cleanUp);
+    printTargets(scale.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
+    return;
+  }
+  if (only === 'idempotency') return idempotencySection(cleanUp);
+  if (only === 'bulk') return bulkOnly(cleanUp);
+  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale and idempotency`);
+  const loadAtStart = loadavg()[0];
+  const { name, base } = await newService(cleanUp);
+  const serviceEnv = serviceEnvOf(name);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  const version = (await floor.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
+  say(`machine: ${machine}; load average ${loadAtStart.toFixed(2)} at start\n`);
+
+  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
+  await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
+
+  const bulk = await bulkSection(api, floor, terminalId);
 
   // Single-item creates under load: the service and a bare node:http + pg server, the same load generator.
   const bare = await startFloor(
@@ -578,8 +610,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
 
   const [createRow, updateRow] = bulk;
   const targets = [
-    target(`create ${BATCH} appointments, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, { ratioAtMost: 1.5 }),
-    target(`update ${BATCH} appointments, 1 request, p50 ms`, updateRow.service.p50, updateRow.floor.p50, { ratioAtMost: 1.5 }),
+    ...bulkTargets(createRow, updateRow),
     target(`single-item create, ${CONNECTIONS} connections, requests/s`, singleCreate.service.per_second, singleCreate.floor.per_second, {
       ratioAtLeast: 0.5,
     }),
@@ -607,7 +638,6 @@ async function run(cleanUp: CleanUp): Promise<void> {
           machine,
           load_average: { start: round2(loadAtStart), end: round2(loadAtEnd) },
           bulk,
-          ten_creates_ms: round(tenInARow),
           single_create: singleCreate,
           checkins: serviceCheckins,
           checkin_floor: relayCheckins,

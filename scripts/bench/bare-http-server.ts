@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import './child-preload.js';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
+import { LOG_AND_EVENT } from './plain-sql.js';
 
 /**
  * The floor of a single-item create: `node:http` and a `pg` pool of the service's size, nothing else. POST
@@ -44,7 +45,7 @@ async function create({ driver, appointment: a }: Item): Promise<string> {
       ],
     );
     const id = inserted.rows[0].id;
-    await client.query(`INSERT INTO appointment_logs (appointment_id, event, message) VALUES ($1, 'created', 'Appointment created')`, [id]);
+    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created'), [[id]]);
     await client.query('COMMIT');
     return id;
   } catch (error) {

@@ -19,6 +19,30 @@ const byKey =
   (a: T, b: T) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
+/**
+ * An appointment event's `data` built in SQL from the appointment (alias `a`) and its driver's columns (alias
+ * `d`): the record as the logs query shows it, and the driver; the same keys the service writes.
+ */
+export const appointmentEventData = (a: string, d: string) =>
+  `jsonb_build_object(
+     'appointment', jsonb_build_object(
+       'id', ${a}.id, 'terminal_id', ${a}.terminal_id, 'ref', ${a}.ref, 'layout_ref', ${a}.layout_ref, 'user_tax_id', ${d}.tax_id,
+       'status', ${a}.status, 'summary', ${a}.summary, 'license_plate', ${a}.license_plate, 'window_start', ${a}.window_start,
+       'window_end', ${a}.window_end, 'start_tolerance', ${a}.start_tolerance, 'end_tolerance', ${a}.end_tolerance,
+       'custom_data', ${a}.custom_data, 'created_at', ${a}.created_at, 'updated_at', ${a}.updated_at),
+     'driver', jsonb_build_object('tax_id', ${d}.tax_id, 'driver_license_number', ${d}.driver_license_number,
+                                  'driver_license_category', ${d}.license_category))`;
+
+/** Writes a log entry and an account event of `type` for each appointment id (events in the ids' order), in one statement. */
+export const LOG_AND_EVENT = (event: string, message: string, type: string) =>
+  `WITH logged AS (
+     INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, '${event}', '${message}' FROM unnest($1::uuid[]) AS id
+   )
+   INSERT INTO account_events (account_id, tx, type, data)
+   SELECT a.terminal_id, pg_current_xact_id()::text::bigint, '${type}', ${appointmentEventData('a', 'd')}
+     FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, ord) JOIN appointments a ON a.id = x.id JOIN drivers d ON d.id = a.driver_id
+    ORDER BY x.ord`;
+
 async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {
   await client.query('BEGIN');
   try {
@@ -32,7 +56,8 @@ async function inTransaction(client: pg.Client, work: () => Promise<void>): Prom
 
 /**
  * The rows a create of the service writes, in the cheapest plain form: drivers upserted (each tax id once,
- * its last occurrence, in tax-id order), appointments inserted in ref order, one 'created' log each.
+ * its last occurrence, in tax-id order), appointments inserted in ref order, one 'created' log and one
+ * `appointment.created` event each (events in batch order).
  * Arrays through `unnest`, one statement per table. Tolerances are left to their column default, 0, the
  * value the service writes for items without them.
  */
@@ -47,10 +72,10 @@ export async function plainCreate(client: pg.Client, terminalId: string, items: 
     const driverId = new Map(upserted.rows.map((row) => [row.tax_id, row.id]));
     const sorted = [...items].sort(byKey((i) => i.appointment.ref));
     const a = sorted.map((i) => i.appointment);
-    const inserted = await client.query<{ id: string }>(
+    const inserted = await client.query<{ id: string; ref: string }>(
       `INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
        SELECT $1, 'SCHEDULED', * FROM unnest($2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::jsonb[])
-       RETURNING id`,
+       RETURNING id, ref`,
       [
         terminalId,
         a.map((x) => x.ref),
@@ -63,31 +88,32 @@ export async function plainCreate(client: pg.Client, terminalId: string, items: 
         a.map((x) => JSON.stringify(x.custom_data)),
       ],
     );
-    await client.query(
-      `INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'created', 'Appointment created' FROM unnest($1::uuid[]) AS id`,
-      [inserted.rows.map((row) => row.id)],
-    );
+    const idOf = new Map(inserted.rows.map((row) => [row.ref, row.id]));
+    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created'), [
+      items.map((i) => idOf.get(i.appointment.ref)),
+    ]);
   });
 }
 
 /**
  * The rows an update of the service writes when a PUT sets summary and license_plate ('XYZ9876') and no status:
- * the records changed, `updated_at` now, one 'updated' log each; no driver feed event (the service writes
- * those on status changes only). Fails, as the service does, when a ref is missing.
+ * the records changed, `updated_at` now, one 'updated' log and one `appointment.updated` event each (in the
+ * order of the refs); no driver feed event (the service writes those on status changes only). Fails, as the
+ * service does, when a ref is missing.
  */
 export async function plainUpdate(client: pg.Client, terminalId: string, refs: string[], summary: string): Promise<void> {
   await inTransaction(client, async () => {
-    const updated = await client.query<{ id: string }>(
+    const updated = await client.query<{ id: string; ref: string }>(
       `UPDATE appointments a SET summary = u.summary, license_plate = u.plate, updated_at = now()
          FROM unnest($2::text[], $3::text[], $4::text[]) AS u(ref, summary, plate)
-        WHERE a.terminal_id = $1 AND a.ref = u.ref RETURNING a.id`,
+        WHERE a.terminal_id = $1 AND a.ref = u.ref RETURNING a.id, a.ref`,
       [terminalId, refs, refs.map(() => summary), refs.map(() => 'XYZ9876')],
     );
     if (updated.rows.length !== refs.length) throw new Error(`plain update: ${refs.length - updated.rows.length} refs not found`);
-    await client.query(
-      `INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'updated', 'Updated summary, license_plate' FROM unnest($1::uuid[]) AS id`,
-      [updated.rows.map((row) => row.id)],
-    );
+    const idOf = new Map(updated.rows.map((row) => [row.ref, row.id]));
+    await client.query(LOG_AND_EVENT('updated', 'Updated summary, license_plate', 'appointment.updated'), [
+      refs.map((ref) => idOf.get(ref)),
+    ]);
   });
 }
 
@@ -108,9 +134,10 @@ export async function plainLogs(client: pg.Client, terminalId: string, refs: str
 /**
  * The rows an accepted driver check-in with one ticket writes, in the cheapest plain form: two statements, as
  * the handshake needs (the attempt is stored before the terminal is asked, its outcome after). The first
- * reads the appointment with its driver (what the terminal is sent) and starts the attempt with its log entry;
- * the second moves the appointment, stores the ticket, accepts the attempt, logs both and appends the two
- * driver feed events, guarded by the status as the service's move is. It skips what the service also does
+ * reads the appointment with its driver (what the terminal is sent) and starts the attempt with its log entry
+ * and `checkin.requested` event; the second moves the appointment, stores the ticket, accepts the attempt, logs
+ * both, writes the terminal's two events and appends the two driver feed events, guarded by the status as the
+ * service's move is. It skips what the service also does
  * and this run does not exercise: the check-in window (always open here) and trips to arrive (none here).
  */
 export async function plainCheckin(
@@ -130,6 +157,11 @@ export async function plainCheckin(
      ), logged AS (
        INSERT INTO appointment_logs (appointment_id, event, message)
        SELECT appointment_id, 'checkin_requested', 'Check-in ' || $2 || ' requested by the driver' FROM attempt
+     ), requested AS (
+       INSERT INTO account_events (account_id, tx, type, data)
+       SELECT a.terminal_id, pg_current_xact_id()::text::bigint, 'checkin.requested',
+              ${appointmentEventData('a', 'a')} || jsonb_build_object('checkin', jsonb_build_object('id', $2::uuid, 'status', 'pending', 'reason', null))
+         FROM a JOIN attempt ON attempt.appointment_id = a.id
      )
      SELECT a.* FROM a JOIN attempt ON attempt.appointment_id = a.id`,
     [appointmentId, ids.checkin],
@@ -138,7 +170,7 @@ export async function plainCheckin(
   const accepted = await pool.query(
     `WITH moved AS (
        UPDATE appointments SET status = 'CHECKED_IN', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
-       RETURNING id, ref, driver_id, terminal_id
+       RETURNING *
      ), ticket AS (
        INSERT INTO tickets (id, terminal_id, appointment_id, layout_ref, content, checkin_id)
        SELECT $3, m.terminal_id, m.id, l.ref, $4::jsonb, $2 FROM moved m
@@ -151,6 +183,16 @@ export async function plainCheckin(
        SELECT appointment_id, 'ticket_created', 'Ticket ' || id || ' created (layout ' || layout_ref || ')' FROM ticket
      ), accepted AS (
        UPDATE checkins SET status = 'accepted', ticket_ids = ARRAY[$3::uuid], updated_at = now() WHERE id = $2 AND EXISTS (SELECT FROM ticket)
+     ), events AS (
+       INSERT INTO account_events (account_id, tx, type, data)
+       SELECT m.terminal_id, pg_current_xact_id()::text::bigint, 'appointment.status_changed',
+              ${appointmentEventData('m', 'd')} || jsonb_build_object('from', 'SCHEDULED', 'to', 'CHECKED_IN', 'checkin_id', $2::uuid)
+         FROM moved m JOIN drivers d ON d.id = m.driver_id
+       UNION ALL
+       SELECT t.terminal_id, pg_current_xact_id()::text::bigint, 'ticket.created',
+              jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', m.ref, 'terminal_id', t.terminal_id,
+                                 'layout_ref', t.layout_ref, 'content', t.content, 'created_at', t.created_at, 'updated_at', t.updated_at)
+         FROM ticket t, moved m
      ), head AS (
        INSERT INTO driver_feeds AS f (driver_id, account_id, last_seq) SELECT driver_id, terminal_id, 2 FROM moved
        ON CONFLICT (driver_id, account_id) DO UPDATE SET last_seq = f.last_seq + 2
@@ -202,9 +244,17 @@ export async function writtenRows(client: pg.Client, terminalId: string, prefix:
               'tickets', (SELECT json_agg(json_build_array(t.layout_ref, t.checkin_id IS NOT NULL) ORDER BY t.created_at) FROM tickets t WHERE t.appointment_id = a.id),
               'checkins', (SELECT json_agg(json_build_array(c.source, c.status, cardinality(c.ticket_ids)) ORDER BY c.created_at) FROM checkins c WHERE c.appointment_id = a.id),
               'feed', (SELECT json_agg(json_build_array(e.type, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(e.payload) k)) ORDER BY e.seq)
-                         FROM driver_events e WHERE e.driver_id = d.id)
+                         FROM driver_events e WHERE e.driver_id = d.id),
+              'events', ev.events
             )::text AS row
        FROM appointments a JOIN drivers d ON d.id = a.driver_id
+       LEFT JOIN (
+         SELECT COALESCE(e.data->'appointment'->>'id', e.data->>'appointment_id') AS appointment_id,
+                json_agg(json_build_array(e.type, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(e.data) k),
+                                          (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(COALESCE(e.data->'appointment', '{}')) k))
+                         ORDER BY e.seq) AS events
+           FROM account_events e WHERE e.account_id = $1 GROUP BY 1
+       ) ev ON ev.appointment_id = a.id::text
       WHERE a.terminal_id = $1 AND starts_with(a.ref, $2)
       ORDER BY 1`,
     [terminalId, prefix],

@@ -98,6 +98,15 @@ describe('the embedded store (no DATABASE_URL)', () => {
       ].join('&');
       expect(refs(await list(filters))).toEqual(['EMB-2']);
       expect((await list('cursor=nope')).body.error.code).toBe('VALIDATION_ERROR');
+
+      // The account event feed reads the same way on this store: one event per record, in batch order.
+      const events = (after?: string) =>
+        embedded.http.get(`/api/v1/events?limit=3${after ? `&after=${after}` : ''}`).set('X-API-Key', terminal.key);
+      const head = await events();
+      const rest = await events(head.body.data.next_cursor);
+      const seen = [...head.body.data.items, ...rest.body.data.items] as { type: string; data: { appointment: { ref: string } } }[];
+      expect(seen.map((e) => [e.type, e.data.appointment.ref])).toEqual(items.map((item) => ['appointment.created', item.appointment.ref]));
+      expect((await events(rest.body.data.next_cursor)).body.data.items).toEqual([]);
     } finally {
       await embedded.close();
     }

@@ -236,6 +236,8 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
       ['get', (bad) => `/api/v1/appointments?ref_prefix=${bad}`, { 'X-API-Key': terminal }],
       ['get', (bad) => `/api/v1/appointments?layout_ref=${bad}&status=SCHEDULED`, { 'X-API-Key': terminal }],
       ['get', (bad) => `/api/v1/appointments?cursor=${bad}`, { 'X-API-Key': terminal }],
+      ['get', (bad) => `/api/v1/events?after=${bad}`, { 'X-API-Key': terminal }],
+      ['get', (bad) => `/api/v1/events?limit=${bad}`, { 'X-API-Key': terminal }],
       ['get', (bad) => `/api/v1/trips?status=${bad}&window_from=${bad}`, { 'X-API-Key': carrier.key }],
       ['get', (bad) => `/api/v1/trips?driver_tax_id=${bad}&updated_since=2026-01-01T00:00:00Z`, { 'X-API-Key': carrier.key }],
       ['get', (bad) => `/api/v1/layouts/${bad}`, { 'X-API-Key': terminal }],

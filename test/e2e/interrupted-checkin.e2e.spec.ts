@@ -72,6 +72,18 @@ describe.each<[string, () => Promise<Record<string, string>>]>([
     ({ url, service } = await startService(env));
     cleanup.push(() => service.child.kill('SIGKILL'));
     expect(await logEvents(url, scene, ref)).toEqual(['created', 'checkin_requested', 'checkin_failed']);
+    // The terminal's event feed says the same, the interruption as a failed attempt (once every transaction of
+    // the server that began before it has ended: other test files share the server).
+    const feedOf = async () =>
+      ((await request(url).get('/api/v1/events').set('X-API-Key', scene.terminal.key)).body.data.items as Record<string, any>[])
+        .filter((e) => e.data.appointment?.ref === ref)
+        .map((e) => [e.type, e.data.checkin?.id, e.data.checkin?.status]);
+    await until(async () => (await feedOf()).length === 3, 'the interruption in the event feed');
+    expect(await feedOf()).toEqual([
+      ['appointment.created', undefined, undefined],
+      ['checkin.requested', CHECKIN_ID, 'pending'],
+      ['checkin.failed', CHECKIN_ID, 'interrupted'],
+    ]);
 
     const terminal = await connectTerminal(url, scene.terminal.key, () => ACCEPT);
     const app = await connectDriver(url, scene.token);

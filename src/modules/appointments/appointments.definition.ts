@@ -25,5 +25,5 @@ export const APPOINTMENTS: RecordDefinition = {
     { via: 'delete', from: undeleted(APPOINTMENT_STATUSES), to: 'DELETED' },
   ],
   protectedFields: ['id', 'terminal_id', 'ref', 'user_tax_id'],
-  logViewSources: { terminal_id: (_row, ownerId) => ownerId, user_tax_id: (row) => row.tax_id },
+  logViewDriverFields: { user_tax_id: 'tax_id' },
 };

@@ -43,8 +43,8 @@ export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       for (;;) {
         const count = await this.changes.transaction(async (manager, events) => {
-          const rows = await this.repository.markNoShows(manager, BATCH);
-          events.account(rows.map((row) => this.appointments.event('no_show', row)));
+          const rows = await this.repository.markNoShows(manager, BATCH, this.appointments.view.sql);
+          events.announce(rows.map((row) => row.terminal_id));
           return rows.length;
         });
         marked += count;

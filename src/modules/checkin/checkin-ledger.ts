@@ -9,7 +9,7 @@ import type { AccountEventType } from '../events/account-events.js';
 import { EventsService } from '../events/events.service.js';
 import { Changes } from '../feed/changes.js';
 import type { CheckinStatus } from './checkin.entity.js';
-import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
+import { type AppointmentForCheckin, type AttemptEvent, CheckinRepository } from './checkin.repository.js';
 
 /** An attempt pending far longer than any handshake takes is treated as interrupted. */
 const STALE_AFTER_MS = 30_000;
@@ -95,7 +95,11 @@ export class CheckinLedger implements OnApplicationBootstrap {
   ): Promise<void> {
     const runner = manager ?? this.db.manager;
     const log = message
-      ? { event: 'checkin_requested', message, accountEvent: this.event('checkin.requested', appointment, { id: checkinId, status: 'pending', reason: null }) }
+      ? {
+          event: 'checkin_requested',
+          message,
+          accountEvent: this.event('checkin.requested', { id: checkinId, status: 'pending', reason: null }),
+        }
       : null;
     const started =
       resumeFrom?.kind === 'resume'
@@ -118,8 +122,8 @@ export class CheckinLedger implements OnApplicationBootstrap {
   }
 
   /** The terminal's event about an attempt: the appointment as the logs query shows it, and the attempt. */
-  private event(type: AccountEventType, appointment: AppointmentForCheckin, checkin: { id: string; status: CheckinStatus; reason: string | null }) {
-    return this.appointments.eventAbout(type, appointment, { checkin });
+  private event(type: AccountEventType, checkin: AttemptEvent['checkin']): AttemptEvent {
+    return { type, checkin, view: this.appointments.view.sql };
   }
 
   accepted(manager: EntityManager, checkinId: string, ticketIds: string[]): Promise<void> {
@@ -146,7 +150,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
       {
         event,
         message: `Check-in ${checkinId}: ${message}`,
-        accountEvent: this.event(type, appointment, { id: checkinId, status: failure.status, reason: reason ?? message }),
+        accountEvent: this.event(type, { id: checkinId, status: failure.status, reason: reason ?? message }),
       },
     );
     this.events.committed$.next([appointment.terminal_id]);
@@ -172,12 +176,12 @@ export class CheckinLedger implements OnApplicationBootstrap {
     if (dead.length === 0) return;
     const reason = 'interrupted: the service stopped before the outcome was stored; a retry with the same checkin_id runs it again';
     await this.changes.transaction(async (manager, events) => {
-      const interrupted = await this.repository.interrupt(manager, dead, reason);
+      const interrupted = await this.repository.interrupt(manager, dead, reason, this.appointments.view.sql);
       await this.appointments.log(
         manager,
-        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.checkin_id} ${reason}` })),
+        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.id} ${reason}` })),
       );
-      events.account(interrupted.map((row) => this.event('checkin.failed', row, { id: row.checkin_id, status: 'interrupted', reason })));
+      events.announce(interrupted.map((row) => row.terminal_id));
     });
   }
 }

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
-import type { NewAccountEvent } from '../events/account-events.js';
+import type { AccountEventType } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS } from '../events/account-events.repository.js';
+import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
 
-/** An appointment with its driver, as the handshake needs it (every column: its events show it as the logs query does). */
-export type AppointmentForCheckin = {
+/** An appointment with its driver, as the handshake needs it. */
+export interface AppointmentForCheckin {
   id: string;
   terminal_id: string;
   ref: string;
@@ -24,11 +25,9 @@ export type AppointmentForCheckin = {
   tax_id: string;
   driver_license_number: string;
   license_category: string;
-  created_at: Date;
-  updated_at: Date;
   /** The terminal's gate geofence, for the driver's trips. */
   terminal_location: GeoFence | null;
-};
+}
 
 export interface CheckinRow {
   id: string;
@@ -44,38 +43,47 @@ export interface CheckinRow {
   updated_at: Date;
 }
 
+/** The terminal's event about an attempt: `data` is the appointment as the logs query shows it (`view`), and `checkin`. */
+export interface AttemptEvent {
+  type: AccountEventType;
+  checkin: { id: string; status: CheckinStatus; reason: string | null };
+  view: ViewSql;
+}
+
 /** A log entry on the attempt's appointment and its terminal's event, written by the same statement as the attempt's change. */
 export interface AttemptLog {
   event: string;
   message: string;
-  /** The terminal's event (`checkin.requested`, …), when the change is one. */
-  accountEvent?: NewAccountEvent;
+  accountEvent?: AttemptEvent;
 }
 
 const { logTable, logForeignKey } = APPOINTMENTS;
 
 /**
  * `WITH changed AS (<sql> RETURNING appointment_id)`, then the log entry and the event of each changed row
- * when there are: five parameters from `first`, as `logParams` gives them.
+ * when `log` has them: four parameters from `first`, as `logParams` gives them.
  */
-const withLog = (sql: string, first: number) =>
+const withLog = (sql: string, first: number, log: AttemptLog | null) =>
   `WITH changed AS (${sql} RETURNING id, appointment_id),
         logged AS (
           INSERT INTO ${logTable} (${logForeignKey}, event, message)
           SELECT appointment_id, $${first}, $${first + 1} FROM changed WHERE $${first}::text IS NOT NULL
-        ),
+        )${
+          log?.accountEvent
+            ? `,
         evented AS (
-          ${INSERT_EVENTS} SELECT $${first + 2}::uuid, ${CURRENT_TX}, $${first + 3}::text, $${first + 4}::jsonb
-            FROM changed WHERE $${first + 3}::text IS NOT NULL
-        )
+          ${INSERT_EVENTS}
+          SELECT a.terminal_id, ${CURRENT_TX}, $${first + 2}::text, ${log.accountEvent.view('a', 'd')} || jsonb_build_object('checkin', $${first + 3}::jsonb)
+            FROM changed c JOIN appointments a ON a.id = c.appointment_id JOIN drivers d ON d.id = a.driver_id
+        )`
+            : ''
+        }
    SELECT id FROM changed`;
 
 const logParams = (log: AttemptLog | null) => [
   log?.event ?? null,
   log?.message ?? null,
-  log?.accountEvent?.accountId ?? null,
-  log?.accountEvent?.type ?? null,
-  log?.accountEvent ? JSON.stringify(log.accountEvent.data) : null,
+  ...(log?.accountEvent ? [log.accountEvent.type, JSON.stringify(log.accountEvent.checkin)] : []),
 ];
 
 const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
@@ -111,17 +119,9 @@ export class CheckinRepository {
         `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
         8,
+        log,
       ),
-      [
-        row.id,
-        row.appointment_id,
-        row.driver_id,
-        row.terminal_id,
-        row.source,
-        row.status,
-        row.instance_id,
-        ...logParams(log),
-      ],
+      [row.id, row.appointment_id, row.driver_id, row.terminal_id, row.source, row.status, row.instance_id, ...logParams(log)],
     );
     return inserted.length > 0;
   }
@@ -136,6 +136,7 @@ export class CheckinRepository {
         `UPDATE checkins SET status = 'pending', reason = NULL, instance_id = $2, updated_at = now()
           WHERE id = $1 AND (status = 'interrupted' OR (status = 'pending' AND instance_id IS NOT DISTINCT FROM $3))`,
         4,
+        log,
       ),
       [id, instanceId, from, ...logParams(log)],
     );
@@ -150,19 +151,28 @@ export class CheckinRepository {
     return rows.map((row) => row.instance_id);
   }
 
-  /** Marks the pending attempts of these (dead) instances interrupted; answers them with their appointments. */
+  /**
+   * Marks the pending attempts of these (dead) instances interrupted, each with its `checkin.failed` event
+   * (`view`: the appointment as the logs query shows it); answers them.
+   */
   interrupt(
     manager: EntityManager,
     instanceIds: (string | null)[],
     reason: string,
-  ): Promise<(AppointmentForCheckin & { checkin_id: string; appointment_id: string })[]> {
+    view: ViewSql,
+  ): Promise<{ id: string; appointment_id: string; terminal_id: string }[]> {
     return manager.query(
       `WITH interrupted AS (
          UPDATE checkins SET status = 'interrupted', reason = $3, updated_at = now()
           WHERE status = 'pending' AND (instance_id = ANY($1::uuid[]) OR (instance_id IS NULL AND $2))
-         RETURNING id, appointment_id
+         RETURNING id, appointment_id, terminal_id
+       ), evented AS (
+         ${INSERT_EVENTS}
+         SELECT a.terminal_id, ${CURRENT_TX}, 'checkin.failed',
+                ${view('a', 'd')} || jsonb_build_object('checkin', jsonb_build_object('id', i.id, 'status', 'interrupted', 'reason', $3::text))
+           FROM interrupted i JOIN appointments a ON a.id = i.appointment_id JOIN drivers d ON d.id = a.driver_id
        )
-       SELECT i.id AS checkin_id, i.appointment_id, w.* FROM interrupted i JOIN (${WITH_DRIVER}) w ON w.id = i.appointment_id`,
+       SELECT * FROM interrupted`,
       [instanceIds.filter((id) => id !== null), instanceIds.includes(null), reason],
     );
   }
@@ -175,7 +185,7 @@ export class CheckinRepository {
     log: AttemptLog | null,
   ): Promise<void> {
     await manager.query(
-      withLog(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, 5),
+      withLog(`UPDATE checkins SET status = $2, reason = $3, ticket_ids = $4::uuid[], updated_at = now() WHERE id = $1`, 5, log),
       [id, outcome.status, outcome.reason, outcome.ticketIds ?? [], ...logParams(log)],
     );
   }

@@ -107,7 +107,8 @@ export class CheckinService {
     const accepted = answers.find((parsed) => parsed.value?.accepted === true)?.value;
     if (!accepted) {
       const rejection = answers.find((parsed) => parsed.value?.accepted === false)?.value;
-      if (rejection) throw await this.ledger.rejected(checkinId, appointment, rejection.reason?.slice(0, 500) || 'rejected by the terminal');
+      if (rejection)
+        throw await this.ledger.rejected(checkinId, appointment, rejection.reason?.slice(0, 500) || 'rejected by the terminal');
       const issue = answers.flatMap((parsed) => parsed.issues)[0];
       const why = issue ? `${issue.path}: ${issue.message}` : 'no answer';
       throw await this.ledger.fail(checkinId, appointment, {

@@ -35,6 +35,9 @@ export const SAFE_HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigi
 export const INSERT_EVENTS = `INSERT INTO account_events (account_id, tx, type, data)`;
 export const CURRENT_TX = `pg_current_xact_id()::text::bigint`;
 
+/** A timestamptz as event data shows it, ISO 8601 in UTC with milliseconds (JavaScript's `toISOString()`). */
+export const isoSql = (timestamp: string) => `to_char(${timestamp} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** The events' SQL (docs/events.md). */
 @Injectable()
 export class AccountEventsRepository {

@@ -36,7 +36,13 @@ export class EventsController {
           to: 'CHECKED_IN',
         },
       },
-      { id: '0b8e7c55-3f3d-4a9f-8f64-5a0c1e2d3b44', seq: 1043, type: 'ticket.created', created_at: EXAMPLE.createdAt, data: EXAMPLE.ticket },
+      {
+        id: '0b8e7c55-3f3d-4a9f-8f64-5a0c1e2d3b44',
+        seq: 1043,
+        type: 'ticket.created',
+        created_at: EXAMPLE.createdAt,
+        data: EXAMPLE.ticket,
+      },
     ],
     next_cursor: encodeEventCursor({ tx: '81234', seq: '1043' }),
   })

@@ -1,30 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../../database/transaction.js';
-import type { NewAccountEvent } from '../events/account-events.js';
-import { AccountEventsRepository } from '../events/account-events.repository.js';
 import { EventsService } from '../events/events.service.js';
 import { DriverFeed, type FeedEvent, type NewFeedEvent } from './driver-feed.js';
 
 /** What a change adds to the feeds, inside its transaction. */
 export interface EventWriter {
-  /** Events of drivers' feeds (pushed to the driver app: docs/checkin.md#the-driver-feed). */
+  /** Events of drivers' feeds (pushed to the driver app: docs/checkin.md#the-driver-feed), written when the work is done. */
   driver(events: NewFeedEvent[]): void;
-  /** Events of accounts' feeds (docs/events.md). */
-  account(events: NewAccountEvent[]): void;
+  /**
+   * Accounts whose feeds (docs/events.md) the work's statements wrote to: every change writes its accounts'
+   * events in its own statement; these accounts' listeners are told once the transaction has committed.
+   */
+  announce(accountIds: string[]): void;
 }
 
 /**
- * The transaction of every change to records, tickets and check-ins: the events its work adds are written
- * when the work is done, inside the transaction (each feed's in one statement), and announced once it has
- * committed: the driver events pushed, the accounts with new events told to their listeners.
+ * The transaction of every change to records, tickets and check-ins: the driver events its work adds are
+ * written in one statement when the work is done, inside the transaction, and pushed once it has committed;
+ * then the accounts whose events it wrote are announced.
  */
 @Injectable()
 export class Changes {
   constructor(
     private readonly db: DataSource,
     private readonly driverFeed: DriverFeed,
-    private readonly accountEvents: AccountEventsRepository,
     private readonly events: EventsService,
   ) {}
 
@@ -33,14 +33,13 @@ export class Changes {
     let accounts: string[] = [];
     const result = await inTransaction(this.db, async (manager) => {
       const driver: NewFeedEvent[] = [];
-      const account: NewAccountEvent[] = [];
+      const announced = new Set<string>();
       const value = await work(manager, {
         driver: (events) => void driver.push(...events),
-        account: (events) => void account.push(...events),
+        announce: (ids) => ids.forEach((id) => announced.add(id)),
       });
-      await this.accountEvents.append(manager, account);
       pushed = await this.driverFeed.append(manager, driver);
-      accounts = [...new Set(account.map((event) => event.accountId))];
+      accounts = [...announced];
       return value;
     });
     if (pushed.length) this.driverFeed.committed$.next(pushed);

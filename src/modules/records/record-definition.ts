@@ -60,10 +60,10 @@ export interface RecordDefinition {
   /** Interface: fields an update may not send. */
   protectedFields: readonly string[];
   /**
-   * Fields of the record as GET …/logs shows it (its view class lists them) that are not columns of the same
-   * name: how each is read.
+   * Fields of the record as GET …/logs shows it (its view class lists them) that are columns of the record's
+   * driver rather than of the record: the driver's column each shows.
    */
-  logViewSources: Record<string, (row: RecordRow, ownerId: string) => unknown>;
+  logViewDriverFields: Record<string, string>;
 }
 
 export const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);

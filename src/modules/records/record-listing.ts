@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
+import { decodePair, encodePair } from '../../common/http/cursor.js';
 import { IsIntegerText, IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
 import type { RecordDefinition } from './record-definition.js';
 
@@ -124,28 +125,17 @@ export function toListFilter(query: ListQuery): ListFilter {
 
 const MICROSECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-/** The position after a page's last record, as an opaque string (base64url of JSON). */
+/** The position after a page's last record, as an opaque string. */
 export function encodeCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify([position.key, position.ref])).toString('base64url');
+  return encodePair(position.key, position.ref);
 }
 
-/**
- * A cursor back into a position, checked whole: anything but what `encodeCursor` writes is refused, so a
- * cursor cut short, edited or from elsewhere never reaches the query.
- */
+/** A cursor back into a position: anything but what `encodeCursor` writes is VALIDATION_ERROR. */
 export function decodeCursor(cursor: string): ListPosition {
-  let parsed: unknown;
-  try {
-    parsed = /^[A-Za-z0-9_-]+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
-  } catch {
-    parsed = null;
-  }
-  if (Array.isArray(parsed) && parsed.length === 2) {
-    const [key, ref] = parsed as unknown[];
-    const keyOk = key === 'infinity' || (typeof key === 'string' && MICROSECONDS.test(key) && isIsoTimestamp(key));
-    if (keyOk && typeof ref === 'string' && ref.length >= 1 && ref.length <= REF_MAX && encodeCursor({ key, ref }) === cursor) {
-      return { key: key as string, ref };
-    }
-  }
-  throw AppError.validation([{ path: 'cursor', message: "cursor must be a page's next_cursor, as it was given" }]);
+  const pair = decodePair(
+    cursor,
+    (key, ref) => (key === 'infinity' || (MICROSECONDS.test(key) && isIsoTimestamp(key))) && ref.length >= 1 && ref.length <= REF_MAX,
+  );
+  if (!pair) throw AppError.validation([{ path: 'cursor', message: "cursor must be a page's next_cursor, as it was given" }]);
+  return { key: pair[0], ref: pair[1] };
 }

@@ -1,7 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { MAX_TOLERANCE } from '../../common/validation/validators.js';
 import type { RecordDefinition, RecordRow, SqlType } from './record-definition.js';
+import { CURRENT_TX, INSERT_EVENTS } from '../events/account-events.repository.js';
 import type { ListFilter } from './record-listing.js';
+import type { ViewSql } from './record-view.js';
 import type { LogEntry } from './transitions.js';
 
 export interface NewRecord {
@@ -16,6 +18,20 @@ export interface RecordPatch {
   /** Only the columns to change; a null clears. */
   patch: Record<string, unknown>;
   status?: string;
+  /** The item's place in its batch: its events come in this order. */
+  ord: number;
+  /** Whether fields other than the status change (an `updated` event). */
+  fields: boolean;
+  /** The status it moves from, when it moves (a `status_changed` event). */
+  from?: string;
+}
+
+/** A status move to write: from the status the record was read with; `extra` goes into its event's data. */
+export interface StatusMove {
+  id: string;
+  from: string;
+  to: string;
+  extra: Record<string, unknown>;
 }
 
 export interface LogLine {
@@ -30,10 +46,6 @@ export type LockedRecord = Pick<RecordRow, 'id' | 'ref' | 'status' | 'driver_id'
 
 /** A live record of a driver as the driver app lists it, with its owner's name. */
 export type LiveRecordRow = RecordRow & { owner_id: string; owner_name: string };
-
-/** The rows of a data-modifying CTE with their drivers' columns, as the logs query reads records. */
-export const WITH_DRIVERS = (cte: string) =>
-  `SELECT c.*, d.tax_id, d.driver_license_number, d.license_category FROM ${cte} c JOIN drivers d ON d.id = c.driver_id`;
 
 /** `(patch->>'col')::type`, or the jsonb itself (a JSON null clears the column). */
 function patchValue(column: string, type: SqlType): string {
@@ -58,11 +70,17 @@ export abstract class RecordsRepository {
   }
 
   /**
-   * Inserts all rows in one statement, with their 'created' log entries; answers the rows inserted, with their
-   * drivers. A ref that already exists for the owner (or arrives concurrently) is skipped, not an error: the
-   * caller compares what came back with what it sent.
+   * Inserts all rows in one statement, with their 'created' log entries and `created` events (in the order of
+   * `batchOrder`, the refs as the batch gave them). A ref that already exists for the owner (or arrives
+   * concurrently) is skipped, not an error: the caller compares what came back with what it sent.
    */
-  async insertMany(manager: EntityManager, ownerId: string, rows: NewRecord[]): Promise<RecordRow[]> {
+  async insertMany(
+    manager: EntityManager,
+    ownerId: string,
+    rows: NewRecord[],
+    batchOrder: string[],
+    view: ViewSql,
+  ): Promise<{ id: string; ref: string }[]> {
     const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label } = this.def;
     const names = Object.keys(columns);
     const values = names.map((column) => (zeroDefaults.includes(column) ? `COALESCE(x.${column}, 0)` : `x.${column}`));
@@ -75,9 +93,14 @@ export abstract class RecordsRepository {
          RETURNING *
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
+       ), evented AS (
+         ${INSERT_EVENTS}
+         SELECT c.${ownerColumn}, ${CURRENT_TX}, '${this.def.noun}.created', ${view('c', 'd')}
+           FROM inserted c JOIN drivers d ON d.id = c.driver_id JOIN unnest($5::text[]) WITH ORDINALITY AS o(ref, ord) ON o.ref = c.ref
+          ORDER BY o.ord
        )
-       ${WITH_DRIVERS('inserted')}`,
-      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`],
+       SELECT id, ref FROM inserted`,
+      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`, batchOrder],
     );
   }
 
@@ -94,52 +117,81 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** Applies each row's own patch (and status), and writes the log entries, in one statement; answers the changed rows with their drivers. */
-  async updateMany(manager: EntityManager, patches: RecordPatch[], logs: LogEntry[]): Promise<RecordRow[]> {
-    if (patches.length === 0) {
-      await this.insertLogs(manager, logs);
-      return [];
-    }
-    const { table, columns, logTable, logForeignKey } = this.def;
+  /**
+   * Applies each row's own patch (and status), and writes the log entries and the events (`updated` when
+   * fields change, then `status_changed` when the status moves; in batch order), in one statement.
+   */
+  async updateMany(manager: EntityManager, patches: RecordPatch[], logs: LogEntry[], view: ViewSql): Promise<void> {
+    if (patches.length === 0) return this.insertLogs(manager, logs);
+    const { table, columns, logTable, logForeignKey, ownerColumn, noun } = this.def;
     const sets = Object.entries({ layout_ref: 'text' as SqlType, ...columns }).map(
       ([column, type]) => `${column} = CASE WHEN x.patch ? '${column}' THEN ${patchValue(column, type)} ELSE t.${column} END`,
     );
-    return manager.query(
+    await manager.query(
       `WITH updated AS (
          UPDATE ${table} AS t
             SET ${sets.join(',\n                ')},
                 status = COALESCE(x.status, t.status),
                 updated_at = now()
-           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text)
+           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text, ord int, fields boolean, "from" text)
           WHERE t.id = x.id
-         RETURNING t.*
+         RETURNING t.*, x.ord AS event_ord, x.fields AS event_fields, x."from" AS event_from
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[])
+       ), evented AS (
+         ${INSERT_EVENTS}
+         SELECT account_id, ${CURRENT_TX}, type, data FROM (
+           SELECT c.${ownerColumn} AS account_id, '${noun}.updated' AS type, ${view('c', 'd')} AS data, c.event_ord AS ord, 0 AS kind
+             FROM updated c JOIN drivers d ON d.id = c.driver_id WHERE c.event_fields
+           UNION ALL
+           SELECT c.${ownerColumn}, '${noun}.status_changed', ${view('c', 'd')} || jsonb_build_object('from', c.event_from, 'to', c.status),
+                  c.event_ord, 1
+             FROM updated c JOIN drivers d ON d.id = c.driver_id WHERE c.event_from IS NOT NULL
+         ) e ORDER BY e.ord, e.kind
        )
-       ${WITH_DRIVERS('updated')}`,
+       SELECT 1`,
       [JSON.stringify(patches), ...logColumns(logs)],
     );
   }
 
   /**
-   * Moves each record from the status it was read with to its new one, and writes the log entries, in one
-   * statement; answers the rows that moved, with their drivers (a record whose status changed since it was
-   * read does not move).
+   * Moves each record from the status it was read with to its new one, and writes the log entries and the
+   * events (`deleted`, or `status_changed` with `from`, `to` and the move's `extra`; in the order of `moves`),
+   * in one statement; answers the records that moved and their owners (a record whose status changed since
+   * it was read does not move).
    */
-  async setStatuses(manager: EntityManager, moves: { id: string; from: string; to: string }[], logs: LogEntry[]): Promise<RecordRow[]> {
+  async setStatuses(
+    manager: EntityManager,
+    moves: StatusMove[],
+    logs: LogEntry[],
+    view: ViewSql,
+  ): Promise<{ id: string; owner_id: string }[]> {
     if (moves.length === 0) return [];
-    const { table, logTable, logForeignKey } = this.def;
+    const { table, logTable, logForeignKey, ownerColumn, noun } = this.def;
     return manager.query(
       `WITH moved AS (
          UPDATE ${table} AS t SET status = x.status, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, expected, status)
+           FROM unnest($1::uuid[], $2::text[], $3::text[], $7::jsonb[]) WITH ORDINALITY AS x(id, expected, status, extra, ord)
           WHERE t.id = x.id AND t.status = x.expected
-         RETURNING t.*
+         RETURNING t.*, x.expected AS event_from, x.extra AS event_extra, x.ord AS event_ord
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[])
+       ), evented AS (
+         ${INSERT_EVENTS}
+         SELECT c.${ownerColumn}, ${CURRENT_TX},
+                CASE WHEN c.status = 'DELETED' THEN '${noun}.deleted' ELSE '${noun}.status_changed' END,
+                CASE WHEN c.status = 'DELETED' THEN ${view('c', 'd')}
+                     ELSE ${view('c', 'd')} || jsonb_build_object('from', c.event_from, 'to', c.status) || c.event_extra END
+           FROM moved c JOIN drivers d ON d.id = c.driver_id ORDER BY c.event_ord
        )
-       ${WITH_DRIVERS('moved')}`,
-      [moves.map((m) => m.id), moves.map((m) => m.from), moves.map((m) => m.to), ...logColumns(logs)],
+       SELECT id, ${ownerColumn} AS owner_id FROM moved`,
+      [
+        moves.map((m) => m.id),
+        moves.map((m) => m.from),
+        moves.map((m) => m.to),
+        ...logColumns(logs),
+        moves.map((m) => JSON.stringify(m.extra)),
+      ],
     );
   }
 

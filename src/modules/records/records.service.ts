@@ -3,7 +3,6 @@ import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import type { DriversRepository } from '../drivers/drivers.repository.js';
-import type { AccountEventType, NewAccountEvent } from '../events/account-events.js';
 import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsRepository } from '../layouts/layouts.repository.js';
@@ -12,6 +11,7 @@ import type { RecordDefinition, RecordRow } from './record-definition.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { LockedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
+import { type RecordItem, RecordView } from './record-view.js';
 import { type LogEntry, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
 export const MAX_QUERY_REFS = 100;
@@ -22,8 +22,7 @@ export interface LogItem {
   created_at: string;
 }
 
-/** A record as the logs query and the listing show it: `{trip|appointment, driver}`. */
-export type RecordItem = { driver: Record<string, unknown>; [noun: string]: unknown };
+export type { RecordItem };
 
 export interface LogsElement {
   ref: string;
@@ -44,21 +43,6 @@ export interface RecordsServiceDeps {
   changes: Changes;
 }
 
-/** Swagger's list of a class's documented properties (`:name`), as @ApiProperty records it. */
-const DOCUMENTED_PROPERTIES = 'swagger/apiModelPropertiesArray';
-
-/** The logs query's view of a record, read from its view class's fields: a column of that name, or the definition's source. */
-function logViewOf(def: RecordDefinition, view: Function): (row: RecordRow, ownerId: string) => Record<string, unknown> {
-  const fields = (Reflect.getMetadata(DOCUMENTED_PROPERTIES, view.prototype) as string[]).map((field) => field.replace(/^:/, ''));
-  return (row, ownerId) =>
-    Object.fromEntries(
-      fields.map((field) => {
-        const value = def.logViewSources[field] ? def.logViewSources[field](row, ownerId) : row[field];
-        return [field, value instanceof Date ? value.toISOString() : value];
-      }),
-    );
-}
-
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
 
 /**
@@ -71,7 +55,8 @@ export abstract class RecordsService {
   private readonly layouts: LayoutsRepository;
   private readonly drivers: DriversRepository;
   private readonly changes: Changes;
-  private readonly logView: (row: RecordRow, ownerId: string) => Record<string, unknown>;
+  /** The record as the logs query shows it: built from rows for reads, in SQL for the events of writes. */
+  readonly view: RecordView;
 
   /** `logView`: the class documenting the record as the logs query shows it; its fields are the view's. */
   protected constructor(
@@ -80,7 +65,7 @@ export abstract class RecordsService {
     logView: Function,
   ) {
     this.def = records.def;
-    this.logView = logViewOf(this.def, logView);
+    this.view = new RecordView(this.def, logView);
     ({ layouts: this.layouts, drivers: this.drivers, changes: this.changes } = deps);
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
@@ -109,14 +94,13 @@ export abstract class RecordsService {
         items.map((item) => item.driver),
       );
       const rows = items.map((item) => ({ ...item[noun], driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
-      const inserted = await this.records.insertMany(manager, ownerId, rows);
+      const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql);
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
-      const insertedByRef = new Map(inserted.map((row) => [row.ref, row]));
-      events.account(refs.map((ref) => this.event('created', insertedByRef.get(ref)!)));
+      events.announce([ownerId]);
       return new Map(inserted.map((row) => [row.ref, row.id]));
     });
     return { created_refs: refs, created_ids: refs.map((ref) => ids.get(ref)!), status: 'created' };
@@ -139,7 +123,6 @@ export abstract class RecordsService {
       const patches: RecordPatch[] = [];
       const logs: LogEntry[] = [];
       const moves: PlannedMove[] = [];
-      const changes: { id: string; updated: boolean; move: PlannedMove | null }[] = [];
       items.forEach((item, index) => {
         const row = current.get(item.ref)!;
         const { status, ...patch } = item[noun];
@@ -151,17 +134,19 @@ export abstract class RecordsService {
           logs.push(move.log);
           moves.push(move);
         }
-        if (changed.length || move) patches.push({ id: row.id, patch, ...(move ? { status: move.to } : {}) });
-        changes.push({ id: row.id, updated: changed.length > 0, move });
+        if (changed.length || move) {
+          patches.push({
+            id: row.id,
+            patch,
+            ord: index,
+            fields: changed.length > 0,
+            ...(move ? { status: move.to, from: move.from } : {}),
+          });
+        }
       });
-      const updated = new Map((await this.records.updateMany(manager, patches, logs)).map((row) => [row.id, row]));
+      await this.records.updateMany(manager, patches, logs, this.view.sql);
       events.driver(moves.map((move) => move.event));
-      events.account(
-        changes.flatMap(({ id, updated: fields, move }) => [
-          ...(fields ? [this.event('updated', updated.get(id)!)] : []),
-          ...(move ? [this.moveEvent(move, updated.get(id)!)] : []),
-        ]),
-      );
+      if (patches.length) events.announce([ownerId]);
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
   }
@@ -189,15 +174,13 @@ export abstract class RecordsService {
    */
   async transition(manager: EntityManager, events: EventWriter, changes: StatusChange[]): Promise<PlannedMove[]> {
     const moves = changes.map((change) => planMove(this.def, change)).filter((move): move is PlannedMove => move !== null);
-    const moved = new Map(
-      (
-        await this.records.setStatuses(
-          manager,
-          moves,
-          moves.map((move) => move.log),
-        )
-      ).map((row) => [row.id, row]),
+    const rows = await this.records.setStatuses(
+      manager,
+      moves,
+      moves.map((move) => move.log),
+      this.view.sql,
     );
+    const moved = new Set(rows.map((row) => row.id));
     const stale = moves.find((move) => !moved.has(move.id));
     if (stale)
       throw await this.movedMeanwhile(
@@ -205,28 +188,8 @@ export abstract class RecordsService {
         changes.find((change) => change.record.id === stale.id)!,
       );
     events.driver(moves.map((move) => move.event));
-    events.account(moves.map((move) => this.moveEvent(move, moved.get(move.id)!)));
+    events.announce(rows.map((row) => row.owner_id));
     return moves;
-  }
-
-  /**
-   * An event of the record's owner about this record (docs/events.md): `data` is the record as the logs query
-   * shows it, with `extra` beside it.
-   */
-  event(type: 'created' | 'updated' | 'deleted' | 'status_changed' | 'no_show', row: RecordRow, extra: Record<string, unknown> = {}): NewAccountEvent {
-    return this.eventAbout(`${this.def.noun}.${type}` as AccountEventType, row, extra);
-  }
-
-  /** An event of any type about this record (a check-in attempt's), in the owner's feed. */
-  eventAbout(type: AccountEventType, row: RecordRow, extra: Record<string, unknown> = {}): NewAccountEvent {
-    const ownerId = row[this.def.ownerColumn] as string;
-    return { accountId: ownerId, type, data: { ...this.item(row, ownerId), ...extra } };
-  }
-
-  /** A move's event: `deleted`, or `status_changed` with `from`, `to` and what the move adds (`checkin_id`). */
-  private moveEvent(move: PlannedMove, row: RecordRow): NewAccountEvent {
-    if (move.to === 'DELETED') return this.event('deleted', row);
-    return this.event('status_changed', row, { from: move.from, to: move.to, ...move.extra });
   }
 
   /** The refusal of a move whose record changed status since it was read: the table's answer for the status it has now. */
@@ -265,7 +228,7 @@ export abstract class RecordsService {
     return unique.map((ref) => {
       const row = rowsByRef.get(ref);
       if (!row) return { ref, found: false, data: null };
-      return { ref, found: true, data: { ...this.item(row, ownerId), logs: logsById.get(row.id) ?? [] } };
+      return { ref, found: true, data: { ...this.view.item(row), logs: logsById.get(row.id) ?? [] } };
     });
   }
 
@@ -277,15 +240,8 @@ export abstract class RecordsService {
     const page = rows.slice(0, filter.limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((row) => this.item(row, ownerId)),
+      items: page.map((row) => this.view.item(row)),
       next_cursor: rows.length > filter.limit ? encodeCursor({ key: last.list_key, ref: last.ref }) : null,
-    };
-  }
-
-  private item(row: RecordRow, ownerId: string): RecordItem {
-    return {
-      [this.def.noun]: this.logView(row, ownerId),
-      driver: { tax_id: row.tax_id, driver_license_number: row.driver_license_number, driver_license_category: row.license_category },
     };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/account-events.repository.js';
 import type { LogEntry } from '../records/transitions.js';
 
 /** A ticket row joined with its appointment's ref and driver. */
@@ -31,6 +32,22 @@ const logColumns = (logs: LogEntry[]) => [logs.map((l) => l.recordId), logs.map(
 
 const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id`;
 
+/**
+ * A CTE writing the terminal's `ticket.<type>` event of each ticket of the CTE `changed` (parameter `idsParam`:
+ * the ticket ids in batch order, the events' order). `data` is the ticket as the tickets query shows it.
+ */
+const EVENTED = (type: 'created' | 'updated' | 'deleted', changed: string, idsParam: number) =>
+  `evented AS (
+     ${INSERT_EVENTS}
+     SELECT t.terminal_id, ${CURRENT_TX}, 'ticket.${type}',
+            jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', a.ref, 'terminal_id', t.terminal_id,
+                               'layout_ref', t.layout_ref, 'content', t.content,
+                               'created_at', ${isoSql('t.created_at')}, 'updated_at', ${isoSql('t.updated_at')})
+       FROM ${changed} t JOIN appointments a ON a.id = t.appointment_id
+       JOIN unnest($${idsParam}::uuid[]) WITH ORDINALITY AS o(id, ord) ON o.id = t.id
+      ORDER BY o.ord
+   )`;
+
 /** Every query of tickets; batches cost one statement each, the appointments' log entries included. */
 @Injectable()
 export class TicketsRepository {
@@ -44,7 +61,7 @@ export class TicketsRepository {
     );
   }
 
-  /** Inserts all tickets, and their log entries, in one statement (ids chosen by the caller, so it knows their order). */
+  /** Inserts all tickets, with their log entries and events, in one statement (ids chosen by the caller, so it knows their order). */
   insertMany(
     manager: EntityManager,
     terminalId: string,
@@ -57,9 +74,9 @@ export class TicketsRepository {
          SELECT x.id, $1, x.appointment_id, x.layout_ref, x.content, x.checkin_id
            FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, appointment_id uuid, layout_ref text, content jsonb, checkin_id uuid)
          RETURNING *
-       ), ${LOGGED(3)}
+       ), ${LOGGED(3)}, ${EVENTED('created', 'inserted', 6)}
        SELECT ${RETURNING} FROM inserted t JOIN appointments a ON a.id = t.appointment_id`,
-      [terminalId, JSON.stringify(rows), ...logColumns(logs)],
+      [terminalId, JSON.stringify(rows), ...logColumns(logs), rows.map((row) => row.id)],
     );
   }
 
@@ -72,7 +89,7 @@ export class TicketsRepository {
     );
   }
 
-  /** Replaces content (and layout when given) of each ticket, and writes the log entries, in one statement. */
+  /** Replaces content (and layout when given) of each ticket, and writes the log entries and events (in the order of `rows`), in one statement. */
   updateMany(
     manager: EntityManager,
     rows: { id: string; content: Record<string, unknown>; layout_ref?: string }[],
@@ -84,18 +101,18 @@ export class TicketsRepository {
            FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, content jsonb, layout_ref text)
           WHERE t.id = x.id
          RETURNING t.*
-       ), ${LOGGED(2)}
+       ), ${LOGGED(2)}, ${EVENTED('updated', 'updated', 5)}
        SELECT ${RETURNING} FROM updated t JOIN appointments a ON a.id = t.appointment_id`,
-      [JSON.stringify(rows), ...logColumns(logs)],
+      [JSON.stringify(rows), ...logColumns(logs), rows.map((row) => row.id)],
     );
   }
 
-  /** Deletes the tickets and writes the log entries, in one statement. */
+  /** Deletes the tickets and writes the log entries and events (in the order of `ids`; the tickets as they were), in one statement. */
   async deleteMany(manager: EntityManager, ids: string[], logs: LogEntry[]): Promise<void> {
-    await manager.query(`WITH deleted AS (DELETE FROM tickets WHERE id = ANY($1::uuid[])), ${LOGGED(2)} SELECT 1`, [
-      ids,
-      ...logColumns(logs),
-    ]);
+    await manager.query(
+      `WITH deleted AS (DELETE FROM tickets WHERE id = ANY($1::uuid[]) RETURNING *), ${LOGGED(2)}, ${EVENTED('deleted', 'deleted', 1)} SELECT 1`,
+      [ids, ...logColumns(logs)],
+    );
   }
 
   findByIds(ids: string[]): Promise<TicketRow[]> {

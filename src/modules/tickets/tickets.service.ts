@@ -4,7 +4,6 @@ import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
-import type { NewAccountEvent } from '../events/account-events.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -38,11 +37,11 @@ type TicketEventType = 'ticket.created' | 'ticket.updated' | 'ticket.deleted';
 
 /**
  * The events of changed tickets, in the order of the rows: in the driver's feed the ticket as it now is, or
- * (deleted) its ids; in the terminal's the ticket as the tickets query shows it (deleted: as it was).
+ * (deleted) its ids; the terminal's (the ticket as the tickets query shows it) were written by the change's statement.
  */
 function eventsOf(events: EventWriter, rows: TicketRow[], type: TicketEventType): void {
   events.driver(feedOf(rows, type));
-  events.account(rows.map((row): NewAccountEvent => ({ accountId: row.terminal_id, type, data: { ...toTicketView(row) } })));
+  events.announce([...new Set(rows.map((row) => row.terminal_id))]);
 }
 
 function feedOf(rows: TicketRow[], type: TicketEventType): NewFeedEvent[] {

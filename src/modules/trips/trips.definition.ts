@@ -26,5 +26,5 @@ export const TRIPS: RecordDefinition = {
     { via: 'delete', from: undeleted(TRIP_STATUSES), to: 'DELETED' },
   ],
   protectedFields: ['id', 'trucking_company_id', 'ref', 'driver_id'],
-  logViewSources: {},
+  logViewDriverFields: {},
 };

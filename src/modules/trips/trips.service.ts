@@ -44,6 +44,7 @@ export class TripsService extends RecordsService {
         to: 'CHECKED_IN',
         via: 'arrival',
         message: `Arrived at the terminal's gate (check-in ${checkinId})`,
+        data: { checkin_id: checkinId },
       })),
     );
   }

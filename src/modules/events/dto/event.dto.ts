@@ -42,7 +42,8 @@ export class EventsPageView {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Pass as `after` next time; the same cursor comes back while nothing new has committed (null while no event was ever read)',
+    description:
+      'Pass as `after` next time; the same cursor comes back while nothing new has committed (null while no event was ever read)',
   })
   next_cursor: string | null;
 }
