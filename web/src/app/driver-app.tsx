@@ -143,6 +143,8 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const [open, setOpen] = useState<DriverRecord | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const lastSeq = useRef(Number(session.get(LAST_SEQ) ?? 0));
+  // A fresh sign-in replays the feed to learn where it stands, without announcing what is old news.
+  const announce = useRef(session.get(LAST_SEQ) !== null);
   const socketRef = useRef<Socket | null>(null);
 
   const failed = useCallback(
@@ -176,6 +178,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
         if (event.seq !== lastSeq.current + 1) return false;
         lastSeq.current = event.seq;
         session.set(LAST_SEQ, String(event.seq));
+        if (!announce.current) continue;
         const text = describe(event);
         setUpdates((list) => [{ seq: event.seq, text }, ...list].slice(0, 5));
         if (event.type.startsWith('ticket.') && typeof event.data.id === 'string') {
@@ -201,8 +204,10 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
         return;
       }
       applyEvents(answer.data.events);
-      if (!answer.data.has_more || answer.data.events.length === 0) return;
+      if (!answer.data.has_more || answer.data.events.length === 0) break;
     }
+    announce.current = true;
+    session.set(LAST_SEQ, String(lastSeq.current));
   }, []);
 
   useEffect(() => {
@@ -210,9 +215,10 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     socketRef.current = socket;
     socket.on('connect', () => {
       setConnection('live');
-      // New records are not fed: list them again, and replay what was missed while away.
-      void reload();
-      catchUp(socket).then(reload, () => undefined);
+      // New records are not fed: replay what was missed while away, then list them again.
+      void catchUp(socket)
+        .catch(() => undefined)
+        .then(reload);
     });
     socket.on('disconnect', (reason) => {
       setConnection(navigator.onLine ? 'connecting' : 'offline');
@@ -226,7 +232,10 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     socket.on('event', (event: FeedEvent) => {
       // Tickets come rendered from the listing: fetch them as soon as the push says they changed.
       if (applyEvents([event])) void reload();
-      else void catchUp(socket).then(reload, () => undefined);
+      else
+        void catchUp(socket)
+          .catch(() => undefined)
+          .then(reload);
     });
     const offline = () => {
       socket.disconnect();
@@ -244,6 +253,14 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
       window.removeEventListener('online', online);
       socket.close();
     };
+  }, [token]);
+
+  // A token ends at its expiry even while nothing is asked of the service.
+  useEffect(() => {
+    const left = expiresAt(token) - Date.now();
+    if (!Number.isFinite(left) || left > 2 ** 31 - 1) return;
+    const timer = setTimeout(onExpired, Math.max(0, left));
+    return () => clearTimeout(timer);
   }, [token]);
 
   const checkIn = async (appointment: DriverRecord) => {
@@ -385,6 +402,17 @@ function CheckinResult({ state }: { state: CheckinState }) {
       {state.message}
     </p>
   );
+}
+
+/** The `exp` claim of a driver token (a JWT: its claims are readable, only its signature is secret); NaN if unreadable. */
+function expiresAt(token: string): number {
+  try {
+    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const claims = JSON.parse(atob(payload)) as { exp?: unknown };
+    return typeof claims.exp === 'number' ? claims.exp * 1000 : NaN;
+  } catch {
+    return NaN;
+  }
 }
 
 function patchStatus(records: Records, id: string, status: string): Records {
