@@ -7,6 +7,7 @@ import { gateScene } from '../factories/checkin.js';
 import { connectTerminal } from '../factories/sockets.js';
 import {
   launchBrowser,
+  PHONE,
   openPage,
   seriousA11yViolations,
   sessionSize,
@@ -204,6 +205,29 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await page.locator('.detail').getByRole('article', { name: 'Ticket gate-pass' }).getByText('B4').waitFor();
       await screenshot(`${store}-panel-board`);
       expect(await seriousA11yViolations(page)).toEqual([]);
+
+      // A sign-in link for the driver, as a link and a QR code: it opens the driver app; revoking ends it.
+      await page.getByRole('button', { name: `Make a sign-in link for ${scene.taxId}` }).click();
+      await page.getByRole('img', { name: 'QR code of the driver app link' }).waitFor();
+      const link = await page.getByRole('link', { name: 'Driver app link' }).getAttribute('href');
+      expect(link).toMatch(new RegExp(`^${url}/app#token=`));
+      const phone = await openPage(browser, PHONE);
+      try {
+        await phone.page.goto(link!);
+        await phone.page
+          .getByRole('article', { name: /^Ticket for / })
+          .getByText('B4')
+          .waitFor();
+        await page.getByRole('button', { name: "Revoke the driver's links" }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: `Every driver app link made for ${scene.taxId}` })
+          .waitFor();
+        await phone.page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+        expect(phone.problems).toEqual([]);
+      } finally {
+        await phone.context.close();
+      }
 
       // A filter of the listing.
       await page.getByRole('checkbox', { name: 'SCHEDULED' }).check();

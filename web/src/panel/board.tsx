@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, queryString } from '../shared/api.js';
 import { formatTime, formatWindow } from '../shared/format.js';
 import { type RenderedLayout, TicketView } from '../shared/layout.js';
+import { qrDataUrl } from '../shared/qr.js';
 import { liveChanges } from './live.js';
 
 type Noun = 'appointment' | 'trip';
@@ -356,6 +357,7 @@ function RecordDetail(props: {
           )}
         </>
       )}
+      {record && <DriverLink credential={props.credential} taxId={String((record.driver as { tax_id: string }).tax_id)} />}
       <h3>History</h3>
       {logs === null ? (
         <p class="muted">Loading…</p>
@@ -384,4 +386,70 @@ function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Re
   }, [props.ticket.id, props.ticket.content]);
   if (layout === undefined) return null;
   return <TicketView layout={layout} label={`Ticket ${props.ticket.layout_ref}`} />;
+}
+
+/**
+ * A sign-in link to the driver app for this record's driver (a driver token of this account, in the link's
+ * fragment, which no server sees), as text and as a QR code to scan with the driver's phone; and revoking them.
+ */
+function DriverLink(props: { credential: Credential; taxId: string }) {
+  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  useEffect(() => {
+    setLink(null);
+    setMessage(null);
+  }, [props.taxId]);
+  const make = async () => {
+    try {
+      const { token, expires_at } = await api<{ token: string; expires_at: string }>(
+        props.credential,
+        'POST',
+        `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`,
+      );
+      setLink({ url: `${location.origin}/app#token=${token}`, expires_at });
+      setMessage(null);
+    } catch (error) {
+      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  const revoke = async () => {
+    try {
+      await api(props.credential, 'DELETE', `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`);
+      setLink(null);
+      setMessage({ ok: true, text: `Every driver app link made for ${props.taxId} by this account is revoked.` });
+    } catch (error) {
+      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  return (
+    <section class="driver-link" aria-label={`Driver app for ${props.taxId}`}>
+      <h3>Driver app</h3>
+      <div class="row">
+        <button type="button" onClick={() => void make()}>
+          Make a sign-in link for {props.taxId}
+        </button>
+        <button type="button" class="danger" onClick={() => void revoke()}>
+          Revoke the driver's links
+        </button>
+      </div>
+      {link && (
+        <div class="row">
+          <img src={qrDataUrl(link.url)} alt="QR code of the driver app link" width={180} height={180} />
+          <p>
+            <a href={link.url} target="_blank" rel="noopener noreferrer">
+              Driver app link
+            </a>{' '}
+            <span class="muted">
+              (valid until {formatTime(link.expires_at)}; anyone with it sees this driver's records of your account)
+            </span>
+          </p>
+        </div>
+      )}
+      {message && (
+        <p class={message.ok ? 'success' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+    </section>
+  );
 }
