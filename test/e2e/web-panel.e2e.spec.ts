@@ -131,6 +131,58 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     }
   });
 
+  it('adds every element kind of both sets, each saved as the service takes it and drawn in the preview', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems } = await openPage(browser);
+    try {
+      await signIn(page, url, terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      const make = async (ref: string, parts: Record<string, string[]>) => {
+        await page.getByLabel('New layout ref').fill(ref);
+        await page.getByRole('button', { name: 'Create layout' }).click();
+        for (const [part, kinds] of Object.entries(parts)) {
+          for (const kind of kinds) {
+            await page.getByLabel(`Add to the ${part}`).selectOption({ label: kind });
+            await page.getByLabel(`Add to the ${part}`).locator('xpath=..').getByRole('button', { name: 'Add element' }).click();
+          }
+        }
+        await page.getByRole('button', { name: 'Save layout' }).click();
+        await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      };
+      const cardKinds = ['Section title', 'Field', 'Alert', 'QR code'];
+      await make('every-card', { card: cardKinds, 'detail modal': cardKinds });
+      await page
+        .getByTestId('preview')
+        .getByRole('img', { name: /^QR code: / })
+        .first()
+        .waitFor();
+      const card = (await gate.http.get('/api/v1/layouts/appointment/every-card').set('X-API-Key', terminal.key)).body.data;
+      expect(card.card_layout.map((e: { type: string }) => e.type)).toEqual(['section', 'field', 'alert', 'qrcode']);
+      expect(card.modal_layout.map((e: { type: string }) => e.type)).toEqual(['section', 'field', 'alert', 'qrcode']);
+
+      await page.getByRole('button', { name: 'Back to the list' }).click();
+      await page.getByRole('button', { name: 'Tickets' }).click();
+      const ticketKinds = ['Field', 'Section title', 'Divider', 'Tags', 'Attention', 'Instructions', 'Text', 'Highlight', 'Highlight grid'];
+      await make('every-ticket', { ticket: ticketKinds });
+      await page.getByTestId('preview').getByRole('article', { name: 'Ticket preview' }).getByText('First step').waitFor();
+      const ticket = (await gate.http.get('/api/v1/layouts/ticket/every-ticket').set('X-API-Key', terminal.key)).body.data;
+      expect(ticket.elements.map((e: { type: string }) => e.type)).toEqual([
+        'field',
+        'section',
+        'divider',
+        'tag_container',
+        'attention',
+        'instruction',
+        'text',
+        'highlight',
+        'highlight_grid',
+      ]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows an element error at the element, and LAYOUT_IN_USE explained', async () => {
     const scene = await gateScene(gate.http);
     const { page, context, problems, screenshot } = await openPage(browser);
