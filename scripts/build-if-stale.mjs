@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const STAMP = 'dist/.build-stamp';
-const SOURCES = ['src', 'scripts', 'ormconfig.ts', 'package.json', '.swcrc'];
+const SOURCES = ['src', 'scripts', 'web', 'ormconfig.ts', 'package.json', '.swcrc'];
 
 function newest(path) {
   if (!existsSync(path)) return 0;

@@ -165,6 +165,9 @@ Next, each in a terminal of its own:
   npm run sim:terminal -- --key ${keys.terminal.key}${urlArg}
   npm run sim:driver -- --token ${driverToken.token} --checkin-next${urlArg}
 
+Web panel: ${serviceUrl}/panel (sign in with a key above)
+Driver app: ${serviceUrl}/app#token=${driverToken.token}
+
 Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
 } finally {
   // Closing the app closes the store too.

@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import { accessLog } from './common/http/access-log.middleware.js';
 import { jsonBodyParser } from './common/http/body-parser.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
+import { webPages } from './common/http/web-pages.js';
 import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
 import type { AppConfig } from './config/config.js';
@@ -51,6 +52,8 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     // Ahead of the routes, so every answer (errors included) carries the headers; preflights still get a request id and a log line.
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
     app.use(jsonBodyParser());
+    const pages = webPages();
+    if (pages) app.use(pages);
     app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins));
     mountOpenApi(app, config.port, buildAsyncApi);
     await app.init();

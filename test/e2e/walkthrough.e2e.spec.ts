@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { freePort, spawnWithOutput, until, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
+import { launchBrowser, openPage, PHONE, signInToPanel } from '../setup/browser.js';
 
 // These tests start the service as a process (npm start, kill -9, restarts).
 jest.setTimeout(SPAWNING_TEST_MS);
@@ -45,6 +46,8 @@ describe('the README walkthrough', () => {
     expect(url).toBe(`http://localhost:${port}`);
     expect(seed.output()).toContain(`PORT=${port} npm start`);
     expect(seed.output()).toContain(`Swagger UI: ${url}/docs`);
+    expect(seed.output()).toContain(`Web panel: ${url}/panel`);
+    expect(seed.output()).toContain(`Driver app: ${url}/app#token=${driverToken}`);
 
     const service = npm(['start'], { PORT: port, LOG_LEVEL: 'warn' });
     await untilReady(url);
@@ -73,6 +76,24 @@ describe('the README walkthrough', () => {
     expect(await replay.exit).toBe(0);
     expect(replay.output()).toContain('#3 ticket.created');
     expect(replay.output()).toContain('Gate: B7');
+
+    // The browser steps: the printed app link shows both tickets on the phone, the panel the checked-in appointment.
+    const browser = await launchBrowser();
+    try {
+      const phone = await openPage(browser, PHONE);
+      await phone.page.goto(`${url}/app#token=${driverToken}`);
+      await phone.page
+        .getByRole('article', { name: `Ticket for ${appointmentRef}` })
+        .getByText('B7')
+        .waitFor();
+      expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}` }).count()).toBe(2);
+      const panel = await openPage(browser);
+      await signInToPanel(panel.page, url, terminalKey!);
+      await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('CHECKED_IN').waitFor();
+      expect([...phone.problems, ...panel.problems]).toEqual([]);
+    } finally {
+      await browser.close();
+    }
 
     process.kill(-service.child.pid!, 'SIGTERM');
     await service.exit;

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
+import { unpackChromium } from './chromium.js';
 import { DATABASE_PREFIX, databaseUrl, HOST_TAG, isAlive, newRunId, ownerOf, SERVER_URL } from './test-run.js';
 
 /**
@@ -32,4 +33,6 @@ export default async function globalSetup() {
     env: { ...process.env, DATABASE_URL: databaseUrl(template), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  // Once per run, before the workers start their browsers.
+  await unpackChromium();
 }

@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+
+/** The pages the service serves itself: the web panel and the reference driver app (built from web/ into dist/web). */
+export const WEB_PAGES = ['panel', 'app'] as const;
+
+/**
+ * Scripts, styles and images only from the service; QR codes are data: images drawn in the page. `connect-src 'self'`
+ * covers the API and Socket.IO on this origin, WebSocket included.
+ */
+export const WEB_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** dist/web, found upward from this file: the same from src/ (tests) and dist/src/ (the build, the image). */
+export function webFolder(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    if (existsSync(join(dir, 'dist', 'web', 'panel', 'index.html'))) return join(dir, 'dist', 'web');
+  }
+  return null;
+}
+
+function securityHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', WEB_CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+}
+
+/**
+ * `/panel`, `/app` and their hashed `/assets/*`. Pages are never cached (a new build shows at once); assets
+ * carry a content hash in their names, so they are cached for good. Without a build (`npm run build`
+ * makes it) the pages answer 404 like any unknown route.
+ */
+export function webPages(folder: string | null = webFolder()): RequestHandler | null {
+  if (!folder) return null;
+  const assets = express.static(join(folder, 'assets'), {
+    index: false,
+    fallthrough: true,
+    immutable: true,
+    maxAge: '365d',
+    setHeaders: (res) => securityHeaders(res as Response),
+  });
+  const page = (name: string): RequestHandler => {
+    const file = join(folder, name, 'index.html');
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      // /panel and /panel/ only: a deeper path is not a page.
+      if (req.path !== '/' && req.path !== '') return next();
+      securityHeaders(res);
+      res.setHeader('Cache-Control', 'no-store');
+      res.sendFile(file, (error) => error && next(error));
+    };
+  };
+  const router = express.Router({ strict: false });
+  router.use('/assets', (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? assets(req, res, next) : next()));
+  for (const name of WEB_PAGES) router.use(`/${name}`, page(name));
+  return router;
+}

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { signDriverToken } from '../../src/modules/auth/driver-tokens.js';
+import { gateScene, minutes } from '../factories/checkin.js';
+import {
+  launchBrowser,
+  openPage,
+  PHONE,
+  seriousA11yViolations,
+  sessionItem,
+  sessionSize,
+  startWebApp,
+  STORES,
+  type Store,
+} from '../setup/browser.js';
+import { SERVICE_START_MS, spawnWithOutput, until, type Spawned } from '../setup/processes.js';
+import type { TestApp } from '../setup/test-app.js';
+
+/** The reference driver app at /app in a real browser, phone-sized, on PostgreSQL and on the embedded store. */
+const JWT_SECRET = 'driver-web-app-test-secret-0123456789abcdef';
+let gate: TestApp;
+let url: string;
+let store: Store;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The real terminal simulator (`npm run sim:terminal`), accepting every check-in with a ticket of `layout`. */
+async function simTerminal(key: string, layout: string): Promise<Spawned> {
+  const terminal = spawnWithOutput(process.execPath, ['dist/scripts/sim-terminal.js', '--key', key, '--url', url, '--layout', layout], {});
+  await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator to connect');
+  return terminal;
+}
+
+describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
+  let service: Awaited<ReturnType<typeof startWebApp>>;
+  beforeAll(async () => {
+    store = storeName;
+    service = await startWebApp(store, { JWT_SECRET });
+    ({ gate, url } = service);
+  }, SERVICE_START_MS);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('serves /app and /panel with a strict Content-Security-Policy, their assets, and nothing from elsewhere', async () => {
+    for (const page of ['/app', '/app/', '/panel']) {
+      const res = await fetch(`${url}${page}`);
+      expect(res.status).toBe(200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("connect-src 'self'");
+      expect(csp).not.toContain('unsafe');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const html = await res.text();
+      expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+      expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+      for (const [, asset] of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+        const file = await fetch(`${url}${asset}`);
+        expect([asset, file.status]).toEqual([asset, 200]);
+        expect(file.headers.get('cache-control')).toContain('immutable');
+      }
+    }
+    // Anything else under the pages is the API's usual 404.
+    for (const path of ['/assets/missing.js', '/app/deeper', '/panel/x']) {
+      const res = await fetch(`${url}${path}`);
+      expect([path, res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+  });
+
+  it('signs in from the link, checks in, and shows the ticket the terminal simulator pushes', async () => {
+    const scene = await gateScene(gate.http);
+    const terminal = await simTerminal(scene.terminal.key, 'gate-pass');
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      // The token left the address bar, and lives in this tab's session storage only.
+      expect(page.url()).toBe(`${url}/app`);
+      expect(await sessionItem(page, 'gate.driver.token')).toBe(scene.token);
+      expect(await page.context().cookies()).toEqual([]);
+
+      const card = page.getByRole('article', { name: /^APPOINTMENT-/ });
+      await card.getByText('Bring the seal').waitFor();
+      expect(await card.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
+      await screenshot(`${store}-app-appointment`);
+
+      await card.getByRole('button', { name: 'Details' }).click();
+      await page.getByRole('dialog').getByText('MSCU1234567').waitFor();
+      await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+
+      await card.getByRole('button', { name: 'Check in' }).click();
+      const ticket = page.getByRole('article', { name: /^Ticket for APPOINTMENT-/ });
+      await ticket.getByText('Stop at the scale').waitFor();
+      await expect(ticket.getByText('A3').count()).resolves.toBeGreaterThan(0);
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Checked in at/ })
+        .waitFor();
+      await page.getByText(/SCHEDULED → CHECKED_IN/).waitFor();
+      await page.getByText(/New ticket for APPOINTMENT-/).waitFor();
+      expect(await card.getByRole('button', { name: 'Check in' }).count()).toBe(0);
+      expect(terminal.output()).toContain('accepted with a gate-pass ticket');
+      await screenshot(`${store}-app-ticket`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      terminal.child.kill();
+      await page.context().close();
+    }
+  });
+
+  it('explains each refused check-in: terminal offline, refused with its reason, outside the time slot', async () => {
+    const scene = await gateScene(gate.http);
+    const later = await scene.appointment({ window_start: minutes(120), window_end: minutes(180) });
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app`);
+      await page.getByLabel('Driver token').fill(scene.token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      const now = page
+        .getByRole('article', { name: /^APPOINTMENT-/ })
+        .filter({ hasNotText: later.ref })
+        .first();
+      // No terminal server is connected yet.
+      await now.getByRole('button', { name: 'Check in' }).click();
+      await now.getByRole('alert').filter({ hasText: "The terminal's gate system is not connected right now" }).waitFor();
+
+      const terminal = spawnWithOutput(
+        process.execPath,
+        ['dist/scripts/sim-terminal.js', '--key', scene.terminal.key, '--url', url, '--reject-all'],
+        {},
+      );
+      try {
+        await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator to connect');
+        await now.getByRole('button', { name: 'Check in' }).click();
+        await now.getByRole('alert').filter({ hasText: 'The terminal refused the check-in: The gate is closed.' }).waitFor();
+      } finally {
+        terminal.child.kill();
+      }
+
+      const early = page.getByRole('article', { name: later.ref });
+      await early.getByRole('button', { name: 'Check in' }).click();
+      await early.getByRole('alert').filter({ hasText: 'It is outside your time slot: the gate accepts you from' }).waitFor();
+      await screenshot('app-checkin-refused');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('catches up after being offline: a ticket made meanwhile appears when the phone is back', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      const [{ ref }] = await listRefs(scene.terminal.key);
+
+      await context.setOffline(true);
+      await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
+      const created = await gate.http
+        .post('/api/v1/tickets')
+        .set('X-API-Key', scene.terminal.key)
+        .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: 'OFFLINE-7', bay: 12 } });
+      expect(created.status).toBe(201);
+      await screenshot(`${store}-app-offline`);
+      expect(await page.getByText('OFFLINE-7').count()).toBe(0);
+
+      await context.setOffline(false);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page
+        .getByRole('article', { name: `Ticket for ${ref}` })
+        .getByText('OFFLINE-7')
+        .waitFor();
+      await page.getByText(`New ticket for ${ref}`).waitFor();
+      await screenshot(`${store}-app-caught-up`);
+      expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('says clearly when the token is revoked, and signs in again with a new one', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      const revoked = await gate.http.delete(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
+      expect(revoked.status).toBe(200);
+      await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+      expect(await sessionItem(page, 'gate.driver.token')).toBeNull();
+      await screenshot(`${store}-app-token-ended`);
+
+      const fresh = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
+      await page.getByLabel('Driver token').fill(fresh.body.data.token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Driver token').waitFor();
+      expect(await sessionSize(page)).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('says the sign-in has ended when the token expires while the app is open, or the link carries an expired one', async () => {
+    const scene = await gateScene(gate.http);
+    const claims = JSON.parse(Buffer.from(scene.token.split('.')[1], 'base64url').toString());
+    // Tokens of the same grant as the scene's, signed as the service signs them, with a chosen lifetime.
+    const tokenIssued = (at: number) =>
+      signDriverToken(Buffer.from(JWT_SECRET), { taxId: claims.sub, partnerId: claims.partner, generation: claims.gen }, 1, at).token;
+    const { page, screenshot } = await openPage(browser, PHONE);
+    try {
+      // Issued 50 s ago with a one-minute lifetime: good for about ten seconds more.
+      await page.goto(`${url}/app#token=${tokenIssued(Date.now() - 50_000)}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+      expect(await sessionItem(page, 'gate.driver.token')).toBeNull();
+
+      await page.goto(`${url}/app#token=${tokenIssued(Date.now() - 2 * 3600_000)}`);
+      await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+      await screenshot(`${store}-app-token-expired`);
+      await page.getByLabel('Driver token').fill('not-a-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'This token is not valid' }).waitFor();
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  async function listRefs(key: string): Promise<{ ref: string }[]> {
+    const res = await gate.http.get('/api/v1/appointments').set('X-API-Key', key);
+    return res.body.data.items.map((item: { appointment: { ref: string } }) => item.appointment);
+  }
+});

@@ -1,0 +1,350 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { newCarrier, newTerminal } from '../factories/accounts.js';
+import { putLayout } from '../factories/layouts.js';
+import { createItem, createRecords } from '../factories/records.js';
+import { gateScene } from '../factories/checkin.js';
+import { connectTerminal } from '../factories/sockets.js';
+import {
+  launchBrowser,
+  PHONE,
+  openPage,
+  seriousA11yViolations,
+  sessionSize,
+  signInToPanel as signIn,
+  startWebApp,
+  STORES,
+  type Store,
+} from '../setup/browser.js';
+import { SERVICE_START_MS } from '../setup/processes.js';
+import { TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+
+/** The web panel at /panel in a real browser, on PostgreSQL and on the embedded store. */
+let gate: TestApp;
+let url: string;
+let store: Store;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
+  let service: Awaited<ReturnType<typeof startWebApp>>;
+  beforeAll(async () => {
+    store = storeName;
+    service = await startWebApp(store);
+    ({ gate, url } = service);
+  }, SERVICE_START_MS);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('signs in with an API key, names a bad one, and signs out leaving nothing behind', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('API key').fill('gsk_not-a-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'This API key is unknown or was revoked.' }).waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await screenshot(`${store}-panel-sign-in`);
+
+      await page.getByLabel('API key').fill(terminal.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('terminal account').waitFor();
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).waitFor();
+      expect(await context.cookies()).toEqual([]);
+      // A reload keeps the session of the tab.
+      await page.reload();
+      await page.getByText('terminal account').waitFor();
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+      expect(await sessionSize(page)).toBe(0);
+      expect(gate.logs.some((line) => JSON.stringify(line).includes(terminal.key))).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('makes a ticket layout in the editor (add, edit, reorder, remove) and previews it with editable sample data', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Tickets' }).click();
+      await page.getByText('No layouts yet').waitFor();
+      await page.getByLabel('New layout ref').fill('web-pass');
+      await page.getByRole('button', { name: 'Create layout' }).click();
+
+      await page.getByLabel('Name', { exact: true }).fill('Web gate pass');
+      const add = async (kind: string) => {
+        await page.getByLabel('Add to the ticket').selectOption({ label: kind });
+        await page.getByRole('button', { name: 'Add element' }).click();
+      };
+      await add('Highlight');
+      await add('Section title');
+      await add('Text');
+      await add('Instructions');
+      const element = (n: number) => page.getByRole('group', { name: new RegExp(`^Ticket element ${n}:`) });
+      await element(2).getByLabel('Title').fill('Your gate');
+      await element(2).getByRole('button', { name: 'Move Ticket element 2 up' }).click();
+      await element(3).getByRole('button', { name: 'Remove Ticket element 3' }).click();
+      await element(3).getByLabel('Step 1', { exact: true }).fill('Drive to lane 4');
+      await element(3).getByRole('button', { name: 'Add step' }).click();
+      await element(3).getByLabel('Step 2', { exact: true }).fill('Wait for the green light');
+      await page.getByRole('button', { name: 'Save layout' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
+      const preview = page.getByTestId('preview');
+      await preview.getByRole('article', { name: 'Ticket preview' }).getByText('A3').waitFor();
+      expect(await preview.locator('.elements > *').evaluateAll((nodes) => nodes.map((node) => node.textContent))).toEqual([
+        'Your gate',
+        'GateA3',
+        'Drive to lane 4Wait for the green light',
+      ]);
+      // Sample data the person edits redraws the preview.
+      await page.getByLabel('Sample data (JSON)').fill('{"content": {"gate": "Z9"}}');
+      await preview.getByText('Z9').waitFor();
+      await screenshot(`${store}-panel-layout-editor`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      const stored = await gate.http.get('/api/v1/layouts/ticket/web-pass').set('X-API-Key', terminal.key);
+      expect(stored.body.data).toMatchObject({
+        name: 'Web gate pass',
+        elements: [
+          { type: 'section', title: 'Your gate' },
+          { type: 'highlight', label: 'Gate', path: 'content.gate' },
+          { type: 'instruction', steps: ['Drive to lane 4', 'Wait for the green light'] },
+        ],
+      });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('adds every element kind of both sets, each saved as the service takes it and drawn in the preview', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems } = await openPage(browser);
+    try {
+      await signIn(page, url, terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      const make = async (ref: string, parts: Record<string, string[]>) => {
+        await page.getByLabel('New layout ref').fill(ref);
+        await page.getByRole('button', { name: 'Create layout' }).click();
+        for (const [part, kinds] of Object.entries(parts)) {
+          for (const kind of kinds) {
+            await page.getByLabel(`Add to the ${part}`).selectOption({ label: kind });
+            await page.getByLabel(`Add to the ${part}`).locator('xpath=..').getByRole('button', { name: 'Add element' }).click();
+          }
+        }
+        await page.getByRole('button', { name: 'Save layout' }).click();
+        await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      };
+      const cardKinds = ['Section title', 'Field', 'Alert', 'QR code'];
+      await make('every-card', { card: cardKinds, 'detail modal': cardKinds });
+      await page
+        .getByTestId('preview')
+        .getByRole('img', { name: /^QR code: / })
+        .first()
+        .waitFor();
+      const card = (await gate.http.get('/api/v1/layouts/appointment/every-card').set('X-API-Key', terminal.key)).body.data;
+      expect(card.card_layout.map((e: { type: string }) => e.type)).toEqual(['section', 'field', 'alert', 'qrcode']);
+      expect(card.modal_layout.map((e: { type: string }) => e.type)).toEqual(['section', 'field', 'alert', 'qrcode']);
+
+      await page.getByRole('button', { name: 'Back to the list' }).click();
+      await page.getByRole('button', { name: 'Tickets' }).click();
+      const ticketKinds = ['Field', 'Section title', 'Divider', 'Tags', 'Attention', 'Instructions', 'Text', 'Highlight', 'Highlight grid'];
+      await make('every-ticket', { ticket: ticketKinds });
+      await page.getByTestId('preview').getByRole('article', { name: 'Ticket preview' }).getByText('First step').waitFor();
+      const ticket = (await gate.http.get('/api/v1/layouts/ticket/every-ticket').set('X-API-Key', terminal.key)).body.data;
+      expect(ticket.elements.map((e: { type: string }) => e.type)).toEqual([
+        'field',
+        'section',
+        'divider',
+        'tag_container',
+        'attention',
+        'instruction',
+        'text',
+        'highlight',
+        'highlight_grid',
+      ]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows an element error at the element, and LAYOUT_IN_USE explained', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, scene.terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Edit appt' }).click();
+      // The preview starts from the terminal's own appointment, with its QR code.
+      await page.getByText(/^Taken from your record APPOINTMENT-/).waitFor();
+      await page
+        .getByTestId('preview')
+        .getByRole('img', { name: /^QR code: / })
+        .waitFor();
+
+      await page.getByLabel('Add to the card').selectOption({ label: 'Field' });
+      await page.getByRole('button', { name: 'Add element' }).first().click();
+      const added = page.getByRole('group', { name: /^Card element 5:/ });
+      await added.getByLabel('Path').fill('not a path!');
+      await page.getByRole('button', { name: 'Save layout' }).click();
+      await added.getByRole('alert').filter({ hasText: 'must be a dot path' }).waitFor();
+      expect(await added.getByLabel('Path').getAttribute('aria-invalid')).toBe('true');
+      expect(
+        await page
+          .getByRole('group', { name: /^Card element 4:/ })
+          .getByRole('alert')
+          .count(),
+      ).toBe(0);
+      await screenshot(`${store}-panel-element-error`);
+
+      await page.getByRole('button', { name: 'Back to the list' }).click();
+      await page.getByRole('button', { name: 'Delete appt' }).click();
+      await page.getByRole('button', { name: 'Yes, delete appt' }).click();
+      await page.getByRole('alert').filter({ hasText: 'appt cannot be deleted. This layout is still used by live appointments' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('moves the board live when a check-in happens: status, tickets and history', async () => {
+    const scene = await gateScene(gate.http);
+    const terminalSocket = await connectTerminal(url, scene.terminal.key, () => ({
+      accepted: true,
+      tickets: [{ layout_ref: 'gate-pass', content: { gate: 'B4', bay: 9 } }],
+    }));
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, scene.terminal.key);
+      const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
+      await row.getByText('SCHEDULED').waitFor();
+      await page.locator('[data-live="events"]').waitFor();
+      expect(await row.locator('.ticket-count').textContent()).toBe('0');
+      await row.getByRole('button', { name: /^APPOINTMENT-/ }).click();
+      await page
+        .getByRole('list', { name: /^History of / })
+        .getByText('created', { exact: true })
+        .waitFor();
+
+      const [{ id }] = (await gate.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${scene.token}`)).body.data;
+      const checkin = await gate.http
+        .post(`/api/v1/driver/appointments/${id}/check-in`)
+        .set('Authorization', `Bearer ${scene.token}`)
+        .send({});
+      expect(checkin.status).toBe(200);
+
+      await row.getByText('CHECKED_IN').waitFor();
+      await row.locator('.ticket-count').getByText('1').waitFor();
+      await page
+        .getByRole('list', { name: /^History of / })
+        .getByText('checked_in', { exact: true })
+        .waitFor();
+      await page.locator('.detail').getByRole('article', { name: 'Ticket gate-pass' }).getByText('B4').waitFor();
+      await screenshot(`${store}-panel-board`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      // A sign-in link for the driver, as a link and a QR code: it opens the driver app; revoking ends it.
+      await page.getByRole('button', { name: `Make a sign-in link for ${scene.taxId}` }).click();
+      await page.getByRole('img', { name: 'QR code of the driver app link' }).waitFor();
+      const link = await page.getByRole('link', { name: 'Driver app link' }).getAttribute('href');
+      expect(link).toMatch(new RegExp(`^${url}/app#token=`));
+      const phone = await openPage(browser, PHONE);
+      try {
+        await phone.page.goto(link!);
+        await phone.page
+          .getByRole('article', { name: /^Ticket for / })
+          .getByText('B4')
+          .waitFor();
+        await page.getByRole('button', { name: "Revoke the driver's links" }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: `Every driver app link made for ${scene.taxId}` })
+          .waitFor();
+        await phone.page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+        expect(phone.problems).toEqual([]);
+      } finally {
+        await phone.context.close();
+      }
+
+      // A filter of the listing.
+      await page.getByRole('checkbox', { name: 'SCHEDULED' }).check();
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.getByText('Nothing matches these filters.').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      terminalSocket.close();
+      await context.close();
+    }
+  });
+
+  it('shows a carrier its trips and trip layouts', async () => {
+    const carrier = await newCarrier(gate.http);
+    await putLayout(gate.http, carrier.key, 'trip', 'trip-card');
+    const [ref] = await createRecords(gate.http, carrier.key, 'trip', [createItem('trip', 'trip-card')]);
+    const { page, context, problems } = await openPage(browser);
+    try {
+      await signIn(page, url, carrier.key);
+      await page.getByText('carrier account').waitFor();
+      await page.locator('tbody tr', { hasText: ref }).getByText('PLANNED').waitFor();
+      await page.locator('[data-live="events"]').waitFor();
+      const moved = await gate.http
+        .put('/api/v1/trips')
+        .set('X-API-Key', carrier.key)
+        .send({ ref, trip: { status: 'IN_TRANSIT' } });
+      expect(moved.status).toBe(200);
+      await page.locator('tbody tr', { hasText: ref }).getByText('IN_TRANSIT').waitFor();
+
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Edit trip-card' }).click();
+      await page.getByText(`Taken from your record ${ref}; edit it freely, nothing is saved.`).waitFor();
+      await page.getByTestId('preview').getByRole('article', { name: ref }).getByText('Bring the seal').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets an admin create an account, see its key once, and revoke it', async () => {
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, TEST_ADMIN_KEY);
+      await page.getByText('admin account').waitFor();
+      await page.getByLabel('Kind').selectOption('carrier');
+      await page.getByLabel('Name').fill('Web Freight');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      const shown = page.getByRole('region', { name: 'New API key for Web Freight' });
+      const key = (await shown.locator('code').textContent())!;
+      expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(200);
+      await screenshot(`${store}-panel-admin-new-key`);
+      await shown.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await page.getByText(key).count()).toBe(0);
+
+      await page.getByRole('button', { name: 'Keys of Web Freight' }).click();
+      await page.getByRole('list', { name: 'API keys of Web Freight' }).getByRole('button', { name: 'Revoke' }).click();
+      await page
+        .getByRole('list', { name: 'API keys of Web Freight' })
+        .getByText(/^revoked /)
+        .waitFor();
+      expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(401);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

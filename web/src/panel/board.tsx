@@ -1,0 +1,455 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, type Credential, queryString } from '../shared/api.js';
+import { formatTime, formatWindow } from '../shared/format.js';
+import { type RenderedLayout, TicketView } from '../shared/layout.js';
+import { qrDataUrl } from '../shared/qr.js';
+import { liveChanges } from './live.js';
+
+type Noun = 'appointment' | 'trip';
+type RecordRow = {
+  id: string;
+  ref: string;
+  status: string;
+  window_start: string | null;
+  window_end: string | null;
+  license_plate: string | null;
+  layout_ref: string;
+  updated_at: string;
+  summary: string | null;
+};
+type Item = Record<Noun, RecordRow> & { driver: { tax_id: string } };
+interface Ticket {
+  id: string;
+  layout_ref: string;
+  content: unknown;
+  created_at: string;
+}
+interface LogEntry {
+  event: string;
+  message: string;
+  created_at: string;
+}
+
+const STATUSES: Record<Noun, string[]> = {
+  appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'],
+  trip: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'],
+};
+
+interface Filters {
+  status: string[];
+  window_from: string;
+  window_to: string;
+  updated_since: string;
+  driver_tax_id: string;
+  layout_ref: string;
+  ref_prefix: string;
+  limit: string;
+}
+const NO_FILTERS: Filters = {
+  status: [],
+  window_from: '',
+  window_to: '',
+  updated_since: '',
+  driver_tax_id: '',
+  layout_ref: '',
+  ref_prefix: '',
+  limit: '50',
+};
+
+/** A datetime-local value (the browser's zone) as ISO 8601 with a zone, as the listing wants. */
+const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+
+function query(filters: Filters, limit: number, cursor?: string) {
+  return queryString({
+    status: filters.status,
+    window_from: iso(filters.window_from),
+    window_to: iso(filters.window_to),
+    updated_since: iso(filters.updated_since),
+    driver_tax_id: filters.driver_tax_id.trim(),
+    layout_ref: filters.layout_ref.trim(),
+    ref_prefix: filters.ref_prefix,
+    limit,
+    cursor,
+  });
+}
+
+/** The board: the account's appointments (terminal) or trips (carrier), filtered, changing live. */
+export function Board({ credential, kind }: { credential: Credential; kind: 'terminal' | 'carrier' }) {
+  const noun: Noun = kind === 'terminal' ? 'appointment' : 'trip';
+  const [form, setForm] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [items, setItems] = useState<Item[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [tickets, setTickets] = useState<Record<string, Ticket[]>>({});
+  const [changed, setChanged] = useState<Set<string>>(new Set());
+  const [announcement, setAnnouncement] = useState('');
+  const [problem, setProblem] = useState<{ text: string; path?: string } | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [live, setLive] = useState<'events' | 'polling' | null>(null);
+  const [version, setVersion] = useState(0);
+  const shown = useRef<Item[]>([]);
+
+  const ticketsOf = async (refs: string[]) => {
+    if (noun !== 'appointment' || refs.length === 0) return {};
+    const found: Record<string, Ticket[]> = {};
+    for (let i = 0; i < refs.length; i += 100) {
+      const chunk = refs.slice(i, i + 100);
+      const groups = await api<{ ref: string; data: Ticket[] | null }[]>(
+        credential,
+        'GET',
+        `/api/v1/tickets${queryString({ appointment_refs: chunk })}`,
+      );
+      for (const group of groups) found[group.ref] = group.data ?? [];
+    }
+    return found;
+  };
+
+  /** Loads the first page again (as many rows as are shown), marking the rows whose status moved. */
+  const load = async (current: Filters, more?: string) => {
+    try {
+      const size = Number(current.limit) || 50;
+      const limit = more ? size : Math.min(500, Math.max(size, shown.current.length));
+      const page = await api<{ items: Item[]; next_cursor: string | null }>(
+        credential,
+        'GET',
+        `/api/v1/${noun}s${query(current, limit, more)}`,
+      );
+      const next = more ? [...shown.current, ...page.items] : page.items;
+      const before = new Map(shown.current.map((item) => [item[noun].id, item[noun].status]));
+      const moved = next.filter((item) => before.has(item[noun].id) && before.get(item[noun].id) !== item[noun].status);
+      if (moved.length) {
+        setChanged(new Set(moved.map((item) => item[noun].id)));
+        setAnnouncement(moved.map((item) => `${item[noun].ref} is now ${item[noun].status}`).join('. '));
+      }
+      shown.current = next;
+      setItems(next);
+      setCursor(page.next_cursor);
+      setTickets(await ticketsOf(next.map((item) => item[noun].ref)));
+      setProblem(null);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
+        const issues = (error.details as { errors?: { path: string; message: string }[] })?.errors ?? [];
+        setProblem({ text: issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') || error.message, path: issues[0]?.path });
+      } else setProblem({ text: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
+  useEffect(() => {
+    shown.current = [];
+    setItems(null);
+    void load(filters);
+  }, [filters]);
+
+  // Every change of the account's records (from its event feed, or by polling the listing) redraws the board.
+  useEffect(() => {
+    const stop = liveChanges(
+      credential,
+      (mode) => setLive(mode),
+      () => {
+        setVersion((n) => n + 1);
+      },
+    );
+    return stop;
+  }, []);
+  useEffect(() => {
+    if (version > 0) void load(filters);
+  }, [version]);
+
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setFilters({ ...form });
+  };
+  const update = (name: keyof Filters, value: string) => setForm((current) => ({ ...current, [name]: value }));
+  const toggle = (status: string, on: boolean) =>
+    setForm((current) => ({ ...current, status: on ? [...current.status, status] : current.status.filter((s) => s !== status) }));
+  const invalid = (name: string) => (problem?.path === name ? true : undefined);
+
+  return (
+    <div class="board">
+      <form class="filters" onSubmit={apply} aria-label="Filters">
+        <fieldset>
+          <legend>Status</legend>
+          {STATUSES[noun].map((status) => (
+            <label key={status} class="check">
+              <input type="checkbox" checked={form.status.includes(status)} onChange={(e) => toggle(status, e.currentTarget.checked)} />{' '}
+              {status}
+            </label>
+          ))}
+        </fieldset>
+        <div class="filter-grid">
+          <TextFilter name="window_from" label="Window from" type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter name="window_to" label="Window to" type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter name="updated_since" label="Updated since" type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter name="driver_tax_id" label="Driver tax id" form={form} update={update} invalid={invalid} />
+          <TextFilter name="layout_ref" label="Layout" form={form} update={update} invalid={invalid} />
+          <TextFilter name="ref_prefix" label="Ref starts with" form={form} update={update} invalid={invalid} />
+          <TextFilter name="limit" label="Rows per page" type="number" form={form} update={update} invalid={invalid} />
+        </div>
+        <div class="row">
+          <button type="submit" class="primary">
+            Apply filters
+          </button>
+          <button type="button" onClick={() => (setForm(NO_FILTERS), setFilters(NO_FILTERS))}>
+            Clear
+          </button>
+          <span class="muted live-mode" data-live={live ?? ''}>
+            {live === 'events' ? 'Live: follows your event feed' : live === 'polling' ? 'Live: refreshed every few seconds' : ''}
+          </span>
+        </div>
+      </form>
+      {problem && (
+        <p class="error" role="alert">
+          {problem.text}
+        </p>
+      )}
+      <p class="visually-hidden" aria-live="polite">
+        {announcement}
+      </p>
+      <div class="board-body">
+        <table class="list">
+          <caption>{noun === 'appointment' ? 'Appointments' : 'Trips'}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Ref</th>
+              <th scope="col">Status</th>
+              <th scope="col">Window</th>
+              <th scope="col">Driver</th>
+              <th scope="col">Plate</th>
+              <th scope="col">Layout</th>
+              {noun === 'appointment' && <th scope="col">Tickets</th>}
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items === null ? (
+              <tr>
+                <td colSpan={8}>Loading…</td>
+              </tr>
+            ) : items.length === 0 ? (
+              <tr>
+                <td colSpan={8}>Nothing matches these filters.</td>
+              </tr>
+            ) : (
+              items.map((item) => {
+                const record = item[noun];
+                return (
+                  <tr key={record.id} class={changed.has(record.id) ? 'changed' : undefined} data-ref={record.ref}>
+                    <td>
+                      <button
+                        type="button"
+                        class="link-button"
+                        aria-expanded={open === record.ref}
+                        onClick={() => setOpen(open === record.ref ? null : record.ref)}
+                      >
+                        {record.ref}
+                      </button>
+                    </td>
+                    <td>
+                      <span class={`status status-${record.status.toLowerCase()}`}>{record.status}</span>
+                    </td>
+                    <td>{formatWindow(record.window_start, record.window_end)}</td>
+                    <td>{item.driver.tax_id}</td>
+                    <td>{record.license_plate ?? '—'}</td>
+                    <td>
+                      <code>{record.layout_ref}</code>
+                    </td>
+                    {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
+                    <td>{formatTime(record.updated_at)}</td>
+                  </tr>
+                );
+              })
+            )}
+          </tbody>
+        </table>
+        {cursor && (
+          <button type="button" onClick={() => void load(filters, cursor)}>
+            Load more
+          </button>
+        )}
+        {open && (
+          <RecordDetail
+            credential={credential}
+            noun={noun}
+            recordRef={open}
+            version={version}
+            tickets={tickets[open]}
+            onClose={() => setOpen(null)}
+          />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function TextFilter(props: {
+  name: keyof Filters;
+  label: string;
+  type?: 'text' | 'number' | 'datetime-local';
+  form: Filters;
+  update: (name: keyof Filters, value: string) => void;
+  invalid: (name: string) => true | undefined;
+}) {
+  const id = `filter-${props.name}`;
+  return (
+    <div class="stack">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        type={(props.type ?? 'text') as 'text'}
+        value={props.form[props.name] as string}
+        aria-invalid={props.invalid(props.name)}
+        onInput={(e) => props.update(props.name, e.currentTarget.value)}
+      />
+    </div>
+  );
+}
+
+/** One record's history (its logs, newest first) and, for appointments, its tickets. */
+function RecordDetail(props: {
+  credential: Credential;
+  noun: Noun;
+  recordRef: string;
+  version: number;
+  tickets?: Ticket[];
+  onClose: () => void;
+}) {
+  const [logs, setLogs] = useState<LogEntry[] | null>(null);
+  const [record, setRecord] = useState<Record<string, unknown> | null>(null);
+  useEffect(() => {
+    api<{ found: boolean; data: ({ logs: LogEntry[] } & Record<string, unknown>) | null }[]>(
+      props.credential,
+      'GET',
+      `/api/v1/${props.noun}s/logs${queryString({ refs: props.recordRef })}`,
+    ).then(
+      ([entry]) => {
+        setLogs(entry?.data?.logs ?? []);
+        setRecord(entry?.data ?? null);
+      },
+      () => setLogs([]),
+    );
+  }, [props.recordRef, props.version]);
+  return (
+    <section class="detail" aria-labelledby="detail-title">
+      <header class="row">
+        <h2 id="detail-title">{props.recordRef}</h2>
+        <button type="button" class="quiet" onClick={props.onClose}>
+          Close
+        </button>
+      </header>
+      {props.noun === 'appointment' && (
+        <>
+          <h3>Tickets</h3>
+          {(props.tickets ?? []).length === 0 ? (
+            <p class="muted">No tickets.</p>
+          ) : (
+            <ul class="tickets">
+              {props.tickets!.map((ticket) => (
+                <li key={ticket.id}>
+                  <code>{ticket.layout_ref}</code> · {formatTime(ticket.created_at)}
+                  {record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
+                  <details>
+                    <summary>Content</summary>
+                    <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
+                  </details>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+      {record && <DriverLink credential={props.credential} taxId={String((record.driver as { tax_id: string }).tax_id)} />}
+      <h3>History</h3>
+      {logs === null ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <ol class="logs" aria-label={`History of ${props.recordRef}`}>
+          {logs.map((log, i) => (
+            <li key={i}>
+              <strong>{log.event}</strong> <span class="muted">{formatTime(log.created_at)}</span>
+              <div>{log.message}</div>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+/** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
+function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Record<string, unknown> }) {
+  const [layout, setLayout] = useState<RenderedLayout | null | undefined>(undefined);
+  useEffect(() => {
+    const data = { content: props.ticket.content, appointment: props.record.appointment, driver: props.record.driver };
+    api<RenderedLayout>(props.credential, 'POST', `/api/v1/layouts/ticket/${encodeURIComponent(props.ticket.layout_ref)}/preview`, {
+      data,
+    }).then(setLayout, () => setLayout(null));
+  }, [props.ticket.id, props.ticket.content]);
+  if (layout === undefined) return null;
+  return <TicketView layout={layout} label={`Ticket ${props.ticket.layout_ref}`} />;
+}
+
+/**
+ * A sign-in link to the driver app for this record's driver (a driver token of this account, in the link's
+ * fragment, which no server sees), as text and as a QR code to scan with the driver's phone; and revoking them.
+ */
+function DriverLink(props: { credential: Credential; taxId: string }) {
+  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  useEffect(() => {
+    setLink(null);
+    setMessage(null);
+  }, [props.taxId]);
+  const make = async () => {
+    try {
+      const { token, expires_at } = await api<{ token: string; expires_at: string }>(
+        props.credential,
+        'POST',
+        `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`,
+      );
+      setLink({ url: `${location.origin}/app#token=${token}`, expires_at });
+      setMessage(null);
+    } catch (error) {
+      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  const revoke = async () => {
+    try {
+      await api(props.credential, 'DELETE', `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`);
+      setLink(null);
+      setMessage({ ok: true, text: `Every driver app link made for ${props.taxId} by this account is revoked.` });
+    } catch (error) {
+      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  return (
+    <section class="driver-link" aria-label={`Driver app for ${props.taxId}`}>
+      <h3>Driver app</h3>
+      <div class="row">
+        <button type="button" onClick={() => void make()}>
+          Make a sign-in link for {props.taxId}
+        </button>
+        <button type="button" class="danger" onClick={() => void revoke()}>
+          Revoke the driver's links
+        </button>
+      </div>
+      {link && (
+        <div class="row">
+          <img src={qrDataUrl(link.url)} alt="QR code of the driver app link" width={180} height={180} />
+          <p>
+            <a href={link.url} target="_blank" rel="noopener noreferrer">
+              Driver app link
+            </a>{' '}
+            <span class="muted">
+              (valid until {formatTime(link.expires_at)}; anyone with it sees this driver's records of your account)
+            </span>
+          </p>
+        </div>
+      )}
+      {message && (
+        <p class={message.ok ? 'success' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+    </section>
+  );
+}

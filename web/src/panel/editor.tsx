@@ -1,0 +1,410 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, type Credential } from '../shared/api.js';
+import { ALERT_COLORS, type FieldKind, kindsOf, type LayoutSet, partsOf } from './elements.js';
+import { Preview } from './preview.js';
+
+export interface LayoutView {
+  layout_ref: string;
+  set: LayoutSet;
+  name: string | null;
+  card_layout?: Record<string, unknown>[];
+  modal_layout?: Record<string, unknown>[];
+  elements?: Record<string, unknown>[];
+  updated_at: string;
+}
+
+interface DraftElement {
+  id: number;
+  value: Record<string, unknown>;
+}
+
+type Draft = { name: string; parts: Record<string, DraftElement[]> };
+interface Issue {
+  path: string;
+  message: string;
+}
+
+let nextId = 1;
+const wrap = (value: Record<string, unknown>): DraftElement => ({ id: nextId++, value: structuredClone(value) });
+
+function draftOf(set: LayoutSet, layout: LayoutView | null): Draft {
+  const parts: Record<string, DraftElement[]> = {};
+  for (const [part] of partsOf(set)) parts[part] = ((layout?.[part as keyof LayoutView] as Record<string, unknown>[]) ?? []).map(wrap);
+  return { name: layout?.name ?? '', parts };
+}
+
+function bodyOf(draft: Draft): Record<string, unknown> {
+  return {
+    name: draft.name.trim() || null,
+    ...Object.fromEntries(Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)])),
+  };
+}
+
+/** `card_layout[2].path` → the element it belongs to and the field inside it. */
+function placeOf(path: string): { part: string; index: number; field: string } | null {
+  const match = /^(card_layout|modal_layout|elements)\[(\d+)\](?:\.(.+))?$/.exec(path);
+  return match ? { part: match[1], index: Number(match[2]), field: match[3] ?? '' } : null;
+}
+
+/** Edits one layout: its name and every element of each part, saved with PUT; the preview beside it shows the saved layout. */
+export function LayoutEditor(props: {
+  credential: Credential;
+  set: LayoutSet;
+  layoutRef: string;
+  layout: LayoutView | null;
+  onSaved: () => void;
+  onClose: () => void;
+}) {
+  const { set } = props;
+  const [draft, setDraft] = useState<Draft>(() => draftOf(set, props.layout));
+  const [issues, setIssues] = useState<Issue[]>([]);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [saved, setSaved] = useState(props.layout ? 1 : 0);
+  const [dirty, setDirty] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const change = (update: (draft: Draft) => void) => {
+    setDraft((current) => {
+      const next = structuredClone(current);
+      update(next);
+      return next;
+    });
+    setDirty(true);
+  };
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    try {
+      await api(props.credential, 'PUT', `/api/v1/layouts/${set}/${encodeURIComponent(props.layoutRef)}`, bodyOf(draft));
+      setIssues([]);
+      setSaved((n) => n + 1);
+      setDirty(false);
+      setMessage({ ok: true, text: 'Saved. The preview shows the layout as drivers now see it.' });
+      props.onSaved();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
+        const found = ((error.details as { errors?: Issue[] })?.errors ?? []) as Issue[];
+        setIssues(found);
+        setMessage({
+          ok: false,
+          text: `Not saved: ${found.length === 1 ? 'one element needs' : `${found.length} problems need`} fixing (shown at each element).`,
+        });
+      } else {
+        setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const loose = issues.filter((issue) => !placeOf(issue.path));
+  return (
+    <section class="editor" aria-labelledby="editor-title">
+      <div class="editor-form">
+        <header class="row">
+          <h2 id="editor-title">
+            {props.layout ? 'Edit' : 'New'} {set} layout <code>{props.layoutRef}</code>
+          </h2>
+          <button type="button" class="quiet" onClick={props.onClose}>
+            Back to the list
+          </button>
+        </header>
+        <form class="stack" onSubmit={save} noValidate>
+          <label for="layout-name">Name</label>
+          <input
+            id="layout-name"
+            value={draft.name}
+            onInput={(e) => {
+              const value = e.currentTarget.value;
+              change((d) => void (d.name = value));
+            }}
+          />
+          {partsOf(set).map(([part, label]) => (
+            <PartEditor
+              key={part}
+              set={set}
+              part={part}
+              label={label}
+              elements={draft.parts[part]}
+              issues={issues}
+              onChange={(update) => change((d) => update(d.parts[part]))}
+            />
+          ))}
+          {loose.length > 0 && (
+            <ul class="error" role="alert">
+              {loose.map((issue, i) => (
+                <li key={i}>
+                  {issue.path || 'Layout'}: {issue.message}
+                </li>
+              ))}
+            </ul>
+          )}
+          <div class="row sticky-actions">
+            <button type="submit" class="primary" disabled={busy}>
+              {busy ? 'Saving…' : 'Save layout'}
+            </button>
+            {dirty && <span class="muted">Unsaved changes</span>}
+            {message && (
+              <span class={message.ok ? 'success' : 'error'} role={message.ok ? 'status' : 'alert'}>
+                {message.text}
+              </span>
+            )}
+          </div>
+        </form>
+      </div>
+      <Preview credential={props.credential} set={set} layoutRef={props.layoutRef} version={saved} />
+    </section>
+  );
+}
+
+function PartEditor(props: {
+  set: LayoutSet;
+  part: string;
+  label: string;
+  elements: DraftElement[];
+  issues: Issue[];
+  onChange: (update: (elements: DraftElement[]) => void) => void;
+}) {
+  const kinds = kindsOf(props.set);
+  const [kind, setKind] = useState(Object.keys(kinds)[0]);
+  const { elements, onChange } = props;
+  const selectId = `add-${props.part}`;
+  return (
+    <fieldset class="part">
+      <legend>{props.label}</legend>
+      {elements.length === 0 && <p class="muted">No elements yet.</p>}
+      <ol class="element-list">
+        {elements.map((element, index) => (
+          <li key={element.id}>
+            <ElementEditor
+              set={props.set}
+              part={props.part}
+              partLabel={props.label}
+              index={index}
+              count={elements.length}
+              value={element.value}
+              issues={props.issues.flatMap((issue) => {
+                const place = placeOf(issue.path);
+                return place && place.part === props.part && place.index === index ? [{ field: place.field, message: issue.message }] : [];
+              })}
+              onChange={(update) => onChange((list) => update(list[index].value))}
+              onMove={(delta) =>
+                onChange((list) => {
+                  const [moved] = list.splice(index, 1);
+                  list.splice(index + delta, 0, moved);
+                })
+              }
+              onRemove={() => onChange((list) => void list.splice(index, 1))}
+            />
+          </li>
+        ))}
+      </ol>
+      <div class="row">
+        <label for={selectId}>Add to the {props.label.toLowerCase()}</label>
+        <select id={selectId} value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+          {Object.entries(kinds).map(([name, spec]) => (
+            <option key={name} value={name}>
+              {spec.label}
+            </option>
+          ))}
+        </select>
+        <button type="button" onClick={() => onChange((list) => void list.push(wrap({ type: kind, ...kinds[kind].create(props.set) })))}>
+          Add element
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function ElementEditor(props: {
+  set: LayoutSet;
+  part: string;
+  partLabel: string;
+  index: number;
+  count: number;
+  value: Record<string, unknown>;
+  issues: { field: string; message: string }[];
+  onChange: (update: (value: Record<string, unknown>) => void) => void;
+  onMove: (delta: number) => void;
+  onRemove: () => void;
+}) {
+  const type = String(props.value.type);
+  const spec = kindsOf(props.set)[type];
+  const name = `${props.partLabel} element ${props.index + 1}`;
+  const id = (field: string) => `${props.part}-${props.index}-${field}`;
+  const errorsOf = (field: string) => props.issues.filter((issue) => issue.field === field || issue.field.startsWith(`${field}[`));
+  const others = props.issues.filter((issue) => !spec?.fields.some(([field]) => errorsOf(field).includes(issue)));
+  return (
+    <fieldset class={`element${props.issues.length ? ' has-error' : ''}`} aria-label={`${name}: ${spec?.label ?? type}`}>
+      <legend>
+        {props.index + 1}. {spec?.label ?? type}
+      </legend>
+      {spec?.fields.map(([field, label, kind]) => (
+        <FieldEditor
+          key={field}
+          id={id(field)}
+          label={label}
+          kind={kind}
+          value={props.value[field]}
+          errors={errorsOf(field)}
+          onChange={(value) =>
+            props.onChange((element) => {
+              if (value === undefined) delete element[field];
+              else element[field] = value;
+            })
+          }
+        />
+      ))}
+      {others.length > 0 && (
+        <ul class="error" role="alert">
+          {others.map((issue, i) => (
+            <li key={i}>
+              {issue.field || 'This element'}: {issue.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div class="row element-actions">
+        <button type="button" aria-label={`Move ${name} up`} disabled={props.index === 0} onClick={() => props.onMove(-1)}>
+          ↑ Up
+        </button>
+        <button type="button" aria-label={`Move ${name} down`} disabled={props.index === props.count - 1} onClick={() => props.onMove(1)}>
+          ↓ Down
+        </button>
+        <button type="button" class="danger" aria-label={`Remove ${name}`} onClick={props.onRemove}>
+          Remove
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function IssueList({ id, errors }: { id: string; errors: { field: string; message: string }[] }) {
+  if (errors.length === 0) return null;
+  return (
+    <ul id={id} class="error field-error" role="alert">
+      {errors.map((issue, i) => (
+        <li key={i}>{issue.message}</li>
+      ))}
+    </ul>
+  );
+}
+
+function FieldEditor(props: {
+  id: string;
+  label: string;
+  kind: FieldKind;
+  value: unknown;
+  errors: { field: string; message: string }[];
+  onChange: (value: unknown) => void;
+}) {
+  const { id, label, kind, value, errors, onChange } = props;
+  const errorId = `${id}-error`;
+  const invalid = errors.length > 0;
+  const described = invalid ? errorId : undefined;
+  switch (kind) {
+    case 'text':
+    case 'optional-text':
+    case 'path':
+      return (
+        <div class="stack field-editor">
+          <label for={id}>{label}</label>
+          <input
+            id={id}
+            value={typeof value === 'string' ? value : ''}
+            spellcheck={kind !== 'path'}
+            placeholder={kind === 'path' ? 'e.g. driver.tax_id, custom_data.container.number, content.gate' : undefined}
+            aria-invalid={invalid || undefined}
+            aria-describedby={described}
+            onInput={(e) => {
+              const text = e.currentTarget.value;
+              onChange(kind === 'optional-text' && text === '' ? undefined : text);
+            }}
+          />
+          <IssueList id={errorId} errors={errors} />
+        </div>
+      );
+    case 'color':
+      return (
+        <div class="stack field-editor">
+          <label for={id}>{label}</label>
+          <select id={id} value={String(value ?? '')} aria-invalid={invalid || undefined} onChange={(e) => onChange(e.currentTarget.value)}>
+            {ALERT_COLORS.map((color) => (
+              <option key={color} value={color}>
+                {color}
+              </option>
+            ))}
+          </select>
+          <IssueList id={errorId} errors={errors} />
+        </div>
+      );
+    case 'steps': {
+      const steps = Array.isArray(value) ? (value as string[]) : [];
+      return (
+        <div class="stack field-editor">
+          <span class="field-title">{label}</span>
+          {steps.map((step, i) => (
+            <div class="row" key={i}>
+              <label for={`${id}-${i}`}>Step {i + 1}</label>
+              <input id={`${id}-${i}`} value={step} onInput={(e) => onChange(steps.map((s, j) => (j === i ? e.currentTarget.value : s)))} />
+              <button type="button" aria-label={`Remove step ${i + 1}`} onClick={() => onChange(steps.filter((_, j) => j !== i))}>
+                ✕
+              </button>
+            </div>
+          ))}
+          <button type="button" onClick={() => onChange([...steps, ''])}>
+            Add step
+          </button>
+          <IssueList id={errorId} errors={errors} />
+        </div>
+      );
+    }
+    case 'tags':
+    case 'items': {
+      const rows = Array.isArray(value) ? (value as Record<string, string>[]) : [];
+      const [first, second] = kind === 'tags' ? (['text', 'color'] as const) : (['label', 'path'] as const);
+      const noun = kind === 'tags' ? 'tag' : 'item';
+      const set = (i: number, key: string, text: string) => onChange(rows.map((row, j) => (j === i ? { ...row, [key]: text } : row)));
+      return (
+        <div class="stack field-editor">
+          <span class="field-title">{label}</span>
+          {rows.map((row, i) => (
+            <div class="row" key={i}>
+              <label for={`${id}-${i}-${first}`}>{kind === 'tags' ? `Tag ${i + 1} text` : `Item ${i + 1} label`}</label>
+              <input id={`${id}-${i}-${first}`} value={row[first] ?? ''} onInput={(e) => set(i, first, e.currentTarget.value)} />
+              <label for={`${id}-${i}-${second}`}>{kind === 'tags' ? 'colour' : 'path'}</label>
+              {kind === 'tags' ? (
+                <select id={`${id}-${i}-${second}`} value={row[second] ?? 'blue'} onChange={(e) => set(i, second, e.currentTarget.value)}>
+                  {ALERT_COLORS.map((color) => (
+                    <option key={color} value={color}>
+                      {color}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  id={`${id}-${i}-${second}`}
+                  value={row[second] ?? ''}
+                  spellcheck={false}
+                  onInput={(e) => set(i, second, e.currentTarget.value)}
+                />
+              )}
+              <button type="button" aria-label={`Remove ${noun} ${i + 1}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+                ✕
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            onClick={() => onChange([...rows, kind === 'tags' ? { text: 'Tag', color: 'blue' } : { label: 'Label', path: 'content.gate' }])}
+          >
+            Add {noun}
+          </button>
+          <IssueList id={errorId} errors={errors} />
+        </div>
+      );
+    }
+  }
+}

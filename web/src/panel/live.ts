@@ -1,0 +1,58 @@
+import { api, ApiError, type Credential, queryString } from '../shared/api.js';
+
+const EVENTS_EVERY_MS = 1500;
+const POLL_EVERY_MS = 3000;
+
+/**
+ * Calls `onChange` whenever the account's records change. It reads the account's event feed
+ * (`GET /api/v1/events`, from its end, then with each page's cursor); a service without the feed is
+ * polled instead, and `onChange` runs every few seconds. Returns a function that stops it.
+ */
+export function liveChanges(credential: Credential, onMode: (mode: 'events' | 'polling') => void, onChange: () => void): () => void {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cursor: string | undefined;
+  const later = (run: () => Promise<void>, ms: number) => {
+    if (!stopped) timer = setTimeout(() => void run(), ms);
+  };
+
+  const page = (after?: string) =>
+    api<{ items: unknown[]; next_cursor: string | null }>(credential, 'GET', `/api/v1/events${queryString({ after, limit: 500 })}`);
+
+  const poll = async () => {
+    onChange();
+    later(poll, POLL_EVERY_MS);
+  };
+  const follow = async () => {
+    try {
+      const { items, next_cursor } = await page(cursor);
+      cursor = next_cursor ?? cursor;
+      if (items.length > 0) onChange();
+      later(follow, items.length === 500 ? 0 : EVENTS_EVERY_MS);
+    } catch {
+      later(follow, POLL_EVERY_MS);
+    }
+  };
+  const start = async () => {
+    try {
+      // Skip to the end: the board lists the current state already.
+      for (;;) {
+        const { items, next_cursor } = await page(cursor);
+        cursor = next_cursor ?? cursor;
+        if (items.length < 500 || stopped) break;
+      }
+      onMode('events');
+      later(follow, EVENTS_EVERY_MS);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'NOT_FOUND') {
+        onMode('polling');
+        later(poll, POLL_EVERY_MS);
+      } else later(start, POLL_EVERY_MS);
+    }
+  };
+  void start();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

@@ -1,0 +1,151 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, type Credential } from '../shared/api.js';
+import { Elements, RecordCard, type RenderedLayout, TicketView } from '../shared/layout.js';
+import type { LayoutSet } from './elements.js';
+
+type Listed = Record<string, Record<string, unknown>>;
+
+const SAMPLE_RECORD = {
+  ref: 'SAMPLE-0001',
+  status: 'SCHEDULED',
+  license_plate: 'ABC1D23',
+  summary: 'Container pickup',
+  window_start: '2026-11-22T08:00:00-03:00',
+  window_end: '2026-11-22T10:00:00-03:00',
+  driver: { tax_id: '12345678901', driver_license_number: 'LIC-12345678901' },
+  custom_data: { container: { number: 'MSCU1234567' } },
+};
+const SAMPLE_CONTENT = { gate: 'A3', lane: 2, bay: 12 };
+
+/**
+ * Sample data for the preview: one of the account's real records when it has one (one using this layout
+ * first), else a made-up one. The person edits it freely; it is only sent to the preview endpoint.
+ */
+async function sampleFor(credential: Credential, set: LayoutSet, layoutRef: string): Promise<{ data: object; from: string | null }> {
+  const noun = set === 'trip' ? 'trip' : 'appointment';
+  const list = (query: string) =>
+    api<{ items: Listed[] }>(credential, 'GET', `/api/v1/${noun}s?limit=1${query}`).then((page) => page.items[0] ?? null);
+  if (set !== 'ticket') {
+    const item = (await list(`&layout_ref=${encodeURIComponent(layoutRef)}`)) ?? (await list(''));
+    if (!item) return { data: SAMPLE_RECORD, from: null };
+    return { data: { ...item[noun], driver: item.driver }, from: String(item[noun].ref) };
+  }
+  const item = await list('');
+  if (!item) return { data: { content: SAMPLE_CONTENT }, from: null };
+  const appointment = item.appointment;
+  const groups = await api<{ data: { layout_ref: string; content: unknown }[] | null }[]>(
+    credential,
+    'GET',
+    `/api/v1/tickets?appointment_refs=${encodeURIComponent(String(appointment.ref))}`,
+  );
+  const tickets = groups[0]?.data ?? [];
+  const ticket = tickets.find((t) => t.layout_ref === layoutRef) ?? tickets[0];
+  return { data: { content: ticket?.content ?? SAMPLE_CONTENT, appointment, driver: item.driver }, from: String(appointment.ref) };
+}
+
+/** The layout drawn by the preview endpoint, with the driver app's own components, beside the editor. */
+export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; version: number }) {
+  const [text, setText] = useState<string | null>(null);
+  const [from, setFrom] = useState<string | null>(null);
+  const [rendered, setRendered] = useState<RenderedLayout | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [jsonProblem, setJsonProblem] = useState<string | null>(null);
+
+  useEffect(() => {
+    sampleFor(props.credential, props.set, props.layoutRef).then(
+      (sample) => {
+        setText(JSON.stringify(sample.data, null, 2));
+        setFrom(sample.from);
+      },
+      () => setText(JSON.stringify(props.set === 'ticket' ? { content: SAMPLE_CONTENT } : SAMPLE_RECORD, null, 2)),
+    );
+  }, [props.set, props.layoutRef]);
+
+  const render = async (sample: string | null) => {
+    if (sample === null || props.version === 0) return;
+    let data: unknown;
+    try {
+      data = JSON.parse(sample);
+    } catch (error) {
+      return setJsonProblem(`Not valid JSON: ${(error as Error).message}`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return setJsonProblem('The sample must be a JSON object.');
+    setJsonProblem(null);
+    try {
+      const layout = await api<RenderedLayout>(
+        props.credential,
+        'POST',
+        `/api/v1/layouts/${props.set}/${encodeURIComponent(props.layoutRef)}/preview`,
+        { data },
+      );
+      setRendered(layout);
+      setProblem(null);
+    } catch (error) {
+      setProblem(error instanceof ApiError ? error.message : String(error));
+    }
+  };
+
+  // Redrawn whenever the layout is saved or the sample changes (once typing pauses).
+  useEffect(() => {
+    const timer = setTimeout(() => void render(text), 250);
+    return () => clearTimeout(timer);
+  }, [text, props.version]);
+
+  const sample = (() => {
+    try {
+      return JSON.parse(text ?? '{}') as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  })();
+
+  return (
+    <aside class="preview" aria-labelledby="preview-title">
+      <h2 id="preview-title">Preview</h2>
+      <p class="muted">As drivers see the saved layout in the app.</p>
+      <div class="phone" data-testid="preview">
+        {props.version === 0 ? (
+          <p class="muted">Save the layout to see it here.</p>
+        ) : problem ? (
+          <p class="error" role="alert">
+            {problem}
+          </p>
+        ) : rendered === null ? (
+          <p class="muted">Drawing…</p>
+        ) : props.set === 'ticket' ? (
+          <TicketView layout={rendered} label="Ticket preview" />
+        ) : (
+          <>
+            <RecordCard
+              layout={rendered}
+              title={String(sample.ref ?? 'Sample')}
+              status={typeof sample.status === 'string' ? sample.status : undefined}
+            />
+            <section class="modal-preview" aria-label="Detail modal preview">
+              <h3>Details</h3>
+              <Elements elements={rendered.modal_layout} />
+            </section>
+          </>
+        )}
+      </div>
+      <label for="sample-data">Sample data (JSON)</label>
+      <p class="muted" id="sample-hint">
+        {from ? `Taken from your record ${from}; edit it freely, nothing is saved.` : 'Made-up values; edit them freely, nothing is saved.'}
+      </p>
+      <textarea
+        id="sample-data"
+        rows={14}
+        spellcheck={false}
+        aria-describedby="sample-hint"
+        aria-invalid={jsonProblem ? true : undefined}
+        value={text ?? ''}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
+      {jsonProblem && (
+        <p class="error" role="alert">
+          {jsonProblem}
+        </p>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,203 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { displayValue } from './format.js';
+import { qrDataUrl } from './qr.js';
+
+/** A layout element as the service renders it: the element plus `value` resolved from its path. */
+export interface RenderedElement {
+  type: string;
+  value?: unknown;
+  [field: string]: unknown;
+}
+
+export interface RenderedLayout {
+  layout_ref: string;
+  name: string | null;
+  card_layout?: RenderedElement[];
+  modal_layout?: RenderedElement[];
+  elements?: RenderedElement[];
+}
+
+const ICONS: Record<string, string> = {
+  warning: '⚠',
+  alert: '⚠',
+  danger: '⛔',
+  error: '⛔',
+  stop: '⛔',
+  info: 'ℹ',
+  check: '✓',
+  success: '✓',
+  ok: '✓',
+  clock: '⏱',
+  time: '⏱',
+  truck: '🚚',
+  lock: '🔒',
+  seal: '🔒',
+  scale: '⚖',
+  location: '📍',
+  gate: '🚧',
+};
+
+/** The icon an element names, drawn as a symbol; an unknown name still shows a mark, with the name as its title. */
+function Icon({ name, fallback }: { name?: unknown; fallback: string }) {
+  const key = typeof name === 'string' ? name.toLowerCase() : '';
+  return (
+    <span class="icon" aria-hidden="true" title={key || undefined}>
+      {ICONS[key] ?? fallback}
+    </span>
+  );
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+const colorClass = (color: unknown) => `color-${typeof color === 'string' ? color : 'gray'}`;
+
+function QrCode({ value }: { value: unknown }) {
+  if (value === null || value === undefined || value === '') {
+    return <p class="qr qr-empty">No code to show</p>;
+  }
+  const content = displayValue(value);
+  return (
+    <figure class="qr">
+      <img src={qrDataUrl(content)} alt={`QR code: ${content}`} width={180} height={180} />
+      <figcaption>{content}</figcaption>
+    </figure>
+  );
+}
+
+/** One element of any kind, card or ticket, drawn the same wherever it appears (driver app and panel preview). */
+export function Element({ element }: { element: RenderedElement }) {
+  switch (element.type) {
+    case 'section':
+      return <h4 class="el-section">{text(element.title)}</h4>;
+    case 'field':
+      return (
+        <div class="el-field">
+          <span class="el-label">{text(element.label)}</span>
+          <span class="el-value">{displayValue(element.value)}</span>
+        </div>
+      );
+    case 'alert':
+      return (
+        <div class={`el-alert ${colorClass(element.color)}`} role="note">
+          <Icon name={element.icon} fallback="●" />
+          <span>{text(element.text)}</span>
+        </div>
+      );
+    case 'qrcode':
+      return <QrCode value={element.value} />;
+    case 'divider':
+      return <hr class="el-divider" />;
+    case 'tag_container':
+      return (
+        <ul class="el-tags" aria-label="Tags">
+          {((element.tags as { text: string; color: string }[] | undefined) ?? []).map((tag, i) => (
+            <li key={i} class={`tag ${colorClass(tag.color)}`}>
+              {tag.text}
+            </li>
+          ))}
+        </ul>
+      );
+    case 'attention':
+      return (
+        <div class="el-attention" role="note">
+          <Icon name={element.icon} fallback="!" />
+          <strong>{text(element.text)}</strong>
+        </div>
+      );
+    case 'instruction':
+      return (
+        <ol class="el-steps">
+          {((element.steps as string[] | undefined) ?? []).map((step, i) => (
+            <li key={i}>{step}</li>
+          ))}
+        </ol>
+      );
+    case 'text':
+      return <p class="el-text">{text(element.text)}</p>;
+    case 'highlight':
+      return (
+        <div class="el-highlight">
+          <span class="el-label">{text(element.label)}</span>
+          <span class="el-big">{displayValue(element.value)}</span>
+        </div>
+      );
+    case 'highlight_grid':
+      return (
+        <div class="el-grid">
+          {((element.items as { label: string; value?: unknown }[] | undefined) ?? []).map((item, i) => (
+            <div key={i} class="el-highlight">
+              <span class="el-label">{item.label}</span>
+              <span class="el-big">{displayValue(item.value)}</span>
+            </div>
+          ))}
+        </div>
+      );
+    default:
+      return null;
+  }
+}
+
+export function Elements({ elements }: { elements: RenderedElement[] | undefined }) {
+  return (
+    <div class="elements">
+      {(elements ?? []).map((element, i) => (
+        <Element key={i} element={element} />
+      ))}
+    </div>
+  );
+}
+
+/** A trip or appointment card: its card layout, and a button that opens the detail modal. */
+export function RecordCard(props: {
+  layout: RenderedLayout | null;
+  title: string;
+  status?: string;
+  onOpen?: () => void;
+  children?: ComponentChildren;
+}) {
+  return (
+    <article class="card" aria-label={props.title}>
+      <header class="card-head">
+        <h3>{props.title}</h3>
+        {props.status && <span class={`status status-${props.status.toLowerCase()}`}>{props.status.replace('_', ' ')}</span>}
+      </header>
+      {props.layout ? <Elements elements={props.layout.card_layout} /> : <p class="muted">This card's layout was removed.</p>}
+      {props.children}
+      {props.onOpen && (
+        <button type="button" class="link-button" onClick={props.onOpen}>
+          Details
+        </button>
+      )}
+    </article>
+  );
+}
+
+/** A ticket: every element of its ticket layout, top to bottom. */
+export function TicketView({ layout, label }: { layout: RenderedLayout | null; label: string }) {
+  return (
+    <article class="ticket" aria-label={label}>
+      {layout ? <Elements elements={layout.elements} /> : <p class="muted">This ticket's layout was removed.</p>}
+    </article>
+  );
+}
+
+/** A modal dialog (the native <dialog>: focus kept inside, Escape closes). */
+export function Modal(props: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog ref={ref} class="modal" aria-label={props.title} onClose={props.onClose}>
+      <header class="modal-head">
+        <h2>{props.title}</h2>
+        <button type="button" class="icon-button" aria-label="Close" onClick={props.onClose}>
+          ✕
+        </button>
+      </header>
+      {props.children}
+    </dialog>
+  );
+}
