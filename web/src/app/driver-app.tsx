@@ -195,28 +195,31 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     [token],
   );
 
-  const catchUp = useCallback(async (socket: Socket) => {
+  /** Replays what was missed; true once the app is up to date (only then is it live). */
+  const catchUp = useCallback(async (socket: Socket): Promise<boolean> => {
     for (;;) {
       const answer = (await socket.timeout(10_000).emitWithAck('sync', { after_seq: lastSeq.current })) as
         { success: true; data: { events: FeedEvent[]; has_more: boolean } } | { success: false; error: { code: string; message: string } };
       if (!answer.success) {
         if (answer.error.code === 'UNAUTHORIZED') onExpired();
-        return;
+        return false;
       }
       applyEvents(answer.data.events);
       if (!answer.data.has_more || answer.data.events.length === 0) break;
     }
     announce.current = true;
     session.set(LAST_SEQ, String(lastSeq.current));
+    return true;
   }, []);
 
   useEffect(() => {
     const socket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000 });
     socketRef.current = socket;
     socket.on('connect', () => {
-      setConnection('live');
-      // New records are not fed: replay what was missed while away, then list them again.
+      // Live once what was missed while away has been replayed (a sign-in's first replay is silent; one cut
+      // short by going offline is retried, still silent, on the next connect). New records are not fed: list them again.
       void catchUp(socket)
+        .then((upToDate) => upToDate && socket.connected && setConnection('live'))
         .catch(() => undefined)
         .then(reload);
     });
