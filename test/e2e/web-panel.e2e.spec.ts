@@ -103,10 +103,14 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await element(3).getByLabel('Step 1', { exact: true }).fill('Drive to lane 4');
       await element(3).getByRole('button', { name: 'Add step' }).click();
       await element(3).getByLabel('Step 2', { exact: true }).fill('Wait for the green light');
+      // The preview draws the edits as they are made, before anything is saved.
+      const preview = page.getByTestId('preview');
+      await preview.getByRole('article', { name: 'Ticket preview' }).getByText('Wait for the green light').waitFor();
+      await preview.getByText('Your gate').waitFor();
+      expect((await gate.http.get('/api/v1/layouts/ticket/web-pass').set('X-API-Key', terminal.key)).status).toBe(404);
       await page.getByRole('button', { name: 'Save layout' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
 
-      const preview = page.getByTestId('preview');
       await preview.getByRole('article', { name: 'Ticket preview' }).getByText('A3').waitFor();
       expect(await preview.locator('.elements > *').evaluateAll((nodes) => nodes.map((node) => node.textContent))).toEqual([
         'Your gate',
@@ -116,6 +120,9 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       // Sample data the person edits redraws the preview.
       await page.getByLabel('Sample data (JSON)').fill('{"content": {"gate": "Z9"}}');
       await preview.getByText('Z9').waitFor();
+      // An edit of the saved layout shows before it is saved too.
+      await element(1).getByLabel('Title').fill('Your lane');
+      await preview.getByText('Your lane').waitFor();
       await screenshot(`${store}-panel-layout-editor`);
       expect(await seriousA11yViolations(page)).toEqual([]);
 
@@ -206,6 +213,12 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await added.getByLabel('Path').fill('not a path!');
       await page.getByRole('button', { name: 'Save layout' }).click();
       await added.getByRole('alert').filter({ hasText: 'must be a dot path' }).waitFor();
+      // Meanwhile the preview keeps the last layout it could draw, and says why.
+      await page.getByRole('status').filter({ hasText: 'The layout has a problem to fix' }).waitFor();
+      await page
+        .getByTestId('preview')
+        .getByRole('img', { name: /^QR code: / })
+        .waitFor();
       expect(await added.getByLabel('Path').getAttribute('aria-invalid')).toBe('true');
       expect(
         await page
