@@ -325,6 +325,39 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await form.getByRole('alert').filter({ hasText: 'must use http:// or https://' }).waitFor();
       expect(await form.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
       expect(await form.getByLabel('Events').getAttribute('aria-invalid')).toBeNull();
+      // WEBHOOK_URL_NOT_ALLOWED (which this service, allowing private addresses, never answers: the answer is stood in
+      // for, as the service gives it) is explained at the URL field.
+      await page.route('**/api/v1/webhooks', (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({
+              status: 400,
+              contentType: 'application/json',
+              body: JSON.stringify({
+                success: false,
+                error: {
+                  code: 'WEBHOOK_URL_NOT_ALLOWED',
+                  message: 'Webhook URL refused: intranet.example resolves to 169.254.169.254 (linkLocal), which webhooks may not reach',
+                  details: {
+                    url: 'http://intranet.example/hook',
+                    host: 'intranet.example',
+                    address: '169.254.169.254',
+                    range: 'linkLocal',
+                  },
+                },
+              }),
+            })
+          : route.fallback(),
+      );
+      await form.getByLabel('URL').fill('http://intranet.example/hook');
+      await form.getByRole('button', { name: 'Create webhook' }).click();
+      await form
+        .getByRole('alert')
+        .filter({
+          hasText: 'The host intranet.example resolves to 169.254.169.254, a link-local address. Webhooks may only reach public addresses',
+        })
+        .waitFor();
+      expect(await form.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+      await page.unroute('**/api/v1/webhooks');
       // So is an unknown event type, at the events field.
       await form.getByLabel('URL').fill(receiver.url);
       await form.getByLabel('Events').fill('appointment.*, nothing.real');

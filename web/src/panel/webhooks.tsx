@@ -45,7 +45,8 @@ function explainUrlNotAllowed(error: ApiError): string {
   const details = (error.details ?? {}) as { host?: string; address?: string; range?: string };
   if (details.range === 'unresolved' || !details.address)
     return `The host ${details.host ?? 'of this URL'} does not resolve to any address. Check the name, or use a URL the service can reach.`;
-  return `The host ${details.host ?? ''} resolves to ${details.address}, a ${details.range ?? 'non-public'} address. Webhooks may only reach public addresses on the internet.`;
+  const range = (details.range ?? 'non-public').replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+  return `The host ${details.host ?? ''} resolves to ${details.address}, a ${range} address. Webhooks may only reach public addresses on the internet.`;
 }
 
 /** The field an API problem belongs to (`events[1]` belongs to events), or null for the form as a whole. */
