@@ -178,6 +178,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/layouts/{set}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Render an unsaved layout against sample data: what the preview of that layout, once saved, would answer
+     * @description Body `{layout, data, layout_ref?}`: `layout` is the body PUT /api/v1/layouts/{set}/{layout_ref} takes, validated the same way (its problems come back as VALIDATION_ERROR at the same paths, such as `card_layout[2].path`); `data` is a sample record as for POST /api/v1/layouts/{set}/{layout_ref}/preview. Nothing is saved. The answer is that route's for the layout once saved, with `layout_ref` the one given (null without).
+     */
+    post: operations['LayoutsController_previewDraft'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/layouts/{set}/{layout_ref}/preview': {
     parameters: {
       query?: never;
@@ -709,6 +729,19 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    LayoutDraftPreviewDto: {
+      /** @description The layout, exactly the body PUT /api/v1/layouts/{set}/{layout_ref} takes, validated the same way */
+      layout: components['schemas']['PutLayoutDto'];
+      /** @description The sample record, up to 64 KB: a trip or appointment with `driver` and `custom_data`; for tickets `content`, `appointment`, `driver` */
+      data: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description The ref the layout will be saved under, echoed as the answer's layout_ref; absent: layout_ref is null
+       * @example pickup-v1
+       */
+      layout_ref?: string;
+    };
     LayoutView: {
       /** @example pickup-v1 */
       layout_ref: string;
@@ -737,6 +770,21 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    RenderedDraftLayoutView: {
+      /** @description The layout_ref of the body; null when it gave none */
+      layout_ref: string | null;
+      name: string | null;
+      card_layout?: {
+        [key: string]: unknown;
+      }[];
+      modal_layout?: {
+        [key: string]: unknown;
+      }[];
+      /** @description Ticket layouts */
+      elements?: {
+        [key: string]: unknown;
+      }[];
     };
     RenderedLayoutView: {
       layout_ref: string;
@@ -4146,6 +4194,316 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  LayoutsController_previewDraft: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
+         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description trip (carrier keys), appointment or ticket (terminal keys) */
+        set: 'trip' | 'appointment' | 'ticket';
+      };
+      cookie?: never;
+    };
+    /** @description The layout as PUT takes it, and a sample record under `data` */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LayoutDraftPreviewDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "layout_ref": "pickup-v1",
+           *         "name": "Container pickup",
+           *         "card_layout": [
+           *           {
+           *             "type": "section",
+           *             "title": "Pickup"
+           *           },
+           *           {
+           *             "type": "field",
+           *             "label": "Plate",
+           *             "path": "license_plate",
+           *             "value": "ABC1D23"
+           *           },
+           *           {
+           *             "type": "alert",
+           *             "color": "yellow",
+           *             "text": "Bring the seal",
+           *             "icon": "warning"
+           *           }
+           *         ],
+           *         "modal_layout": [
+           *           {
+           *             "type": "field",
+           *             "label": "Container",
+           *             "path": "custom_data.container.number",
+           *             "value": "MSCU1234567"
+           *           },
+           *           {
+           *             "type": "qrcode",
+           *             "path": "ref",
+           *             "value": null
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['RenderedDraftLayoutView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -96,6 +96,96 @@ describe('layouts', () => {
     expect((await get(terminal.key, 'ticket/bad')).status).toBe(404);
   });
 
+  describe('preview of an unsaved layout (POST /api/v1/layouts/{set}/preview)', () => {
+    const draft = (key: string | null, set: string, body: unknown) => {
+      const request = t.http.post(`/api/v1/layouts/${set}/preview`);
+      return (key ? request.set('X-API-Key', key) : request).send(body as object);
+    };
+    const saved = (key: string, set: string, ref: string, data: object) =>
+      t.http.post(`/api/v1/layouts/${set}/${ref}/preview`).set('X-API-Key', key).send({ data });
+    const RECORD = { ref: 'R-1', license_plate: 'XYZ', driver: { tax_id: '99' }, custom_data: { container: { number: 'MSCU1' } } };
+    const TICKET = { content: { gate: 'G7', bay: 3, row: 'A' }, appointment: { ref: 'A-1' }, driver: { tax_id: '99' } };
+
+    it('answers what the preview of the same layout answers once saved, and saves nothing', async () => {
+      for (const [key, set, layout, data] of [
+        [terminal.key, 'appointment', CARD_LAYOUT, RECORD],
+        [terminal.key, 'ticket', TICKET_LAYOUT, TICKET],
+        [carrier.key, 'trip', { ...CARD_LAYOUT, name: null }, RECORD],
+      ] as const) {
+        const ref = `draft-${set}`;
+        const unsaved = await draft(key, set, { layout, data, layout_ref: ref });
+        expect(unsaved.status).toBe(200);
+        expect((await get(key, `${set}/${ref}`)).status).toBe(404);
+        expect((await get(key, set)).body.data.map((l: { layout_ref: string }) => l.layout_ref)).not.toContain(ref);
+        expect((await put(key, set, ref, layout)).status).toBe(201);
+        const stored = await saved(key, set, ref, data);
+        expect(stored.status).toBe(200);
+        // Equal as JSON values (a stored layout's element keys come back in the database's jsonb order).
+        expect(unsaved.body).toEqual(stored.body);
+        // Without a layout_ref: the same answer, layout_ref null.
+        const anonymous = await draft(key, set, { layout, data });
+        expect(anonymous.body.data).toEqual({ ...stored.body.data, layout_ref: null });
+      }
+      const rendered = (await draft(terminal.key, 'appointment', { layout: CARD_LAYOUT, data: RECORD })).body.data;
+      expect(rendered.card_layout.map((e: { value?: unknown }) => e.value)).toEqual([undefined, '99', undefined, null]);
+      expect(rendered.modal_layout[0].value).toBe('MSCU1');
+    });
+
+    it('refuses a layout the way PUT does, at the same paths', async () => {
+      const card = (element: object) => ({ card_layout: [{ type: 'section', title: 'ok' }, element], modal_layout: [] });
+      const bodies: [string, unknown][] = [
+        ['appointment', card({ type: 'banner' })],
+        ['appointment', card({ type: 'alert', color: 'pink', text: 'x' })],
+        ['appointment', card({ type: 'qrcode', path: 'not a path!' })],
+        ['appointment', card({ type: 'section', title: 'x', size: 3 })],
+        ['appointment', { card_layout: [] }],
+        ['appointment', { card_layout: {}, modal_layout: [], elements: [] }],
+        ['appointment', { name: 7, card_layout: [], modal_layout: [] }],
+        ['ticket', { elements: [{ type: 'tag_container', tags: [{ text: 'x', color: 'pink' }] }] }],
+        ['ticket', { elements: [{ type: 'highlight_grid', items: [{ label: 'x' }] }] }],
+        ['ticket', { elements: ['text'] }],
+      ];
+      for (const [set, layout] of bodies) {
+        const refused = await draft(terminal.key, set, { layout, data: {} });
+        expect(refused.status).toBe(400);
+        const byPut = await put(terminal.key, set, 'never-saved', layout as object);
+        expect(errorPaths(refused)).toEqual(errorPaths(byPut));
+        expect(refused.body.error.details.errors).toEqual(byPut.body.error.details.errors);
+      }
+      expect((await get(terminal.key, 'ticket/never-saved')).status).toBe(404);
+    });
+
+    it('answers each error code of the route', async () => {
+      // VALIDATION_ERROR for the body's own fields.
+      expect(errorPaths(await draft(terminal.key, 'ticket', { data: {} }))).toEqual(['layout']);
+      expect(errorPaths(await draft(terminal.key, 'ticket', { layout: [], data: {} }))).toEqual(['layout']);
+      expect(errorPaths(await draft(terminal.key, 'ticket', { layout: 'x', data: {} }))).toEqual(['layout']);
+      expect(errorPaths(await draft(terminal.key, 'ticket', { layout: TICKET_LAYOUT }))).toEqual(['data']);
+      expect(errorPaths(await draft(terminal.key, 'ticket', { layout: TICKET_LAYOUT, data: 'x' }))).toEqual(['data']);
+      expect(errorPaths(await draft(terminal.key, 'ticket', { layout: TICKET_LAYOUT, data: {}, extra: 1 }))).toEqual(['extra']);
+      expect(errorPaths(await draft(terminal.key, 'ticket', { layout: TICKET_LAYOUT, data: {}, layout_ref: 'x'.repeat(101) }))).toEqual([
+        'layout_ref',
+      ]);
+      // NOT_FOUND for an unknown set, FORBIDDEN for another kind's set, UNAUTHORIZED without a key.
+      const unknownSet = await draft(terminal.key, 'boarding', { layout: TICKET_LAYOUT, data: {} });
+      expect([unknownSet.status, unknownSet.body.error.code]).toEqual([404, 'NOT_FOUND']);
+      const otherKind = await draft(carrier.key, 'ticket', { layout: TICKET_LAYOUT, data: {} });
+      expect([otherKind.status, otherKind.body.error.code]).toEqual([403, 'FORBIDDEN']);
+      const anonymous = await draft(null, 'ticket', { layout: TICKET_LAYOUT, data: {} });
+      expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
+      // The body errors every JSON route answers.
+      const route = () => t.http.post('/api/v1/layouts/ticket/preview').set('X-API-Key', terminal.key);
+      const malformed = await route().set('Content-Type', 'application/json').send('{"layout": [');
+      expect([malformed.status, malformed.body.error.code]).toEqual([400, 'MALFORMED_JSON']);
+      const big = await route()
+        .set('Content-Type', 'application/json')
+        .send(`{"layout": {}, "data": {"x": "${'x'.repeat(10 * 1024 * 1024 + 10)}"}}`);
+      expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+      const text = await route().set('Content-Type', 'text/plain').send('layout');
+      expect([text.status, text.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    });
+  });
+
   it('keeps owners apart: the same ref under two terminals is two layouts', async () => {
     const other = await newAccount(t.http, 'terminal');
     await put(terminal.key, 'ticket', 'shared-ref', { name: 'mine', elements: [] });

@@ -6,11 +6,11 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
-import { DeletedLayoutView, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
+import { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
 import { LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
-import { RenderedLayoutView } from './dto/rendered-layout.dto.js';
+import { RenderedDraftLayoutView, RenderedLayoutView } from './dto/rendered-layout.dto.js';
 import type { RenderedLayout } from './render.js';
 
 const CARD = {
@@ -42,11 +42,30 @@ const stored = (set: string, layout_ref: string, body: object) => ({
 });
 const CARD_VIEW = stored('appointment', 'pickup-v1', CARD);
 
+const SAMPLE_RECORD = {
+  license_plate: 'ABC1D23',
+  driver: { tax_id: '12345678901' },
+  custom_data: { container: { number: 'MSCU1234567' } },
+};
+const RENDERED_CARD = {
+  layout_ref: 'pickup-v1',
+  name: 'Container pickup',
+  card_layout: [
+    { type: 'section', title: 'Pickup' },
+    { type: 'field', label: 'Plate', path: 'license_plate', value: 'ABC1D23' },
+    { type: 'alert', color: 'yellow', text: 'Bring the seal', icon: 'warning' },
+  ],
+  modal_layout: [
+    { type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' },
+    { type: 'qrcode', path: 'ref', value: null },
+  ],
+};
+
 const SET_PARAM = { name: 'set', enum: LAYOUT_SETS, description: 'trip (carrier keys), appointment or ticket (terminal keys)' };
 const REF_PARAM = { name: 'layout_ref', description: '1 to 100 characters', example: 'pickup-v1' };
 
 @ApiTags('layouts')
-@ApiExtraModels(PutLayoutDto, LayoutPreviewDto)
+@ApiExtraModels(PutLayoutDto, LayoutPreviewDto, LayoutDraftPreviewDto)
 @Auth('carrier', 'terminal')
 @ApiErrors(...COMMON_ERRORS)
 @UseGuards(LayoutSetGuard)
@@ -104,6 +123,35 @@ export class LayoutsController {
     return ok(await this.layouts.get(principal, set, ref));
   }
 
+  @Post(':set/preview')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Render an unsaved layout against sample data: what the preview of that layout, once saved, would answer',
+    description:
+      'Body `{layout, data, layout_ref?}`: `layout` is the body PUT /api/v1/layouts/{set}/{layout_ref} takes, validated the same way ' +
+      '(its problems come back as VALIDATION_ERROR at the same paths, such as `card_layout[2].path`); `data` is a sample record as for ' +
+      "POST /api/v1/layouts/{set}/{layout_ref}/preview. Nothing is saved. The answer is that route's for the layout once saved, " +
+      'with `layout_ref` the one given (null without).',
+  })
+  @ApiParam(SET_PARAM)
+  @ApiJsonBody(
+    'The layout as PUT takes it, and a sample record under `data`',
+    { $ref: getSchemaPath(LayoutDraftPreviewDto) },
+    {
+      card: { summary: 'A trip or appointment layout', value: { layout: CARD, data: SAMPLE_RECORD, layout_ref: 'pickup-v1' } },
+      ticket: { summary: 'A ticket layout', value: { layout: TICKET, data: { content: { gate: 'C1', lane: 4 } } } },
+    },
+  )
+  @ApiEnvelope(200, RenderedDraftLayoutView, RENDERED_CARD)
+  @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
+  previewDraft(
+    @CurrentPrincipal() principal: Principal,
+    @Param('set') set: string,
+    @Body() body: LayoutDraftPreviewDto,
+  ): Envelope<Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null }> {
+    return ok(this.layouts.previewDraft(principal, set, body));
+  }
+
   @Post(':set/:layout_ref/preview')
   @HttpCode(200)
   @ApiOperation({
@@ -120,26 +168,12 @@ export class LayoutsController {
     {
       record: {
         summary: 'A trip or appointment',
-        value: {
-          data: { license_plate: 'ABC1D23', driver: { tax_id: '12345678901' }, custom_data: { container: { number: 'MSCU1234567' } } },
-        },
+        value: { data: SAMPLE_RECORD },
       },
       ticket: { summary: 'A ticket', value: { data: { content: { gate: 'C1', lane: 4 } } } },
     },
   )
-  @ApiEnvelope(200, RenderedLayoutView, {
-    layout_ref: 'pickup-v1',
-    name: 'Container pickup',
-    card_layout: [
-      { type: 'section', title: 'Pickup' },
-      { type: 'field', label: 'Plate', path: 'license_plate', value: 'ABC1D23' },
-      { type: 'alert', color: 'yellow', text: 'Bring the seal', icon: 'warning' },
-    ],
-    modal_layout: [
-      { type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' },
-      { type: 'qrcode', path: 'ref', value: null },
-    ],
-  })
+  @ApiEnvelope(200, RenderedLayoutView, RENDERED_CARD)
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async preview(
     @CurrentPrincipal() principal: Principal,

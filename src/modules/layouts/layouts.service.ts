@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
-import type { DeletedLayoutView, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
+import type { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
 import { LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutSet, parseLayoutBody } from './layout-schema.js';
 import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
@@ -59,10 +59,23 @@ export class LayoutsService {
     const { ownerId, set } = this.access(principal, setName, ref);
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
-    const nested = (key: string) => (isPlainObject(data[key]) ? (data[key] as Record<string, unknown>) : null);
-    const context =
-      set === 'ticket' ? ticketContext(data, nested('appointment'), nested('driver')) : recordContext(set, data, nested('driver') ?? {});
-    return renderLayout(layout, context);
+    return renderLayout(layout, previewContext(set, data));
+  }
+
+  /**
+   * Renders an unsaved layout (the body PUT takes, validated by the same parser, its problems at the same
+   * paths) against sample data: the answer of `preview` for that layout once saved, `layout_ref` the body's.
+   */
+  previewDraft(
+    principal: Principal,
+    setName: string,
+    { layout, data, layout_ref }: LayoutDraftPreviewDto,
+  ): Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null } {
+    const { set } = this.access(principal, setName, layout_ref);
+    const parsed = parseLayoutBody(set, layout);
+    if (!parsed.value) throw AppError.validation(parsed.issues);
+    const draft = { ref: layout_ref ?? '', name: parsed.value.name ?? null, definition: parsed.value.definition };
+    return { ...renderLayout(draft, previewContext(set, data)), layout_ref: layout_ref ?? null };
   }
 
   async delete(principal: Principal, setName: string, ref: string): Promise<DeletedLayoutView> {
@@ -86,6 +99,12 @@ export class LayoutsService {
     }
     return { ownerId: principal.accountId!, set };
   }
+}
+
+/** What a preview's paths can reach in its sample data, as the driver app's records and tickets are drawn. */
+function previewContext(set: LayoutSet, data: Record<string, unknown>): Record<string, unknown> {
+  const nested = (key: string) => (isPlainObject(data[key]) ? (data[key] as Record<string, unknown>) : null);
+  return set === 'ticket' ? ticketContext(data, nested('appointment'), nested('driver')) : recordContext(set, data, nested('driver') ?? {});
 }
 
 /** The set exists (404) and the caller's kind owns it (403). Also run by LayoutSetGuard, before the body is looked at. */

@@ -46,7 +46,7 @@ function placeOf(path: string): { part: string; index: number; field: string } |
   return match ? { part: match[1], index: Number(match[2]), field: match[3] ?? '' } : null;
 }
 
-/** Edits one layout: its name and every element of each part, saved with PUT; the preview beside it shows the saved layout. */
+/** Edits one layout: its name and every element of each part, saved with PUT; the preview beside it draws the layout as it is being edited. */
 export function LayoutEditor(props: {
   credential: Credential;
   set: LayoutSet;
@@ -59,7 +59,6 @@ export function LayoutEditor(props: {
   const [draft, setDraft] = useState<Draft>(() => draftOf(set, props.layout));
   const [issues, setIssues] = useState<Issue[]>([]);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const [saved, setSaved] = useState(props.layout ? 1 : 0);
   const [dirty, setDirty] = useState(false);
   const [busy, setBusy] = useState(false);
 
@@ -79,7 +78,6 @@ export function LayoutEditor(props: {
     try {
       await api(props.credential, 'PUT', `/api/v1/layouts/${set}/${encodeURIComponent(props.layoutRef)}`, bodyOf(draft));
       setIssues([]);
-      setSaved((n) => n + 1);
       setDirty(false);
       setMessage({ ok: true, text: 'Saved. The preview shows the layout as drivers now see it.' });
       props.onSaved();
@@ -154,7 +152,7 @@ export function LayoutEditor(props: {
           </div>
         </form>
       </div>
-      <Preview credential={props.credential} set={set} layoutRef={props.layoutRef} version={saved} />
+      <Preview credential={props.credential} set={set} layoutRef={props.layoutRef} layout={bodyOf(draft)} />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { session } from '../shared/session.js';
 import { Accounts } from './accounts.js';
 import { Board } from './board.js';
 import { Layouts } from './layouts.js';
+import { Webhooks } from './webhooks.js';
 
 export type AccountKind = 'terminal' | 'carrier' | 'admin';
 const KEY = 'gate.panel.apiKey';
@@ -107,7 +108,7 @@ function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key:
   );
 }
 
-type Page = 'board' | 'layouts' | 'accounts';
+type Page = 'board' | 'layouts' | 'webhooks' | 'accounts';
 
 function Signed(props: { credential: Credential; kind: AccountKind; onSignOut: () => void }) {
   const pages: [Page, string][] =
@@ -116,6 +117,7 @@ function Signed(props: { credential: Credential; kind: AccountKind; onSignOut: (
       : [
           ['board', props.kind === 'terminal' ? 'Appointments' : 'Trips'],
           ['layouts', 'Layouts'],
+          ['webhooks', 'Webhooks'],
         ];
   const [page, setPage] = useState<Page>(pages[0][0]);
   return (
@@ -137,6 +139,7 @@ function Signed(props: { credential: Credential; kind: AccountKind; onSignOut: (
       <main class="panel-main">
         {page === 'layouts' && <Layouts credential={props.credential} kind={props.kind as 'terminal' | 'carrier'} />}
         {page === 'board' && <Board credential={props.credential} kind={props.kind as 'terminal' | 'carrier'} />}
+        {page === 'webhooks' && <Webhooks credential={props.credential} />}
         {page === 'accounts' && <Accounts credential={props.credential} />}
       </main>
     </div>

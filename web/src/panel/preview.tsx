@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
 import { Elements, RecordCard, type RenderedLayout, TicketView } from '../shared/layout.js';
 import type { LayoutSet } from './elements.js';
@@ -43,13 +43,20 @@ async function sampleFor(credential: Credential, set: LayoutSet, layoutRef: stri
   return { data: { content: ticket?.content ?? SAMPLE_CONTENT, appointment, driver: item.driver }, from: String(appointment.ref) };
 }
 
-/** The layout drawn by the preview endpoint, with the driver app's own components, beside the editor. */
-export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; version: number }) {
+/**
+ * The layout as it is being edited (saved or not), drawn by the preview endpoint of unsaved layouts with the driver
+ * app's own components, beside the editor. It redraws once edits or the sample pause; while the layout has a
+ * problem the service refuses, the last drawable version stays, with a note.
+ */
+export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; layout: Record<string, unknown> }) {
   const [text, setText] = useState<string | null>(null);
   const [from, setFrom] = useState<string | null>(null);
   const [rendered, setRendered] = useState<RenderedLayout | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [jsonProblem, setJsonProblem] = useState<string | null>(null);
+  const [incomplete, setIncomplete] = useState(false);
+  const latest = useRef(0);
+  const layoutJson = JSON.stringify(props.layout);
 
   useEffect(() => {
     sampleFor(props.credential, props.set, props.layoutRef).then(
@@ -61,8 +68,8 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     );
   }, [props.set, props.layoutRef]);
 
-  const render = async (sample: string | null) => {
-    if (sample === null || props.version === 0) return;
+  const render = async (sample: string | null, layout: string) => {
+    if (sample === null) return;
     let data: unknown;
     try {
       data = JSON.parse(sample);
@@ -71,25 +78,31 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return setJsonProblem('The sample must be a JSON object.');
     setJsonProblem(null);
+    const call = ++latest.current;
     try {
-      const layout = await api<RenderedLayout>(
-        props.credential,
-        'POST',
-        `/api/v1/layouts/${props.set}/${encodeURIComponent(props.layoutRef)}/preview`,
-        { data },
-      );
-      setRendered(layout);
+      const drawn = await api<RenderedLayout>(props.credential, 'POST', `/api/v1/layouts/${props.set}/preview`, {
+        layout: JSON.parse(layout) as unknown,
+        data,
+        layout_ref: props.layoutRef,
+      });
+      if (call !== latest.current) return;
+      setRendered(drawn);
       setProblem(null);
+      setIncomplete(false);
     } catch (error) {
-      setProblem(error instanceof ApiError ? error.message : String(error));
+      if (call !== latest.current) return;
+      if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
+        if (rendered !== null) setIncomplete(true);
+        else setProblem('The layout has a problem to fix before it can be drawn: save it to see where.');
+      } else setProblem(error instanceof ApiError ? error.message : String(error));
     }
   };
 
-  // Redrawn whenever the layout is saved or the sample changes (once typing pauses).
+  // Redrawn whenever the layout being edited or the sample changes, once typing pauses.
   useEffect(() => {
-    const timer = setTimeout(() => void render(text), 250);
+    const timer = setTimeout(() => void render(text, layoutJson), 300);
     return () => clearTimeout(timer);
-  }, [text, props.version]);
+  }, [text, layoutJson]);
 
   const sample = (() => {
     try {
@@ -102,11 +115,14 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
   return (
     <aside class="preview" aria-labelledby="preview-title">
       <h2 id="preview-title">Preview</h2>
-      <p class="muted">As drivers see the saved layout in the app.</p>
+      <p class="muted">As drivers will see this layout in the app, unsaved edits included.</p>
+      {incomplete && (
+        <p class="muted" role="status">
+          The layout has a problem to fix: the preview shows it as it last was without one.
+        </p>
+      )}
       <div class="phone" data-testid="preview">
-        {props.version === 0 ? (
-          <p class="muted">Save the layout to see it here.</p>
-        ) : problem ? (
+        {problem ? (
           <p class="error" role="alert">
             {problem}
           </p>

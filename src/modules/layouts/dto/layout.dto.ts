@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined } from 'class-validator';
-import { IsJsonObject } from '../../../common/validation/validators.js';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsDefined, IsObject, IsOptional, IsString, Length } from 'class-validator';
+import { IsJsonObject, REF_MAX } from '../../../common/validation/validators.js';
 import {
   ALERT_COLORS,
   CARD_ELEMENT_TYPES,
@@ -66,15 +66,43 @@ export class DeletedLayoutView {
   @ApiProperty({ enum: ['deleted'] }) status: 'deleted';
 }
 
+const SAMPLE_DATA = {
+  type: 'object',
+  additionalProperties: true,
+  description:
+    'The sample record, up to 64 KB: a trip or appointment with `driver` and `custom_data`; for tickets `content`, `appointment`, `driver`',
+} as const;
+
 /** Body of the preview route: a sample record as the driver app would see it. */
 export class LayoutPreviewDto {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'The sample record, up to 64 KB: a trip or appointment with `driver` and `custom_data`; for tickets `content`, `appointment`, `driver`',
-  })
+  @ApiProperty(SAMPLE_DATA)
   @IsDefined()
   @IsJsonObject(64 * 1024)
   data: Record<string, unknown>;
+}
+
+/** Body of the preview of an unsaved layout: the layout as PUT would take it, and a sample record. */
+export class LayoutDraftPreviewDto {
+  @ApiProperty({
+    allOf: [{ $ref: getSchemaPath(PutLayoutDto) }],
+    description: 'The layout, exactly the body PUT /api/v1/layouts/{set}/{layout_ref} takes, validated the same way',
+  })
+  @IsDefined()
+  @IsObject({ message: '$property must be a JSON object: the body of PUT /api/v1/layouts/{set}/{layout_ref}' })
+  layout: Record<string, unknown>;
+
+  @ApiProperty(SAMPLE_DATA)
+  @IsDefined()
+  @IsJsonObject(64 * 1024)
+  data: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    maxLength: REF_MAX,
+    example: 'pickup-v1',
+    description: "The ref the layout will be saved under, echoed as the answer's layout_ref; absent: layout_ref is null",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, REF_MAX)
+  layout_ref?: string;
 }

@@ -16,3 +16,8 @@ export class RenderedLayoutView {
   @ApiPropertyOptional({ type: 'array', items: RENDERED_ELEMENT }) modal_layout?: unknown[];
   @ApiPropertyOptional({ type: 'array', items: RENDERED_ELEMENT, description: 'Ticket layouts' }) elements?: unknown[];
 }
+
+export class RenderedDraftLayoutView extends RenderedLayoutView {
+  @ApiProperty({ type: String, nullable: true, description: 'The layout_ref of the body; null when it gave none' })
+  declare layout_ref: string;
+}
