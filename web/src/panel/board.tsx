@@ -4,6 +4,7 @@ import { formatTime, formatWindow } from '../shared/format.js';
 import { type RenderedLayout, TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
 import { liveChanges } from './live.js';
+import { ListRows } from './list-rows.js';
 
 type Noun = 'appointment' | 'trip';
 type RecordRow = {
@@ -221,16 +222,11 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
             </tr>
           </thead>
           <tbody>
-            {items === null ? (
-              <tr>
-                <td colSpan={8}>Loading…</td>
-              </tr>
-            ) : items.length === 0 ? (
-              <tr>
-                <td colSpan={8}>Nothing matches these filters.</td>
-              </tr>
-            ) : (
-              items.map((item) => {
+            <ListRows
+              items={items}
+              columns={8}
+              empty="Nothing matches these filters."
+              row={(item) => {
                 const record = item[noun];
                 return (
                   <tr key={record.id} class={changed.has(record.id) ? 'changed' : undefined} data-ref={record.ref}>
@@ -257,8 +253,8 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
                     <td>{formatTime(record.updated_at)}</td>
                   </tr>
                 );
-              })
-            )}
+              }}
+            />
           </tbody>
         </table>
         {cursor && (

@@ -4,6 +4,7 @@ import { explainLayoutInUse } from '../shared/explain.js';
 import { formatTime } from '../shared/format.js';
 import { LayoutEditor, type LayoutView } from './editor.js';
 import type { LayoutSet } from './elements.js';
+import { ListRows } from './list-rows.js';
 
 const SETS: Record<'terminal' | 'carrier', [LayoutSet, string][]> = {
   terminal: [
@@ -103,16 +104,11 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
               </tr>
             </thead>
             <tbody>
-              {layouts === null ? (
-                <tr>
-                  <td colSpan={5}>Loading…</td>
-                </tr>
-              ) : layouts.length === 0 ? (
-                <tr>
-                  <td colSpan={5}>No layouts yet: create one below.</td>
-                </tr>
-              ) : (
-                layouts.map((layout) => (
+              <ListRows
+                items={layouts}
+                columns={5}
+                empty="No layouts yet: create one below."
+                row={(layout) => (
                   <tr key={layout.layout_ref}>
                     <td>
                       <code>{layout.layout_ref}</code>
@@ -153,8 +149,8 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
                       )}
                     </td>
                   </tr>
-                ))
-              )}
+                )}
+              />
             </tbody>
           </table>
           <form class="row new-layout" onSubmit={create}>

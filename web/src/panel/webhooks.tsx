@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, queryString } from '../shared/api.js';
 import { formatTime } from '../shared/format.js';
+import { ListRows } from './list-rows.js';
 
 interface WebhookView {
   id: string;
@@ -161,16 +162,11 @@ export function Webhooks({ credential }: { credential: Credential }) {
           </tr>
         </thead>
         <tbody>
-          {hooks === null ? (
-            <tr>
-              <td colSpan={5}>Loading…</td>
-            </tr>
-          ) : hooks.length === 0 ? (
-            <tr>
-              <td colSpan={5}>No webhooks yet.</td>
-            </tr>
-          ) : (
-            hooks.map((hook) => (
+          <ListRows
+            items={hooks}
+            columns={5}
+            empty="No webhooks yet."
+            row={(hook) => (
               <Fragment key={hook.id}>
                 <tr>
                   <td>
@@ -226,8 +222,8 @@ export function Webhooks({ credential }: { credential: Credential }) {
                   </tr>
                 )}
               </Fragment>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </div>
@@ -469,16 +465,11 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
           </tr>
         </thead>
         <tbody>
-          {items === null ? (
-            <tr>
-              <td colSpan={8}>Loading…</td>
-            </tr>
-          ) : items.length === 0 ? (
-            <tr>
-              <td colSpan={8}>No deliveries yet.</td>
-            </tr>
-          ) : (
-            items.map((item) => (
+          <ListRows
+            items={items}
+            columns={8}
+            empty="No deliveries yet."
+            row={(item) => (
               <tr key={item.id} class="delivery">
                 <td>{item.type}</td>
                 <td>{item.seq ?? '—'}</td>
@@ -492,8 +483,8 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
                 <td>{formatTime(item.next_attempt_at)}</td>
                 <td>{formatTime(item.created_at)}</td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
       {problem && (
