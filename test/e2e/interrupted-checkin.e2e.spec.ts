@@ -7,8 +7,9 @@ import request from 'supertest';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { createTestDatabase } from '../setup/databases.js';
-import { freePort, spawnWithOutput, type Spawned, until, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
-import { startTestApp, TEST_ADMIN_KEY } from '../setup/test-app.js';
+import { startServiceProcess } from '../setup/service-process.js';
+import { until, SPAWNING_TEST_MS } from '../setup/processes.js';
+import { startTestApp } from '../setup/test-app.js';
 
 // These tests start the service as a process (npm start, kill -9, restarts).
 jest.setTimeout(SPAWNING_TEST_MS);
@@ -20,22 +21,13 @@ const ACCEPT = { accepted: true, tickets: [{ layout_ref: 'gate-pass', content: {
 type Ack = { success: boolean; data: { tickets: { id: string }[]; status: string }; error?: { code: string } };
 const emit = (socket: Socket, payload: object) => socket.timeout(8000).emitWithAck('checkin:request', payload) as Promise<Ack>;
 
-/** The built service as `npm start` runs it, on a port of its own. */
-async function startService(env: Record<string, string>): Promise<{ url: string; service: Spawned }> {
-  const port = await freePort();
-  const service = spawnWithOutput(process.execPath, ['dist/src/main.js'], {
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    ADMIN_API_KEY: TEST_ADMIN_KEY,
+/** The built service, as the tests below need it. */
+const startService = (env: Record<string, string>) =>
+  startServiceProcess({
     JWT_SECRET,
     CHECKIN_TIMEOUT_MS: '5000',
-    RATE_LIMIT_PER_MIN: '0',
     ...env,
   });
-  const url = `http://127.0.0.1:${port}`;
-  await untilReady(url);
-  return { url, service };
-}
 
 async function logEvents(url: string, scene: GateScene, ref: string): Promise<string[]> {
   const res = await request(url).get(`/api/v1/appointments/logs?refs=${ref}`).set('X-API-Key', scene.terminal.key);

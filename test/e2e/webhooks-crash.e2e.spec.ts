@@ -8,31 +8,22 @@ import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { createWebhook, type Receiver, startReceiver } from '../factories/webhook-receiver.js';
 import { createTestDatabase } from '../setup/databases.js';
-import { freePort, spawnWithOutput, type Spawned, SPAWNING_TEST_MS, until, untilReady } from '../setup/processes.js';
-import { TEST_ADMIN_KEY } from '../setup/test-app.js';
+import { startServiceProcess } from '../setup/service-process.js';
+import { SPAWNING_TEST_MS, until } from '../setup/processes.js';
 
 // These tests start the service as a process (kill -9, restarts).
 jest.setTimeout(SPAWNING_TEST_MS);
 
 const EVENTS = 200;
 
-/** The built service as `npm start` runs it, on a port of its own. */
-async function startService(env: Record<string, string>): Promise<{ url: string; service: Spawned }> {
-  const port = await freePort();
-  const service = spawnWithOutput(process.execPath, ['dist/src/main.js'], {
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    ADMIN_API_KEY: TEST_ADMIN_KEY,
-    RATE_LIMIT_PER_MIN: '0',
+/** The built service, as the tests below need it. */
+const startService = (env: Record<string, string>) =>
+  startServiceProcess({
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RETRY_BASE_MS: '50',
     ...env,
   });
-  const url = `http://127.0.0.1:${port}`;
-  await untilReady(url);
-  return { url, service };
-}
 
 describe.each<[string, () => Promise<Record<string, string>>]>([
   ['PostgreSQL', async () => ({ DATABASE_URL: (await createTestDatabase()).url })],
