@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type Credential } from '../shared/api.js';
+import { api, ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
 import { ALERT_COLORS, type FieldKind, kindsOf, type LayoutSet, partsOf } from './elements.js';
 import { Preview } from './preview.js';
 
@@ -19,10 +19,6 @@ interface DraftElement {
 }
 
 type Draft = { name: string; parts: Record<string, DraftElement[]> };
-interface Issue {
-  path: string;
-  message: string;
-}
 
 let nextId = 1;
 const wrap = (value: Record<string, unknown>): DraftElement => ({ id: nextId++, value: structuredClone(value) });
@@ -83,7 +79,7 @@ export function LayoutEditor(props: {
       props.onSaved();
     } catch (error) {
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
-        const found = ((error.details as { errors?: Issue[] })?.errors ?? []) as Issue[];
+        const found = issuesOf(error);
         setIssues(found);
         setMessage({
           ok: false,

@@ -1,37 +1,14 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Credential, queryString } from '../shared/api.js';
+import { api, ApiError, type Credential, issuesOf, queryString } from '../shared/api.js';
+import type { Schemas } from '../shared/schemas.js';
 import { formatTime } from '../shared/format.js';
 import { ListRows } from './list-rows.js';
 
-interface WebhookView {
-  id: string;
-  url: string;
-  events: string[] | null;
-  description: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface Attempt {
-  id: string;
-  event_id: string;
-  seq: number | null;
-  type: string;
-  attempt: number;
-  status: 'delivered' | 'retrying' | 'failed';
-  response_status: number | null;
-  duration_ms: number;
-  error: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-}
+type WebhookView = Schemas['WebhookView'];
+type Attempt = Schemas['DeliveryAttemptView'];
 type Field = 'url' | 'events' | 'description';
 type FieldErrors = Partial<Record<Field, string[]>>;
-interface Issue {
-  path: string;
-  message: string;
-}
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const eventsText = (events: string[] | null) => (events ?? []).join(', ');
@@ -270,7 +247,7 @@ function WebhookForm(props: {
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
         const found: FieldErrors = {};
         const loose: string[] = [];
-        for (const issue of ((error.details as { errors?: Issue[] })?.errors ?? []) as Issue[]) {
+        for (const issue of issuesOf(error)) {
           const field = fieldOf(issue.path);
           if (field) (found[field] ??= []).push(issue.message);
           else loose.push(`${issue.path || 'Webhook'}: ${issue.message}`);

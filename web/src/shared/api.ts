@@ -10,6 +10,15 @@ export class ApiError extends Error {
   }
 }
 
+/** One problem a VALIDATION_ERROR names: where in the input (`path`, such as `elements[2].path`) and what. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The problems of a VALIDATION_ERROR (`details.errors`); none for any other error. */
+export const issuesOf = (error: ApiError): Issue[] => (error.details as { errors?: Issue[] } | undefined)?.errors ?? [];
+
 /** How a request proves who it is: a partner's API key, or a driver token. Always a header, never a cookie. */
 export type Credential = { apiKey: string } | { driverToken: string };
 
