@@ -26,4 +26,30 @@ describe('Coalescer', () => {
     expect(batches).toEqual([[1, 2], [13, 4], [5]]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
   });
+
+  it('runs one batch at a time: the calls made while a batch runs go together as the next batch once it ends', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    let running = 0;
+    let mostAtOnce = 0;
+    const gated = new Coalescer<number, number>(async (inputs) => {
+      batches.push(inputs);
+      mostAtOnce = Math.max(mostAtOnce, ++running);
+      if (inputs[0] === 1) await new Promise<void>((resolve) => (release = resolve));
+      running--;
+      return inputs;
+    });
+    const first = gated.run(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1]]);
+    const later = [2, 3].map((n) => gated.run(n));
+    await new Promise((resolve) => setImmediate(resolve));
+    const last = gated.run(4);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1]]);
+    release();
+    expect(await Promise.all([first, ...later, last])).toEqual([1, 2, 3, 4]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    expect(mostAtOnce).toBe(1);
+  });
 });

@@ -1,11 +1,21 @@
+interface Call<I, O> {
+  input: I;
+  resolve: (output: O) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
- * Runs the calls made in one turn of the event loop as one batch: `run(input)` queues the input, and once the
- * turn's I/O has been handled (`setImmediate`) every queued input goes to `runBatch` together, which answers
- * one output per input, in order. Under load, concurrent requests share one statement (one round trip, one
- * plan) instead of each paying its own; alone, a call waits one turn. A failed batch fails each of its calls.
+ * Runs concurrent calls as batches, one batch at a time: `run(input)` queues the input; when no batch is
+ * running, the queue goes to `runBatch` once the turn's I/O has been handled (`setImmediate`), and while one
+ * runs, the calls made meanwhile wait and go together as the next batch the moment it ends (as PostgreSQL
+ * groups commits). `runBatch` answers one output per input, in order. Under load, concurrent requests share
+ * one statement (one round trip, one plan) instead of each paying its own, and the busier the service, the
+ * larger the batches; alone, a call waits one turn. A failed batch fails each of its calls.
  */
 export class Coalescer<I, O> {
-  private queued: { input: I; resolve: (output: O) => void; reject: (error: unknown) => void }[] = [];
+  private queued: Call<I, O>[] = [];
+  private running = false;
+  private scheduled = false;
 
   constructor(
     private readonly runBatch: (inputs: I[]) => Promise<O[]>,
@@ -15,19 +25,30 @@ export class Coalescer<I, O> {
   run(input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.queued.push({ input, resolve, reject });
-      if (this.queued.length === 1) setImmediate(() => this.flush());
+      this.schedule();
     });
   }
 
-  private flush(): void {
-    const batch = this.queued;
-    this.queued = [];
-    for (let start = 0; start < batch.length; start += this.maxBatch) {
-      const part = batch.slice(start, start + this.maxBatch);
-      this.runBatch(part.map((call) => call.input)).then(
-        (outputs) => part.forEach((call, i) => call.resolve(outputs[i])),
-        (error: unknown) => part.forEach((call) => call.reject(error)),
-      );
+  private schedule(): void {
+    if (this.running || this.scheduled || this.queued.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queued.splice(0, this.maxBatch);
+    this.running = true;
+    try {
+      const outputs = await this.runBatch(batch.map((call) => call.input));
+      batch.forEach((call, i) => call.resolve(outputs[i]));
+    } catch (error) {
+      batch.forEach((call) => call.reject(error));
+    } finally {
+      this.running = false;
+      this.schedule();
     }
   }
 }
