@@ -6,7 +6,7 @@ import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
-import { type ScaleFigures, scaleFigures } from './bench/scale.js';
+import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
 import { printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
@@ -236,23 +236,22 @@ async function newTerminal(
  * other figures keep their smaller tables: see `scaleFigures`. Prints its lines; answers its figures and targets.
  */
 async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; targets: Target[] }> {
-  const service = await newService(cleanUp);
-  const client = new pg.Client({ connectionString: dbUrl(service.name) });
-  await client.connect();
-  cleanUp.add('the scale connection', () => client.end());
-  const terminal = await newTerminal(service.base, { name: 'Scale terminal' }, ['bench', 'bench-other']);
+  const store = async (name: string) => {
+    const service = await newService(cleanUp);
+    const client = new pg.Client({ connectionString: dbUrl(service.name) });
+    await client.connect();
+    cleanUp.add(`the ${name} scale connection`, () => client.end());
+    const terminal = await newTerminal(service.base, { name: `Scale terminal (${name})` }, ['bench', 'bench-other']);
+    const call: Call = (method, path, body) => terminal.api.call(method, path, body);
+    return { service, store: { call, client, terminalId: terminal.id } };
+  };
+  const [small, large] = [await store('small'), await store('large')];
   say(
-    `listing and logs at scale: ${SCALE.small.toLocaleString('en')} appointments through the service, then filled to ${SCALE.large.toLocaleString('en')} in plain SQL`,
+    `listing and logs at scale: ${SCALE.small.toLocaleString('en')} appointments through the service on two databases, then one filled to ${SCALE.large.toLocaleString('en')} in plain SQL`,
   );
-  const scale = await scaleFigures(
-    (method, path, body) => terminal.api.call(method, path, body),
-    client,
-    terminal.id,
-    appointmentItems,
-    SCALE,
-    say,
-  );
-  await stop(service.child);
+  const scale = await scaleFigures({ small: small.store, large: large.store }, appointmentItems, SCALE, say);
+  await stop(small.service.child);
+  await stop(large.service.child);
   const line = (label: string, f: { p50: number; p95: number }) => `  ${label.padEnd(44)} p50 ${f.p50} ms, p95 ${f.p95} ms`;
   say(`  (filled in ${scale.fill_seconds} s)`);
   say(line(`logs of 100 refs, ${SCALE.small.toLocaleString('en')} stored`, scale.logs.small));

@@ -23,54 +23,88 @@ const DEPTH = 200;
 /** Passes over the logs samples before timing them. */
 const WARM_PASSES = 5;
 
-/**
- * `samples` timings of `run`, after one not counted, or after `warm` passes over the whole set: a steady
- * state, with what a query reads in PostgreSQL's buffers and the service's code compiled again (after the
- * minute and more of the fill, the first passes of the service ran twice as slow; the same SELECTs in plain
- * SQL did not), as on a live database.
- */
-async function sample(samples: number, run: (i: number) => Promise<unknown>, warm = 0): Promise<Figures> {
-  for (let pass = 0; pass < warm; pass++) for (let i = 0; i < samples; i++) await run(i);
-  if (!warm) await run(-1);
+/** A service on a database of its own, with one terminal account. */
+export interface Store {
+  call: Call;
+  client: pg.Client;
+  terminalId: string;
+}
+
+/** `samples` timings of `run`, after one not counted. */
+async function sample(samples: number, run: (i: number) => Promise<unknown>): Promise<Figures> {
+  await run(-1);
   const times: number[] = [];
   for (let i = 0; i < samples; i++) times.push(await timed(() => run(i)));
   return figures(times);
 }
 
 /**
- * Listing and logs at scale, on a database of their own: `small` appointments created through the service,
- * the logs query and the first listing page timed; then filled to `large` in plain SQL (windows over a year,
- * one in 50 without a window, statuses in turn, 10,000 drivers, a `created` log each), vacuumed and analysed as
- * autovacuum would, and timed again: the logs query, the first page, the page `DEPTH` pages deep (reached by
- * walking the cursors), and each filter's first page with the indexes its plan uses.
+ * Two queries timed in turn (a, b, a, b…), so that whatever else the machine does meanwhile weighs on both
+ * alike, after `warm` passes over both: a steady state, with what a query reads in PostgreSQL's buffers and the
+ * service's code compiled again (after the minute and more of the fill, the first passes of the service ran
+ * twice as slow; the same SELECTs in plain SQL did not), as on a live database.
+ */
+async function sideBySide(
+  samples: number,
+  a: (i: number) => Promise<unknown>,
+  b: (i: number) => Promise<unknown>,
+  warm: number,
+): Promise<[Figures, Figures]> {
+  for (let pass = 0; pass < warm; pass++)
+    for (let i = 0; i < samples; i++) {
+      await a(i);
+      await b(i);
+    }
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < samples; i++) {
+    times[0].push(await timed(() => a(i)));
+    times[1].push(await timed(() => b(i)));
+  }
+  return [figures(times[0]), figures(times[1])];
+}
+
+/**
+ * Listing and logs at scale. Two stores, each a service on a database of its own: both get `small`
+ * appointments created through the service; then `large` is filled to `large` in plain SQL (windows over a
+ * year, one in 50 without a window, statuses in turn, 10,000 drivers, a `created` log each), vacuumed and
+ * analysed as autovacuum would, and checkpointed. The logs query is then timed on both stores in turn (and the
+ * same SELECTs in plain SQL), so that the comparison of the two sizes is made at the same moment, not before and
+ * after a minute of bulk load and its checkpoint; then on the large store the first listing page, the page
+ * `DEPTH` pages deep (reached by walking the cursors), and each filter's first page with the indexes its plan uses.
  */
 export async function scaleFigures(
-  call: Call,
-  client: pg.Client,
-  terminalId: string,
+  stores: { small: Store; large: Store },
   createBatch: (prefix: string, count: number) => unknown[],
   counts: { small: number; large: number },
   say: (line: string) => void,
 ): Promise<ScaleFigures> {
   const batch = 1000;
-  const refs: string[] = [];
-  for (let b = 0; b < counts.small / batch; b++) {
-    const items = createBatch(`scale-${b}`, batch);
-    refs.push(...((await call('POST', '/api/v1/appointments', items)).data.created_refs as string[]));
-  }
-  await client.query('ANALYZE');
-  const someRefs = (i: number) => Array.from({ length: 100 }, (_, k) => refs[(i * 7919 + k * 101) % refs.length]);
-  const logs = (i: number) =>
-    call(
-      'GET',
-      `/api/v1/appointments/logs?${someRefs(i + 1)
-        .map((ref) => `refs=${ref}`)
-        .join('&')}`,
-    );
+  const refsOf = async (store: Store) => {
+    const refs: string[] = [];
+    for (let b = 0; b < counts.small / batch; b++) {
+      const items = createBatch(`scale-${b}`, batch);
+      refs.push(...((await store.call('POST', '/api/v1/appointments', items)).data.created_refs as string[]));
+    }
+    await store.client.query('ANALYZE');
+    return refs;
+  };
+  const someRefs = (refs: string[], i: number) => Array.from({ length: 100 }, (_, k) => refs[(i * 7919 + k * 101) % refs.length]);
+  const logsOf = async (store: Store) => {
+    const refs = await refsOf(store);
+    return {
+      service: (i: number) =>
+        store.call(
+          'GET',
+          `/api/v1/appointments/logs?${someRefs(refs, i + 1)
+            .map((ref) => `refs=${ref}`)
+            .join('&')}`,
+        ),
+      plain: (i: number) => plainLogs(store.client, store.terminalId, someRefs(refs, i + 1)),
+    };
+  };
+  const [small, large] = [await logsOf(stores.small), await logsOf(stores.large)];
+  const { call, client, terminalId } = stores.large;
   const firstPage = () => call('GET', `/api/v1/appointments?limit=${PAGE}`);
-  const plainLogsOf = (i: number) => plainLogs(client, terminalId, someRefs(i + 1));
-  const logsSmall = await sample(SAMPLES, logs, WARM_PASSES);
-  const plainSmall = await sample(SAMPLES, plainLogsOf, WARM_PASSES);
 
   const fillStarted = now();
   const step = 100_000;
@@ -94,11 +128,13 @@ export async function scaleFigures(
     say(`  filled ${to.toLocaleString('en')} appointments (${round((now() - fillStarted) / 1000)} s)`);
   }
   const fillSeconds = round((now() - fillStarted) / 1000);
-  // What autovacuum does after a bulk load, done before timing instead of during it (it ran for a minute and more here).
+  // What autovacuum does after a bulk load, done before timing instead of during it (it ran for a minute and
+  // more here), and the checkpoint that follows a bulk load, finished before timing instead of spread over it.
   await client.query('VACUUM (ANALYZE) appointments, appointment_logs, drivers');
+  await client.query('CHECKPOINT');
 
-  const logsLarge = await sample(SAMPLES, logs, WARM_PASSES);
-  const plainLarge = await sample(SAMPLES, plainLogsOf, WARM_PASSES);
+  const [logsSmall, logsLarge] = await sideBySide(SAMPLES, small.service, large.service, WARM_PASSES);
+  const [plainSmall, plainLarge] = await sideBySide(SAMPLES, small.plain, large.plain, WARM_PASSES);
   let cursor: string | null = null;
   for (let page = 0; page < DEPTH; page++) {
     const answer = await call('GET', `/api/v1/appointments?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`);
