@@ -3,45 +3,25 @@ import { io, type Socket } from 'socket.io-client';
 import { api, ApiError, newId } from '../shared/api.js';
 import { explainCheckin } from '../shared/explain.js';
 import { formatTime, formatWindow } from '../shared/format.js';
-import { Elements, Modal, RecordCard, type RenderedLayout, TicketView } from '../shared/layout.js';
+import { Elements, Modal, RecordCard, TicketView } from '../shared/layout.js';
+import type { Schemas } from '../shared/schemas.js';
 import { session } from '../shared/session.js';
 import { LAST_SEQ, TOKEN } from './token.js';
 
-interface DriverRecord {
-  id: string;
-  ref: string;
-  status: string;
-  summary?: string | null;
-  license_plate?: string | null;
-  window_start: string | null;
-  window_end: string | null;
-  admissible_from: string | null;
-  admissible_until: string | null;
-  layout: RenderedLayout | null;
-  terminal?: { id: string; name: string };
-  carrier?: { id: string; name: string };
-}
+type DriverAppointment = Schemas['DriverAppointmentView'];
+type DriverTrip = Schemas['DriverTripView'];
+type DriverTicket = Schemas['DriverTicketView'];
+type FeedEvent = Schemas['FeedEventView'];
 
-interface DriverTicket {
-  id: string;
-  appointment_id: string;
-  appointment_ref: string;
-  layout_ref: string;
-  created_at: string;
-  updated_at: string;
-  layout: RenderedLayout | null;
-}
-
-interface FeedEvent {
-  seq: number;
-  type: string;
-  data: Record<string, unknown>;
-  created_at: string;
-}
+/**
+ * A listed record as the app shows it: a status event may move it to a status its listing never returns
+ * (COMPLETED, say) before the list is loaded again.
+ */
+type Shown<T extends { status: string }> = Omit<T, 'status'> & { status: string };
 
 interface Records {
-  appointments: DriverRecord[];
-  trips: DriverRecord[];
+  appointments: Shown<DriverAppointment>[];
+  trips: Shown<DriverTrip>[];
   tickets: DriverTicket[];
 }
 
@@ -140,7 +120,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const [updates, setUpdates] = useState<{ seq: number; text: string }[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   const [checkins, setCheckins] = useState<Record<string, CheckinState>>({});
-  const [open, setOpen] = useState<DriverRecord | null>(null);
+  const [open, setOpen] = useState<Shown<DriverAppointment> | Shown<DriverTrip> | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const lastSeq = useRef(Number(session.get(LAST_SEQ) ?? 0));
   // A fresh sign-in replays the feed to learn where it stands, without announcing what is old news.
@@ -159,8 +139,8 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const reload = useCallback(async () => {
     try {
       const [appointments, trips, tickets] = await Promise.all([
-        api<DriverRecord[]>(credential, 'GET', '/api/v1/driver/appointments'),
-        api<DriverRecord[]>(credential, 'GET', '/api/v1/driver/trips'),
+        api<DriverAppointment[]>(credential, 'GET', '/api/v1/driver/appointments'),
+        api<DriverTrip[]>(credential, 'GET', '/api/v1/driver/trips'),
         api<DriverTicket[]>(credential, 'GET', '/api/v1/driver/tickets'),
       ]);
       setRecords({ appointments, trips, tickets });
@@ -199,7 +179,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const catchUp = useCallback(async (socket: Socket): Promise<boolean> => {
     for (;;) {
       const answer = (await socket.timeout(10_000).emitWithAck('sync', { after_seq: lastSeq.current })) as
-        { success: true; data: { events: FeedEvent[]; has_more: boolean } } | { success: false; error: { code: string; message: string } };
+        { success: true; data: Schemas['FeedPageView'] } | { success: false; error: { code: string; message: string } };
       if (!answer.success) {
         if (answer.error.code === 'UNAUTHORIZED') onExpired();
         return false;
@@ -266,7 +246,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     return () => clearTimeout(timer);
   }, [token]);
 
-  const checkIn = async (appointment: DriverRecord) => {
+  const checkIn = async (appointment: Shown<DriverAppointment>) => {
     setCheckins((all) => ({ ...all, [appointment.id]: { pending: true } }));
     try {
       await api(credential, 'POST', `/api/v1/driver/appointments/${appointment.id}/check-in`, { checkin_id: newId() });
@@ -345,7 +325,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
                     onOpen={() => setOpen(appointment)}
                   >
                     <p class="muted">
-                      {appointment.terminal?.name} · {formatWindow(appointment.window_start, appointment.window_end)}
+                      {appointment.terminal.name} · {formatWindow(appointment.window_start, appointment.window_end)}
                     </p>
                     {appointment.status === 'SCHEDULED' && (
                       <CheckinButton state={checkins[appointment.id]} onCheckIn={() => void checkIn(appointment)} />
@@ -361,7 +341,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
                 {trips.map((trip) => (
                   <RecordCard key={trip.id} layout={trip.layout} title={trip.ref} status={trip.status} onOpen={() => setOpen(trip)}>
                     <p class="muted">
-                      {trip.carrier?.name} · {formatWindow(trip.window_start, trip.window_end)}
+                      {trip.carrier.name} · {formatWindow(trip.window_start, trip.window_end)}
                     </p>
                   </RecordCard>
                 ))}
@@ -419,7 +399,8 @@ function expiresAt(token: string): number {
 }
 
 function patchStatus(records: Records, id: string, status: string): Records {
-  const patch = (list: DriverRecord[]) => list.map((record) => (record.id === id ? { ...record, status } : record));
+  const patch = <T extends { id: string; status: string }>(list: T[]): T[] =>
+    list.map((record) => (record.id === id ? { ...record, status } : record));
   return { ...records, appointments: patch(records.appointments), trips: patch(records.trips) };
 }
 

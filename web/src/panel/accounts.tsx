@@ -2,19 +2,10 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Credential } from '../shared/api.js';
 import { formatTime } from '../shared/format.js';
+import type { Schemas } from '../shared/schemas.js';
 
-interface Account {
-  id: string;
-  kind: string;
-  name: string;
-  created_at: string;
-}
-interface KeyView {
-  id: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+type Account = Schemas['AccountView'];
+type KeyView = Schemas['ApiKeyView'];
 
 /** Admin: the accounts, each with its keys; a new key is shown once, a key can be revoked. */
 export function Accounts({ credential }: { credential: Credential }) {
@@ -30,7 +21,7 @@ export function Accounts({ credential }: { credential: Credential }) {
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      const created = await api<Account & { api_key: string }>(credential, 'POST', '/api/v1/admin/accounts', {
+      const created = await api<Schemas['CreatedAccountView']>(credential, 'POST', '/api/v1/admin/accounts', {
         kind: form.kind,
         name: form.name.trim(),
       });
@@ -120,12 +111,12 @@ export function Accounts({ credential }: { credential: Credential }) {
 function Keys(props: { credential: Credential; account: Account; onIssued: (key: string) => void }) {
   const [keys, setKeys] = useState<KeyView[] | null>(null);
   const load = () =>
-    api<{ api_keys: KeyView[] }>(props.credential, 'GET', `/api/v1/admin/accounts/${props.account.id}`).then((detail) =>
+    api<Schemas['AccountDetailView']>(props.credential, 'GET', `/api/v1/admin/accounts/${props.account.id}`).then((detail) =>
       setKeys(detail.api_keys),
     );
   useEffect(() => void load(), [props.account.id]);
   const issue = async () => {
-    const issued = await api<{ api_key: string }>(props.credential, 'POST', `/api/v1/admin/accounts/${props.account.id}/api-keys`);
+    const issued = await api<Schemas['IssuedKeyView']>(props.credential, 'POST', `/api/v1/admin/accounts/${props.account.id}/api-keys`);
     props.onIssued(issued.api_key);
     void load();
   };

@@ -1,35 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, queryString } from '../shared/api.js';
 import { formatTime, formatWindow } from '../shared/format.js';
-import { type RenderedLayout, TicketView } from '../shared/layout.js';
+import { TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
+import type { Schemas } from '../shared/schemas.js';
 import { liveChanges } from './live.js';
 import { ListRows } from './list-rows.js';
 
 type Noun = 'appointment' | 'trip';
-type RecordRow = {
-  id: string;
-  ref: string;
-  status: string;
-  window_start: string | null;
-  window_end: string | null;
-  license_plate: string | null;
-  layout_ref: string;
-  updated_at: string;
-  summary: string | null;
-};
-type Item = Record<Noun, RecordRow> & { driver: { tax_id: string } };
-interface Ticket {
-  id: string;
-  layout_ref: string;
-  content: unknown;
-  created_at: string;
-}
-interface LogEntry {
-  event: string;
-  message: string;
-  created_at: string;
-}
+type Item = Schemas['AppointmentItemView'] | Schemas['TripItemView'];
+type Ticket = Schemas['TicketView'];
+type LogEntry = Schemas['LogItemView'];
+type Logged = Schemas['AppointmentLogsData'] | Schemas['TripLogsData'];
+
+/** The appointment or trip of a listed item. Both are known by their ref (one per account); only appointments list their id and window. */
+const recordOf = (item: Item) => ('appointment' in item ? item.appointment : item.trip);
 
 const STATUSES: Record<Noun, string[]> = {
   appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'],
@@ -95,7 +80,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
     const found: Record<string, Ticket[]> = {};
     for (let i = 0; i < refs.length; i += 100) {
       const chunk = refs.slice(i, i + 100);
-      const groups = await api<{ ref: string; data: Ticket[] | null }[]>(
+      const groups = await api<Schemas['TicketsOfAppointmentView'][]>(
         credential,
         'GET',
         `/api/v1/tickets${queryString({ appointment_refs: chunk })}`,
@@ -110,22 +95,22 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
     try {
       const size = Number(current.limit) || 50;
       const limit = more ? size : Math.min(500, Math.max(size, shown.current.length));
-      const page = await api<{ items: Item[]; next_cursor: string | null }>(
+      const page = await api<Schemas['AppointmentsPageView'] | Schemas['TripsPageView']>(
         credential,
         'GET',
         `/api/v1/${noun}s${query(current, limit, more)}`,
       );
       const next = more ? [...shown.current, ...page.items] : page.items;
-      const before = new Map(shown.current.map((item) => [item[noun].id, item[noun].status]));
-      const moved = next.filter((item) => before.has(item[noun].id) && before.get(item[noun].id) !== item[noun].status);
+      const before = new Map(shown.current.map((item) => [recordOf(item).ref, recordOf(item).status]));
+      const moved = next.map(recordOf).filter((record) => before.has(record.ref) && before.get(record.ref) !== record.status);
       if (moved.length) {
-        setChanged(new Set(moved.map((item) => item[noun].id)));
-        setAnnouncement(moved.map((item) => `${item[noun].ref} is now ${item[noun].status}`).join('. '));
+        setChanged(new Set(moved.map((record) => record.ref)));
+        setAnnouncement(moved.map((record) => `${record.ref} is now ${record.status}`).join('. '));
       }
       shown.current = next;
       setItems(next);
       setCursor(page.next_cursor);
-      setTickets(await ticketsOf(next.map((item) => item[noun].ref)));
+      setTickets(await ticketsOf(next.map((item) => recordOf(item).ref)));
       setProblem(null);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
@@ -227,9 +212,9 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
               columns={8}
               empty="Nothing matches these filters."
               row={(item) => {
-                const record = item[noun];
+                const record = recordOf(item);
                 return (
-                  <tr key={record.id} class={changed.has(record.id) ? 'changed' : undefined} data-ref={record.ref}>
+                  <tr key={record.ref} class={changed.has(record.ref) ? 'changed' : undefined} data-ref={record.ref}>
                     <td>
                       <button
                         type="button"
@@ -243,7 +228,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
                     <td>
                       <span class={`status status-${record.status.toLowerCase()}`}>{record.status}</span>
                     </td>
-                    <td>{formatWindow(record.window_start, record.window_end)}</td>
+                    <td>{'window_start' in record ? formatWindow(record.window_start, record.window_end) : '—'}</td>
                     <td>{item.driver.tax_id}</td>
                     <td>{record.license_plate ?? '—'}</td>
                     <td>
@@ -310,9 +295,9 @@ function RecordDetail(props: {
   onClose: () => void;
 }) {
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
-  const [record, setRecord] = useState<Record<string, unknown> | null>(null);
+  const [record, setRecord] = useState<Logged | null>(null);
   useEffect(() => {
-    api<{ found: boolean; data: ({ logs: LogEntry[] } & Record<string, unknown>) | null }[]>(
+    api<(Schemas['AppointmentLogsElement'] | Schemas['TripLogsElement'])[]>(
       props.credential,
       'GET',
       `/api/v1/${props.noun}s/logs${queryString({ refs: props.recordRef })}`,
@@ -342,7 +327,7 @@ function RecordDetail(props: {
               {props.tickets!.map((ticket) => (
                 <li key={ticket.id}>
                   <code>{ticket.layout_ref}</code> · {formatTime(ticket.created_at)}
-                  {record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
+                  {record && 'appointment' in record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
                   <details>
                     <summary>Content</summary>
                     <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
@@ -353,7 +338,7 @@ function RecordDetail(props: {
           )}
         </>
       )}
-      {record && <DriverLink credential={props.credential} taxId={String((record.driver as { tax_id: string }).tax_id)} />}
+      {record && <DriverLink credential={props.credential} taxId={record.driver.tax_id} />}
       <h3>History</h3>
       {logs === null ? (
         <p class="muted">Loading…</p>
@@ -372,13 +357,12 @@ function RecordDetail(props: {
 }
 
 /** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
-function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Record<string, unknown> }) {
-  const [layout, setLayout] = useState<RenderedLayout | null | undefined>(undefined);
+function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData'] }) {
+  const [layout, setLayout] = useState<Schemas['RenderedLayoutView'] | null | undefined>(undefined);
   useEffect(() => {
     const data = { content: props.ticket.content, appointment: props.record.appointment, driver: props.record.driver };
-    api<RenderedLayout>(props.credential, 'POST', `/api/v1/layouts/ticket/${encodeURIComponent(props.ticket.layout_ref)}/preview`, {
-      data,
-    }).then(setLayout, () => setLayout(null));
+    const path = `/api/v1/layouts/ticket/${encodeURIComponent(props.ticket.layout_ref)}/preview`;
+    api<Schemas['RenderedLayoutView']>(props.credential, 'POST', path, { data }).then(setLayout, () => setLayout(null));
   }, [props.ticket.id, props.ticket.content]);
   if (layout === undefined) return null;
   return <TicketView layout={layout} label={`Ticket ${props.ticket.layout_ref}`} />;
@@ -397,7 +381,7 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
   }, [props.taxId]);
   const make = async () => {
     try {
-      const { token, expires_at } = await api<{ token: string; expires_at: string }>(
+      const { token, expires_at } = await api<Schemas['DriverTokenView']>(
         props.credential,
         'POST',
         `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`,

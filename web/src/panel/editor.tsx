@@ -1,17 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
+import type { Schemas } from '../shared/schemas.js';
 import { ALERT_COLORS, type FieldKind, kindsOf, type LayoutSet, partsOf } from './elements.js';
 import { Preview } from './preview.js';
 
-export interface LayoutView {
-  layout_ref: string;
-  set: LayoutSet;
-  name: string | null;
-  card_layout?: Record<string, unknown>[];
-  modal_layout?: Record<string, unknown>[];
-  elements?: Record<string, unknown>[];
-  updated_at: string;
-}
+/** A saved layout, as the service lists it. */
+export type LayoutView = Schemas['LayoutView'];
 
 interface DraftElement {
   id: number;

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
-import { Elements, RecordCard, type RenderedLayout, TicketView } from '../shared/layout.js';
+import { Elements, RecordCard, TicketView } from '../shared/layout.js';
+import type { Schemas } from '../shared/schemas.js';
 import type { LayoutSet } from './elements.js';
 
 type Listed = Record<string, Record<string, unknown>>;
@@ -51,7 +52,7 @@ async function sampleFor(credential: Credential, set: LayoutSet, layoutRef: stri
 export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; layout: Record<string, unknown> }) {
   const [text, setText] = useState<string | null>(null);
   const [from, setFrom] = useState<string | null>(null);
-  const [rendered, setRendered] = useState<RenderedLayout | null>(null);
+  const [rendered, setRendered] = useState<Schemas['RenderedDraftLayoutView'] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [jsonProblem, setJsonProblem] = useState<string | null>(null);
   const [incomplete, setIncomplete] = useState(false);
@@ -80,7 +81,7 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     setJsonProblem(null);
     const call = ++latest.current;
     try {
-      const drawn = await api<RenderedLayout>(props.credential, 'POST', `/api/v1/layouts/${props.set}/preview`, {
+      const drawn = await api<Schemas['RenderedDraftLayoutView']>(props.credential, 'POST', `/api/v1/layouts/${props.set}/preview`, {
         layout: JSON.parse(layout) as unknown,
         data,
         layout_ref: props.layoutRef,

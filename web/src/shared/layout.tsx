@@ -2,21 +2,19 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { displayValue } from './format.js';
 import { qrDataUrl } from './qr.js';
+import type { Schemas } from './schemas.js';
 
-/** A layout element as the service renders it: the element plus `value` resolved from its path. */
-export interface RenderedElement {
-  type: string;
-  value?: unknown;
-  [field: string]: unknown;
-}
+/**
+ * A layout as the service draws it: a saved one, or a draft (whose layout_ref is null when it was given none).
+ * The components below read only its elements.
+ */
+export type RenderedLayout = Schemas['RenderedLayoutView'] | Schemas['RenderedDraftLayoutView'];
 
-export interface RenderedLayout {
-  layout_ref: string;
-  name: string | null;
-  card_layout?: RenderedElement[];
-  modal_layout?: RenderedElement[];
-  elements?: RenderedElement[];
-}
+/**
+ * A layout element as the service renders it: the element as configured plus `value` resolved from its path.
+ * The generated type leaves every field unknown (`type` too), so each is checked where it is read.
+ */
+export type RenderedElement = NonNullable<Schemas['RenderedLayoutView']['elements']>[number];
 
 const ICONS: Record<string, string> = {
   warning: '⚠',
