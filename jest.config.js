@@ -23,4 +23,8 @@ export default {
   globalTeardown: '<rootDir>/test/setup/global-teardown.js',
   testTimeout: 60_000,
   maxWorkers: 2,
+  // A worker is replaced once a test file leaves it above this. Without it a worker's heap grows with every file
+  // it runs (700 MB, 1.2 GiB of RSS, by the end of a run), and tearing such a process down outlasted Jest's
+  // 500 ms grace at exit ("A worker process has failed to exit gracefully"). With it the suite is no slower.
+  workerIdleMemoryLimit: '400MB',
 };
