@@ -65,10 +65,10 @@ async function sideBySide(
 }
 
 /**
- * Listing and logs at scale. Two stores, each a service on a database of its own: both get `small`
- * appointments created through the service; then `large` is filled to `large` in plain SQL (windows over a
- * year, one in 50 without a window, statuses in turn, 10,000 drivers, a `created` log each), vacuumed and
- * analysed as autovacuum would, and checkpointed. The logs query is then timed on both stores in turn (and the
+ * Listing and logs at scale. Two stores, each a service on a database of its own: both get `counts.small`
+ * appointments created through the service; then the large store is filled to `counts.large` in plain SQL
+ * (windows over a year, one in 50 without a window, statuses in turn, 10,000 drivers, a `created` log each),
+ * its past windows' no-shows marked, vacuumed and analysed as autovacuum would, and checkpointed. The logs query is then timed on both stores in turn (and the
  * same SELECTs in plain SQL), so that the comparison of the two sizes is made at the same moment, not before and
  * after a minute of bulk load and its checkpoint; then on the large store the first listing page, the page
  * `DEPTH` pages deep (reached by walking the cursors), and each filter's first page with the indexes its plan uses.
