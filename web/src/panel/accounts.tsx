@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Credential } from '../shared/api.js';
 import { formatTime } from '../shared/format.js';
 import type { Schemas } from '../shared/schemas.js';
+import { ListHead } from './list-table.js';
 
 type Account = Schemas['AccountView'];
 type KeyView = Schemas['ApiKeyView'];
@@ -66,16 +67,7 @@ export function Accounts({ credential }: { credential: Credential }) {
       </form>
       <table class="list">
         <caption>Accounts</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Keys</span>
-            </th>
-          </tr>
-        </thead>
+        <ListHead headings={['Name', 'Kind', 'Created']} actions="Keys" />
         <tbody>
           {(accounts ?? []).map((account) => (
             <Fragment key={account.id}>

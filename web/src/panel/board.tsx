@@ -5,7 +5,7 @@ import { TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
 import type { Schemas } from '../shared/schemas.js';
 import { liveChanges } from './live.js';
-import { ListRows } from './list-rows.js';
+import { ListTable } from './list-table.js';
 
 type Noun = 'appointment' | 'trip';
 type Item = Schemas['AppointmentItemView'] | Schemas['TripItemView'];
@@ -192,56 +192,40 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
         {announcement}
       </p>
       <div class="board-body">
-        <table class="list">
-          <caption>{noun === 'appointment' ? 'Appointments' : 'Trips'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Ref</th>
-              <th scope="col">Status</th>
-              <th scope="col">Window</th>
-              <th scope="col">Driver</th>
-              <th scope="col">Plate</th>
-              <th scope="col">Layout</th>
-              {noun === 'appointment' && <th scope="col">Tickets</th>}
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            <ListRows
-              items={items}
-              columns={8}
-              empty="Nothing matches these filters."
-              row={(item) => {
-                const record = recordOf(item);
-                return (
-                  <tr key={record.ref} class={changed.has(record.ref) ? 'changed' : undefined} data-ref={record.ref}>
-                    <td>
-                      <button
-                        type="button"
-                        class="link-button"
-                        aria-expanded={open === record.ref}
-                        onClick={() => setOpen(open === record.ref ? null : record.ref)}
-                      >
-                        {record.ref}
-                      </button>
-                    </td>
-                    <td>
-                      <span class={`status status-${record.status.toLowerCase()}`}>{record.status}</span>
-                    </td>
-                    <td>{'window_start' in record ? formatWindow(record.window_start, record.window_end) : '—'}</td>
-                    <td>{item.driver.tax_id}</td>
-                    <td>{record.license_plate ?? '—'}</td>
-                    <td>
-                      <code>{record.layout_ref}</code>
-                    </td>
-                    {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
-                    <td>{formatTime(record.updated_at)}</td>
-                  </tr>
-                );
-              }}
-            />
-          </tbody>
-        </table>
+        <ListTable
+          caption={noun === 'appointment' ? 'Appointments' : 'Trips'}
+          headings={['Ref', 'Status', 'Window', 'Driver', 'Plate', 'Layout', ...(noun === 'appointment' ? ['Tickets'] : []), 'Updated']}
+          items={items}
+          empty="Nothing matches these filters."
+          row={(item) => {
+            const record = recordOf(item);
+            return (
+              <tr key={record.ref} class={changed.has(record.ref) ? 'changed' : undefined} data-ref={record.ref}>
+                <td>
+                  <button
+                    type="button"
+                    class="link-button"
+                    aria-expanded={open === record.ref}
+                    onClick={() => setOpen(open === record.ref ? null : record.ref)}
+                  >
+                    {record.ref}
+                  </button>
+                </td>
+                <td>
+                  <span class={`status status-${record.status.toLowerCase()}`}>{record.status}</span>
+                </td>
+                <td>{'window_start' in record ? formatWindow(record.window_start, record.window_end) : '—'}</td>
+                <td>{item.driver.tax_id}</td>
+                <td>{record.license_plate ?? '—'}</td>
+                <td>
+                  <code>{record.layout_ref}</code>
+                </td>
+                {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
+                <td>{formatTime(record.updated_at)}</td>
+              </tr>
+            );
+          }}
+        />
         {cursor && (
           <button type="button" onClick={() => void load(filters, cursor)}>
             Load more

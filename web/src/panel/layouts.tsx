@@ -4,7 +4,7 @@ import { explainLayoutInUse } from '../shared/explain.js';
 import { formatTime } from '../shared/format.js';
 import { LayoutEditor, type LayoutView } from './editor.js';
 import type { LayoutSet } from './elements.js';
-import { ListRows } from './list-rows.js';
+import { ListTable } from './list-table.js';
 
 const SETS: Record<'terminal' | 'carrier', [LayoutSet, string][]> = {
   terminal: [
@@ -90,69 +90,55 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
         />
       ) : (
         <>
-          <table class="list">
-            <caption>{sets.find(([name]) => name === set)?.[1]} layouts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Layout ref</th>
-                <th scope="col">Name</th>
-                <th scope="col">Elements</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              <ListRows
-                items={layouts}
-                columns={5}
-                empty="No layouts yet: create one below."
-                row={(layout) => (
-                  <tr key={layout.layout_ref}>
-                    <td>
-                      <code>{layout.layout_ref}</code>
-                    </td>
-                    <td>{layout.name ?? '—'}</td>
-                    <td>
-                      {set === 'ticket'
-                        ? (layout.elements?.length ?? 0)
-                        : `${layout.card_layout?.length ?? 0} card, ${layout.modal_layout?.length ?? 0} detail`}
-                    </td>
-                    <td>{formatTime(layout.updated_at)}</td>
-                    <td class="row">
-                      <button
-                        type="button"
-                        aria-label={`Edit ${layout.layout_ref}`}
-                        onClick={() => setEditing({ ref: layout.layout_ref, layout })}
-                      >
-                        Edit
+          <ListTable
+            caption={<>{sets.find(([name]) => name === set)?.[1]} layouts</>}
+            headings={['Layout ref', 'Name', 'Elements', 'Updated']}
+            actions="Actions"
+            items={layouts}
+            empty="No layouts yet: create one below."
+            row={(layout) => (
+              <tr key={layout.layout_ref}>
+                <td>
+                  <code>{layout.layout_ref}</code>
+                </td>
+                <td>{layout.name ?? '—'}</td>
+                <td>
+                  {set === 'ticket'
+                    ? (layout.elements?.length ?? 0)
+                    : `${layout.card_layout?.length ?? 0} card, ${layout.modal_layout?.length ?? 0} detail`}
+                </td>
+                <td>{formatTime(layout.updated_at)}</td>
+                <td class="row">
+                  <button
+                    type="button"
+                    aria-label={`Edit ${layout.layout_ref}`}
+                    onClick={() => setEditing({ ref: layout.layout_ref, layout })}
+                  >
+                    Edit
+                  </button>
+                  {confirming === layout.layout_ref ? (
+                    <>
+                      <button type="button" class="danger" onClick={() => void remove(layout.layout_ref)}>
+                        Yes, delete {layout.layout_ref}
                       </button>
-                      {confirming === layout.layout_ref ? (
-                        <>
-                          <button type="button" class="danger" onClick={() => void remove(layout.layout_ref)}>
-                            Yes, delete {layout.layout_ref}
-                          </button>
-                          <button type="button" onClick={() => setConfirming(null)}>
-                            Keep it
-                          </button>
-                        </>
-                      ) : (
-                        <button
-                          type="button"
-                          class="danger"
-                          aria-label={`Delete ${layout.layout_ref}`}
-                          onClick={() => setConfirming(layout.layout_ref)}
-                        >
-                          Delete
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                )}
-              />
-            </tbody>
-          </table>
+                      <button type="button" onClick={() => setConfirming(null)}>
+                        Keep it
+                      </button>
+                    </>
+                  ) : (
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete ${layout.layout_ref}`}
+                      onClick={() => setConfirming(layout.layout_ref)}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </td>
+              </tr>
+            )}
+          />
           <form class="row new-layout" onSubmit={create}>
             <label for="new-layout-ref">New layout ref</label>
             <input id="new-layout-ref" value={newRef} spellcheck={false} onInput={(e) => setNewRef(e.currentTarget.value)} />

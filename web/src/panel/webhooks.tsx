@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, issuesOf, queryString } from '../shared/api.js';
 import type { Schemas } from '../shared/schemas.js';
 import { formatTime } from '../shared/format.js';
-import { ListRows } from './list-rows.js';
+import { ListTable } from './list-table.js';
 
 type WebhookView = Schemas['WebhookView'];
 type Attempt = Schemas['DeliveryAttemptView'];
@@ -125,84 +125,70 @@ export function Webhooks({ credential }: { credential: Credential }) {
           </button>
         </div>
       )}
-      <table class="list">
-        <caption>Webhooks</caption>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Description</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          <ListRows
-            items={hooks}
-            columns={5}
-            empty="No webhooks yet."
-            row={(hook) => (
-              <Fragment key={hook.id}>
-                <tr>
-                  <td>
-                    <code>{hook.url}</code>
-                  </td>
-                  <td>{hook.events ? hook.events.join(', ') : 'every event'}</td>
-                  <td>{hook.description ?? '—'}</td>
-                  <td>{formatTime(hook.created_at)}</td>
-                  <td class="row">
-                    <button type="button" aria-label={`Edit the webhook to ${hook.url}`} onClick={() => setEditing(hook)}>
-                      Edit
+      <ListTable
+        caption="Webhooks"
+        headings={['URL', 'Events', 'Description', 'Created']}
+        actions="Actions"
+        items={hooks}
+        empty="No webhooks yet."
+        row={(hook) => (
+          <Fragment key={hook.id}>
+            <tr>
+              <td>
+                <code>{hook.url}</code>
+              </td>
+              <td>{hook.events ? hook.events.join(', ') : 'every event'}</td>
+              <td>{hook.description ?? '—'}</td>
+              <td>{formatTime(hook.created_at)}</td>
+              <td class="row">
+                <button type="button" aria-label={`Edit the webhook to ${hook.url}`} onClick={() => setEditing(hook)}>
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  aria-expanded={open === hook.id}
+                  aria-label={`Delivery log of ${hook.url}`}
+                  onClick={() => setOpen(open === hook.id ? null : hook.id)}
+                >
+                  Delivery log
+                </button>
+                <button type="button" aria-label={`Send test event to ${hook.url}`} onClick={() => void test(hook)}>
+                  Send test event
+                </button>
+                <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
+                  Rotate secret
+                </button>
+                {confirming === hook.id ? (
+                  <>
+                    <button type="button" class="danger" onClick={() => void remove(hook)}>
+                      Yes, delete it
                     </button>
-                    <button
-                      type="button"
-                      aria-expanded={open === hook.id}
-                      aria-label={`Delivery log of ${hook.url}`}
-                      onClick={() => setOpen(open === hook.id ? null : hook.id)}
-                    >
-                      Delivery log
+                    <button type="button" onClick={() => setConfirming(null)}>
+                      Keep it
                     </button>
-                    <button type="button" aria-label={`Send test event to ${hook.url}`} onClick={() => void test(hook)}>
-                      Send test event
-                    </button>
-                    <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
-                      Rotate secret
-                    </button>
-                    {confirming === hook.id ? (
-                      <>
-                        <button type="button" class="danger" onClick={() => void remove(hook)}>
-                          Yes, delete it
-                        </button>
-                        <button type="button" onClick={() => setConfirming(null)}>
-                          Keep it
-                        </button>
-                      </>
-                    ) : (
-                      <button
-                        type="button"
-                        class="danger"
-                        aria-label={`Delete the webhook to ${hook.url}`}
-                        onClick={() => setConfirming(hook.id)}
-                      >
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
-                {open === hook.id && (
-                  <tr>
-                    <td colSpan={5}>
-                      <Deliveries credential={credential} hook={hook} version={logVersion} />
-                    </td>
-                  </tr>
+                  </>
+                ) : (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Delete the webhook to ${hook.url}`}
+                    onClick={() => setConfirming(hook.id)}
+                  >
+                    Delete
+                  </button>
                 )}
-              </Fragment>
+              </td>
+            </tr>
+            {open === hook.id && (
+              <tr>
+                <td colSpan={5}>
+                  <Deliveries credential={credential} hook={hook} version={logVersion} />
+                </td>
+              </tr>
             )}
-          />
-        </tbody>
-      </table>
+          </Fragment>
+        )}
+      />
     </div>
   );
 }
@@ -427,43 +413,27 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
 
   return (
     <div class="stack deliveries">
-      <table class="list">
-        <caption>Deliveries to {hook.url}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Seq</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Status</th>
-            <th scope="col">Response</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">When</th>
+      <ListTable
+        caption={<>Deliveries to {hook.url}</>}
+        headings={['Event', 'Seq', 'Attempt', 'Status', 'Response', 'Duration', 'Next attempt', 'When']}
+        items={items}
+        empty="No deliveries yet."
+        row={(item) => (
+          <tr key={item.id} class="delivery">
+            <td>{item.type}</td>
+            <td>{item.seq ?? '—'}</td>
+            <td>{item.attempt}</td>
+            <td>
+              <span class={`status status-${item.status}`}>{item.status}</span>
+              {item.error && <span class="muted"> ({item.error})</span>}
+            </td>
+            <td>{item.response_status ?? '—'}</td>
+            <td>{item.duration_ms} ms</td>
+            <td>{formatTime(item.next_attempt_at)}</td>
+            <td>{formatTime(item.created_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          <ListRows
-            items={items}
-            columns={8}
-            empty="No deliveries yet."
-            row={(item) => (
-              <tr key={item.id} class="delivery">
-                <td>{item.type}</td>
-                <td>{item.seq ?? '—'}</td>
-                <td>{item.attempt}</td>
-                <td>
-                  <span class={`status status-${item.status}`}>{item.status}</span>
-                  {item.error && <span class="muted"> ({item.error})</span>}
-                </td>
-                <td>{item.response_status ?? '—'}</td>
-                <td>{item.duration_ms} ms</td>
-                <td>{formatTime(item.next_attempt_at)}</td>
-                <td>{formatTime(item.created_at)}</td>
-              </tr>
-            )}
-          />
-        </tbody>
-      </table>
+        )}
+      />
       {problem && (
         <p class="error" role="alert">
           {problem}
