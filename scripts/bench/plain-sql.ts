@@ -120,7 +120,8 @@ export async function plainUpdate(client: pg.Client, terminalId: string, refs: s
 /** The two SELECTs of GET …/logs: records with their drivers, then their logs newest first. */
 export async function plainLogs(client: pg.Client, terminalId: string, refs: string[]): Promise<void> {
   const rows = await client.query<{ id: string }>(
-    `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category FROM appointments a JOIN drivers d ON d.id = a.driver_id
+    `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category FROM appointments a
+      CROSS JOIN LATERAL (SELECT tax_id, driver_license_number, license_category FROM drivers WHERE id = a.driver_id LIMIT 1) d
       WHERE a.terminal_id = $1 AND a.ref = ANY($2::text[])`,
     [terminalId, refs],
   );

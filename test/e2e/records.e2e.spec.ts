@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path, refOf, uniqueRef } from '../factories/records.js';
-import { captureStatements } from '../setup/statements.js';
+import { captureQueries, captureStatements } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
@@ -351,6 +351,23 @@ describe.each([
       expect(Object.keys(element.data[noun]).sort()).toEqual(fields.sort());
       expect(Object.keys(element.data.driver).sort()).toEqual(['driver_license_category', 'driver_license_number', 'tax_id']);
       if (noun === 'appointment') expect(element.data.appointment.terminal_id).toBe(owner.id);
+    });
+
+    // As a plain join, PostgreSQL hashed the whole drivers table for a few refs once the records table was large
+    // (docs/benchmarks.md). With nested loops discouraged, as the planner's costs did then, the lookup must still
+    // read each record's driver by its key.
+    it('reads each record’s driver by its key, never the whole drivers table', async () => {
+      const refs = await createRecords(t.http, owner.key, noun, [createItem(noun, layout), createItem(noun, layout)]);
+      const statements = await captureQueries(db, () => logsOf(t.http, owner.key, noun, refs));
+      const lookup = statements.find((s) => s.query.includes('FROM drivers'))!;
+      const plan: string = await db.transaction(async (manager) => {
+        await manager.query('SET LOCAL enable_nestloop = off');
+        await manager.query('SET LOCAL enable_seqscan = off');
+        const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN ${lookup.query}`, lookup.parameters);
+        return rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toContain('Index Cond: (id = r.driver_id)');
+      expect(plan).not.toMatch(/Hash Join|Merge Join/);
     });
 
     it('wants 1 to 100 refs', async () => {

@@ -213,11 +213,17 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** The owner's records with these refs, with their drivers (deleted ones included). */
+  /**
+   * The owner's records with these refs, with their drivers (deleted ones included). Each driver is read by
+   * its key (the LIMIT keeps PostgreSQL from flattening the subquery into a join), so the lookup costs in
+   * proportion to the refs asked for: as a plain join, PostgreSQL hashed the whole drivers table for 100 refs
+   * once the records table was large (5–7 ms against 1 ms with 10,000 drivers; docs/benchmarks.md).
+   */
   findWithDrivers(ownerId: string, refs: string[]): Promise<RecordRow[]> {
     const { table, ownerColumn } = this.def;
     return this.db.query(
-      `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category FROM ${table} r JOIN drivers d ON d.id = r.driver_id
+      `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category FROM ${table} r
+        CROSS JOIN LATERAL (SELECT tax_id, driver_license_number, license_category FROM drivers WHERE id = r.driver_id LIMIT 1) d
         WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[])`,
       [ownerId, refs],
     );
