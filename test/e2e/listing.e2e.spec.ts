@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path, uniqueRef } from '../factories/records.js';
-import { captureQueries } from '../setup/statements.js';
+import { captureQueries, planOf } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -279,12 +279,7 @@ describe.each([
       const statements = await captureQueries(db, () => list(owner.key, query));
       const listing = statements.find((s) => s.query.includes('AS list_key'))!;
       // On a table this small a sequential scan is cheapest; with it off, the planner shows which index serves the query.
-      const plan: string = await db.transaction(async (manager) => {
-        await manager.query('SET LOCAL enable_seqscan = off');
-        await manager.query('SET LOCAL enable_bitmapscan = off');
-        const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN ${listing.query}`, listing.parameters);
-        return rows.map((row) => row['QUERY PLAN']).join('\n');
-      });
+      const plan = await planOf(db, listing, ['enable_seqscan', 'enable_bitmapscan']);
       expect({ query, uses: plan.includes(index) }).toEqual({ query, uses: true });
     }
   });

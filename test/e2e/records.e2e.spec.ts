@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path, refOf, uniqueRef } from '../factories/records.js';
-import { captureQueries, captureStatements } from '../setup/statements.js';
+import { captureQueries, captureStatements, planOf } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
@@ -360,12 +360,7 @@ describe.each([
       const refs = await createRecords(t.http, owner.key, noun, [createItem(noun, layout), createItem(noun, layout)]);
       const statements = await captureQueries(db, () => logsOf(t.http, owner.key, noun, refs));
       const lookup = statements.find((s) => s.query.includes('FROM drivers'))!;
-      const plan: string = await db.transaction(async (manager) => {
-        await manager.query('SET LOCAL enable_nestloop = off');
-        await manager.query('SET LOCAL enable_seqscan = off');
-        const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN ${lookup.query}`, lookup.parameters);
-        return rows.map((row) => row['QUERY PLAN']).join('\n');
-      });
+      const plan = await planOf(db, lookup, ['enable_nestloop', 'enable_seqscan']);
       expect(plan).toContain('Index Cond: (id = r.driver_id)');
       expect(plan).not.toMatch(/Hash Join|Merge Join/);
     });

@@ -25,3 +25,16 @@ export async function captureQueries(
   }
   return statements;
 }
+
+/** PostgreSQL's plan of a captured statement (`EXPLAIN`, as text) with these planner settings off for it alone. */
+export function planOf(
+  dataSource: DataSource,
+  statement: { query: string; parameters: unknown[] },
+  off: ('enable_seqscan' | 'enable_bitmapscan' | 'enable_nestloop')[],
+): Promise<string> {
+  return dataSource.transaction(async (manager) => {
+    for (const setting of off) await manager.query(`SET LOCAL ${setting} = off`);
+    const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN ${statement.query}`, statement.parameters);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+}
