@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Credential } from '../shared/api.js';
 import { formatTime } from '../shared/format.js';
 import type { Schemas } from '../shared/schemas.js';
-import { ListHead } from './list-table.js';
+import { ListTable } from './list-table.js';
 
 type Account = Schemas['AccountView'];
 type KeyView = Schemas['ApiKeyView'];
@@ -65,37 +65,34 @@ export function Accounts({ credential }: { credential: Credential }) {
           Create account
         </button>
       </form>
-      <table class="list">
-        <caption>Accounts</caption>
-        <ListHead headings={['Name', 'Kind', 'Created']} actions="Keys" />
-        <tbody>
-          {(accounts ?? []).map((account) => (
-            <Fragment key={account.id}>
+      <ListTable
+        caption="Accounts"
+        headings={['Name', 'Kind', 'Created']}
+        actions="Keys"
+        items={accounts}
+        empty="No accounts yet."
+        row={(account, columns) => (
+          <Fragment key={account.id}>
+            <tr>
+              <td>{account.name}</td>
+              <td>{account.kind}</td>
+              <td>{formatTime(account.created_at)}</td>
+              <td>
+                <button type="button" aria-expanded={open === account.id} onClick={() => setOpen(open === account.id ? null : account.id)}>
+                  Keys of {account.name}
+                </button>
+              </td>
+            </tr>
+            {open === account.id && (
               <tr>
-                <td>{account.name}</td>
-                <td>{account.kind}</td>
-                <td>{formatTime(account.created_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    aria-expanded={open === account.id}
-                    onClick={() => setOpen(open === account.id ? null : account.id)}
-                  >
-                    Keys of {account.name}
-                  </button>
+                <td colSpan={columns}>
+                  <Keys credential={credential} account={account} onIssued={(key) => setShownKey({ account: account.name, key })} />
                 </td>
               </tr>
-              {open === account.id && (
-                <tr>
-                  <td colSpan={4}>
-                    <Keys credential={credential} account={account} onIssued={(key) => setShownKey({ account: account.name, key })} />
-                  </td>
-                </tr>
-              )}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
+            )}
+          </Fragment>
+        )}
+      />
     </div>
   );
 }

@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
  * The header row of a list table: a column per heading, and when `actions` is given a last column for the row's
  * buttons, named for screen readers only.
  */
-export function ListHead({ headings, actions }: { headings: string[]; actions?: string }) {
+function ListHead({ headings, actions }: { headings: string[]; actions?: string }) {
   return (
     <thead>
       <tr>
@@ -24,8 +24,9 @@ export function ListHead({ headings, actions }: { headings: string[]; actions?: 
 }
 
 /**
- * A list table: its caption, its header row (`ListHead`), and a body row per item (`row`), or a note spanning
- * every column while the items load (`items` null) or when there are none.
+ * A list table: its caption, its header row (`ListHead`), and the body rows of each item (`row`, told the number
+ * of columns for a row that spans them all), or a note spanning every column while the items load (`items` null)
+ * or when there are none.
  */
 export function ListTable<T>({
   caption,
@@ -40,7 +41,7 @@ export function ListTable<T>({
   actions?: string;
   items: T[] | null;
   empty: string;
-  row: (item: T) => ComponentChildren;
+  row: (item: T, columns: number) => ComponentChildren;
 }) {
   const columns = headings.length + (actions ? 1 : 0);
   return (
@@ -53,7 +54,7 @@ export function ListTable<T>({
             <td colSpan={columns}>{items === null ? 'Loading…' : empty}</td>
           </tr>
         ) : (
-          items.map(row)
+          items.map((item) => row(item, columns))
         )}
       </tbody>
     </table>

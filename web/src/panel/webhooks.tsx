@@ -131,7 +131,7 @@ export function Webhooks({ credential }: { credential: Credential }) {
         actions="Actions"
         items={hooks}
         empty="No webhooks yet."
-        row={(hook) => (
+        row={(hook, columns) => (
           <Fragment key={hook.id}>
             <tr>
               <td>
@@ -181,7 +181,7 @@ export function Webhooks({ credential }: { credential: Credential }) {
             </tr>
             {open === hook.id && (
               <tr>
-                <td colSpan={5}>
+                <td colSpan={columns}>
                   <Deliveries credential={credential} hook={hook} version={logVersion} />
                 </td>
               </tr>
