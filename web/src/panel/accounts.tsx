@@ -1,4 +1,3 @@
-import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Credential } from '../shared/api.js';
 import { formatTime } from '../shared/format.js';
@@ -70,28 +69,25 @@ export function Accounts({ credential }: { credential: Credential }) {
         headings={['Name', 'Kind', 'Created']}
         actions="Keys"
         items={accounts}
+        itemKey={(account) => account.id}
         empty="No accounts yet."
-        row={(account, columns) => (
-          <Fragment key={account.id}>
-            <tr>
-              <td>{account.name}</td>
-              <td>{account.kind}</td>
-              <td>{formatTime(account.created_at)}</td>
-              <td>
-                <button type="button" aria-expanded={open === account.id} onClick={() => setOpen(open === account.id ? null : account.id)}>
-                  Keys of {account.name}
-                </button>
-              </td>
-            </tr>
-            {open === account.id && (
-              <tr>
-                <td colSpan={columns}>
-                  <Keys credential={credential} account={account} onIssued={(key) => setShownKey({ account: account.name, key })} />
-                </td>
-              </tr>
-            )}
-          </Fragment>
+        row={(account) => (
+          <tr>
+            <td>{account.name}</td>
+            <td>{account.kind}</td>
+            <td>{formatTime(account.created_at)}</td>
+            <td>
+              <button type="button" aria-expanded={open === account.id} onClick={() => setOpen(open === account.id ? null : account.id)}>
+                Keys of {account.name}
+              </button>
+            </td>
+          </tr>
         )}
+        detail={(account) =>
+          open === account.id && (
+            <Keys credential={credential} account={account} onIssued={(key) => setShownKey({ account: account.name, key })} />
+          )
+        }
       />
     </div>
   );

@@ -196,11 +196,12 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
           caption={noun === 'appointment' ? 'Appointments' : 'Trips'}
           headings={['Ref', 'Status', 'Window', 'Driver', 'Plate', 'Layout', ...(noun === 'appointment' ? ['Tickets'] : []), 'Updated']}
           items={items}
+          itemKey={(item) => recordOf(item).ref}
           empty="Nothing matches these filters."
           row={(item) => {
             const record = recordOf(item);
             return (
-              <tr key={record.ref} class={changed.has(record.ref) ? 'changed' : undefined} data-ref={record.ref}>
+              <tr class={changed.has(record.ref) ? 'changed' : undefined} data-ref={record.ref}>
                 <td>
                   <button
                     type="button"

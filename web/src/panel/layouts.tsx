@@ -95,9 +95,10 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
             headings={['Layout ref', 'Name', 'Elements', 'Updated']}
             actions="Actions"
             items={layouts}
+            itemKey={(layout) => layout.layout_ref}
             empty="No layouts yet: create one below."
             row={(layout) => (
-              <tr key={layout.layout_ref}>
+              <tr>
                 <td>
                   <code>{layout.layout_ref}</code>
                 </td>

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 
 /**
  * The header row of a list table: a column per heading, and when `actions` is given a last column for the row's
@@ -24,24 +24,28 @@ function ListHead({ headings, actions }: { headings: string[]; actions?: string 
 }
 
 /**
- * A list table: its caption, its header row (`ListHead`), and the body rows of each item (`row`, told the number
- * of columns for a row that spans them all), or a note spanning every column while the items load (`items` null)
- * or when there are none.
+ * A list table: its caption, its header row (`ListHead`), and for each item (known by `itemKey`) its row and,
+ * when `detail` gives something for it, a detail row under it spanning every column; or a note spanning every
+ * column while the items load (`items` null) or when there are none.
  */
 export function ListTable<T>({
   caption,
   headings,
   actions,
   items,
+  itemKey,
   empty,
   row,
+  detail,
 }: {
   caption: ComponentChildren;
   headings: string[];
   actions?: string;
   items: T[] | null;
+  itemKey: (item: T) => string;
   empty: string;
-  row: (item: T, columns: number) => ComponentChildren;
+  row: (item: T) => ComponentChildren;
+  detail?: (item: T) => ComponentChildren;
 }) {
   const columns = headings.length + (actions ? 1 : 0);
   return (
@@ -54,7 +58,19 @@ export function ListTable<T>({
             <td colSpan={columns}>{items === null ? 'Loading…' : empty}</td>
           </tr>
         ) : (
-          items.map((item) => row(item, columns))
+          items.map((item) => {
+            const shown = detail?.(item);
+            return (
+              <Fragment key={itemKey(item)}>
+                {row(item)}
+                {shown && (
+                  <tr>
+                    <td colSpan={columns}>{shown}</td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })
         )}
       </tbody>
     </table>

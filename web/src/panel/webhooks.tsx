@@ -1,4 +1,3 @@
-import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, issuesOf, queryString } from '../shared/api.js';
 import type { Schemas } from '../shared/schemas.js';
@@ -130,64 +129,57 @@ export function Webhooks({ credential }: { credential: Credential }) {
         headings={['URL', 'Events', 'Description', 'Created']}
         actions="Actions"
         items={hooks}
+        itemKey={(hook) => hook.id}
         empty="No webhooks yet."
-        row={(hook, columns) => (
-          <Fragment key={hook.id}>
-            <tr>
-              <td>
-                <code>{hook.url}</code>
-              </td>
-              <td>{hook.events ? hook.events.join(', ') : 'every event'}</td>
-              <td>{hook.description ?? '—'}</td>
-              <td>{formatTime(hook.created_at)}</td>
-              <td class="row">
-                <button type="button" aria-label={`Edit the webhook to ${hook.url}`} onClick={() => setEditing(hook)}>
-                  Edit
-                </button>
+        row={(hook) => (
+          <tr>
+            <td>
+              <code>{hook.url}</code>
+            </td>
+            <td>{hook.events ? hook.events.join(', ') : 'every event'}</td>
+            <td>{hook.description ?? '—'}</td>
+            <td>{formatTime(hook.created_at)}</td>
+            <td class="row">
+              <button type="button" aria-label={`Edit the webhook to ${hook.url}`} onClick={() => setEditing(hook)}>
+                Edit
+              </button>
+              <button
+                type="button"
+                aria-expanded={open === hook.id}
+                aria-label={`Delivery log of ${hook.url}`}
+                onClick={() => setOpen(open === hook.id ? null : hook.id)}
+              >
+                Delivery log
+              </button>
+              <button type="button" aria-label={`Send test event to ${hook.url}`} onClick={() => void test(hook)}>
+                Send test event
+              </button>
+              <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
+                Rotate secret
+              </button>
+              {confirming === hook.id ? (
+                <>
+                  <button type="button" class="danger" onClick={() => void remove(hook)}>
+                    Yes, delete it
+                  </button>
+                  <button type="button" onClick={() => setConfirming(null)}>
+                    Keep it
+                  </button>
+                </>
+              ) : (
                 <button
                   type="button"
-                  aria-expanded={open === hook.id}
-                  aria-label={`Delivery log of ${hook.url}`}
-                  onClick={() => setOpen(open === hook.id ? null : hook.id)}
+                  class="danger"
+                  aria-label={`Delete the webhook to ${hook.url}`}
+                  onClick={() => setConfirming(hook.id)}
                 >
-                  Delivery log
+                  Delete
                 </button>
-                <button type="button" aria-label={`Send test event to ${hook.url}`} onClick={() => void test(hook)}>
-                  Send test event
-                </button>
-                <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
-                  Rotate secret
-                </button>
-                {confirming === hook.id ? (
-                  <>
-                    <button type="button" class="danger" onClick={() => void remove(hook)}>
-                      Yes, delete it
-                    </button>
-                    <button type="button" onClick={() => setConfirming(null)}>
-                      Keep it
-                    </button>
-                  </>
-                ) : (
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete the webhook to ${hook.url}`}
-                    onClick={() => setConfirming(hook.id)}
-                  >
-                    Delete
-                  </button>
-                )}
-              </td>
-            </tr>
-            {open === hook.id && (
-              <tr>
-                <td colSpan={columns}>
-                  <Deliveries credential={credential} hook={hook} version={logVersion} />
-                </td>
-              </tr>
-            )}
-          </Fragment>
+              )}
+            </td>
+          </tr>
         )}
+        detail={(hook) => open === hook.id && <Deliveries credential={credential} hook={hook} version={logVersion} />}
       />
     </div>
   );
@@ -417,9 +409,10 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
         caption={<>Deliveries to {hook.url}</>}
         headings={['Event', 'Seq', 'Attempt', 'Status', 'Response', 'Duration', 'Next attempt', 'When']}
         items={items}
+        itemKey={(item) => item.id}
         empty="No deliveries yet."
         row={(item) => (
-          <tr key={item.id} class="delivery">
+          <tr class="delivery">
             <td>{item.type}</td>
             <td>{item.seq ?? '—'}</td>
             <td>{item.attempt}</td>
