@@ -20,7 +20,10 @@ export interface ScaleFigures {
 const SAMPLES = 30;
 const PAGE = 100;
 const DEPTH = 200;
-/** The logs query's samples on each store (with 30, the ratio read 1.08 and 1.16 in two runs), and the passes over them before timing. */
+/**
+ * The logs query's samples on each store (with 30, the ratio read 1.08 and 1.16 in two runs), and the untimed
+ * passes over them before timing.
+ */
 const LOGS_SAMPLES = 100;
 const WARM_PASSES = 3;
 
@@ -41,9 +44,9 @@ async function sample(samples: number, run: (i: number) => Promise<unknown>): Pr
 
 /**
  * Two queries timed in turn (a, b, a, b…), so that whatever else the machine does meanwhile weighs on both
- * alike, after `warm` passes over both: a steady state, with what a query reads in PostgreSQL's buffers and the
- * service's code compiled again (after the minute and more of the fill, the first passes of the service ran
- * twice as slow; the same SELECTs in plain SQL did not), as on a live database.
+ * alike, `samples` each, after `warm` untimed turns over the same samples: a steady state, with what a query
+ * reads in PostgreSQL's buffers and the service's code compiled again (after the minute and more of the fill,
+ * the first passes of the service ran twice as slow; the same SELECTs in plain SQL did not), as on a live database.
  */
 async function sideBySide(
   samples: number,
@@ -51,11 +54,10 @@ async function sideBySide(
   b: (i: number) => Promise<unknown>,
   warm: number,
 ): Promise<[Figures, Figures]> {
-  for (let pass = 0; pass < warm; pass++)
-    for (let i = 0; i < samples; i++) {
-      await a(i);
-      await b(i);
-    }
+  for (let turn = 0; turn < warm; turn++) {
+    await a(turn % samples);
+    await b(turn % samples);
+  }
   const times: [number[], number[]] = [[], []];
   for (let i = 0; i < samples; i++) {
     times[0].push(await timed(() => a(i)));
@@ -68,10 +70,11 @@ async function sideBySide(
  * Listing and logs at scale. Two stores, each a service on a database of its own: both get `counts.small`
  * appointments created through the service; then the large store is filled to `counts.large` in plain SQL
  * (windows over a year, one in 50 without a window, statuses in turn, 10,000 drivers, a `created` log each),
- * its past windows' no-shows marked, vacuumed and analysed as autovacuum would, and checkpointed. The logs query is then timed on both stores in turn (and the
- * same SELECTs in plain SQL), so that the comparison of the two sizes is made at the same moment, not before and
- * after a minute of bulk load and its checkpoint; then on the large store the first listing page, the page
- * `DEPTH` pages deep (reached by walking the cursors), and each filter's first page with the indexes its plan uses.
+ * its past windows' no-shows marked, vacuumed and analysed as autovacuum would, and checkpointed. The logs
+ * query is then timed on both stores in turn (and the same SELECTs in plain SQL), so that the comparison of the
+ * two sizes is made at the same moment, not before and after a minute of bulk load and its checkpoint; then on
+ * the large store the first listing page and the page `DEPTH` pages deep (reached by walking the cursors), in
+ * turn, and each filter's first page with the indexes its plan uses.
  */
 export async function scaleFigures(
   stores: { small: Store; large: Store },
@@ -140,21 +143,15 @@ export async function scaleFigures(
   await client.query('VACUUM (ANALYZE) appointments, appointment_logs, drivers');
   await client.query('CHECKPOINT');
 
-  const [logsSmall, logsLarge] = await sideBySide(LOGS_SAMPLES, small.service, large.service, WARM_PASSES);
-  const [plainSmall, plainLarge] = await sideBySide(LOGS_SAMPLES, small.plain, large.plain, WARM_PASSES);
+  const [logsSmall, logsLarge] = await sideBySide(LOGS_SAMPLES, small.service, large.service, WARM_PASSES * LOGS_SAMPLES);
+  const [plainSmall, plainLarge] = await sideBySide(LOGS_SAMPLES, small.plain, large.plain, WARM_PASSES * LOGS_SAMPLES);
   let cursor: string | null = null;
   for (let page = 0; page < DEPTH; page++) {
     const answer = await call('GET', `/api/v1/appointments?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`);
     cursor = answer.data.next_cursor as string;
   }
   const deepPage = () => call('GET', `/api/v1/appointments?limit=${PAGE}&cursor=${cursor}`);
-  // The first page and the deep one in turn, so that the machine's noise falls on both alike.
-  const pages = { first: [] as number[], deep: [] as number[] };
-  for (let i = 0; i < SAMPLES * 3; i++) {
-    pages.first.push(await timed(firstPage));
-    pages.deep.push(await timed(deepPage));
-  }
-  const [first, deep] = [figures(pages.first.slice(SAMPLES)), figures(pages.deep.slice(SAMPLES))];
+  const [first, deep] = await sideBySide(SAMPLES * 2, firstPage, deepPage, SAMPLES);
 
   const day = (d: string) => `window_from=${encodeURIComponent(`${d}T00:00:00Z`)}&window_to=${encodeURIComponent(`${d}T23:59:59Z`)}`;
   const driverTax = (await client.query<{ tax_id: string }>('SELECT tax_id FROM drivers ORDER BY id LIMIT 1')).rows[0].tax_id;
