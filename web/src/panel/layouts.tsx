@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
 import { explainLayoutInUse } from '../shared/explain.js';
 import { formatTime } from '../shared/format.js';
+import { ConfirmDelete } from './confirm-delete.js';
 import { LayoutEditor, type LayoutView } from './editor.js';
 import type { LayoutSet } from './elements.js';
 import { ListTable } from './list-table.js';
@@ -117,25 +118,14 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
                   >
                     Edit
                   </button>
-                  {confirming === layout.layout_ref ? (
-                    <>
-                      <button type="button" class="danger" onClick={() => void remove(layout.layout_ref)}>
-                        Yes, delete {layout.layout_ref}
-                      </button>
-                      <button type="button" onClick={() => setConfirming(null)}>
-                        Keep it
-                      </button>
-                    </>
-                  ) : (
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Delete ${layout.layout_ref}`}
-                      onClick={() => setConfirming(layout.layout_ref)}
-                    >
-                      Delete
-                    </button>
-                  )}
+                  <ConfirmDelete
+                    asking={confirming === layout.layout_ref}
+                    label={`Delete ${layout.layout_ref}`}
+                    confirm={`Yes, delete ${layout.layout_ref}`}
+                    onAsk={() => setConfirming(layout.layout_ref)}
+                    onConfirm={() => void remove(layout.layout_ref)}
+                    onKeep={() => setConfirming(null)}
+                  />
                 </td>
               </tr>
             )}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, issuesOf, queryString } from '../shared/api.js';
 import type { Schemas } from '../shared/schemas.js';
 import { formatTime } from '../shared/format.js';
+import { ConfirmDelete } from './confirm-delete.js';
 import { ListTable } from './list-table.js';
 
 type WebhookView = Schemas['WebhookView'];
@@ -157,25 +158,14 @@ export function Webhooks({ credential }: { credential: Credential }) {
               <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
                 Rotate secret
               </button>
-              {confirming === hook.id ? (
-                <>
-                  <button type="button" class="danger" onClick={() => void remove(hook)}>
-                    Yes, delete it
-                  </button>
-                  <button type="button" onClick={() => setConfirming(null)}>
-                    Keep it
-                  </button>
-                </>
-              ) : (
-                <button
-                  type="button"
-                  class="danger"
-                  aria-label={`Delete the webhook to ${hook.url}`}
-                  onClick={() => setConfirming(hook.id)}
-                >
-                  Delete
-                </button>
-              )}
+              <ConfirmDelete
+                asking={confirming === hook.id}
+                label={`Delete the webhook to ${hook.url}`}
+                confirm="Yes, delete it"
+                onAsk={() => setConfirming(hook.id)}
+                onConfirm={() => void remove(hook)}
+                onKeep={() => setConfirming(null)}
+              />
             </td>
           </tr>
         )}
