@@ -5,28 +5,48 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DATABASE, type Database } from './data-source.js';
 
-/** Advisory locks of this service live under this first key, apart from any other user of the database. */
-const LOCK_SPACE = 0x67617465; // "gate"
+/**
+ * Advisory locks of this service live under these first keys, apart from any other user of the database: an
+ * instance holds its lock under each of them, on two connections of its own ("gate", "gatf").
+ */
+const LOCK_SPACES = [0x67617465, 0x67617466] as const;
 
 /** An instance id's advisory lock key: its first 32 bits, as PostgreSQL's signed integer. */
 const lockKey = (instanceId: string) => Number.parseInt(instanceId.slice(0, 8), 16) | 0;
 
 /**
- * Who is running: each service process has an id, and can tell whether the process behind another id is
- * still alive, so work a dead process left half-done (a pending check-in) is taken over at once instead of
- * after a timeout. On PostgreSQL an instance holds an advisory lock on a connection of its own for as long
- * as it lives; PostgreSQL drops the lock the moment that process dies. The embedded store admits one
- * process at a time, so there every other id is a dead one.
+ * SQL that is true when the instance named by the uuid expression `instance` is gone: no id, or neither of its
+ * locks held (each free to take, even shared; taken with the statement's transaction and released with it, so
+ * it can sit in the WHERE of the very statement that acts on the answer). Never true of `self`, this instance's
+ * id: it knows it is alive, even while the database lost both its lock connections, and on the embedded store,
+ * where nobody holds a lock. The same lock key as `lockKey`, computed in SQL.
  */
-/** First wait before taking the lock again after its connection dropped; doubled up to RECONNECT_MAX_MS. */
+export function instanceGoneSql(instance: string, self: string): string {
+  const key = `('x' || left((${instance})::text, 8))::bit(32)::int`;
+  const free = LOCK_SPACES.map((space) => `pg_try_advisory_xact_lock_shared(${space}, ${key})`).join(' AND ');
+  return `((${instance}) IS DISTINCT FROM (${self}) AND ((${instance}) IS NULL OR (${free})))`;
+}
+
+/** First wait before taking a lock again after its connection dropped; doubled up to RECONNECT_MAX_MS. */
 const RECONNECT_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
 
+/**
+ * Who is running: each service process has an id, and can tell whether the process behind another id is
+ * still alive, so work a dead process left half-done (a pending check-in, a claimed Idempotency-Key) is taken
+ * over at once instead of after a timeout. On PostgreSQL an instance holds an advisory lock on a connection of
+ * its own for as long as it lives; PostgreSQL drops the lock the moment that process dies. It holds it twice,
+ * under two lock spaces on two connections, and takes a dropped one again on a new connection: one connection
+ * dropped while the process lives (a proxy's or firewall's reset, `pg_terminate_backend`, an idle timeout)
+ * leaves the other holding, so the instance is never seen as gone while it runs, unless the database drops
+ * both at once (it restarted, or the network to it was cut) and until it takes them again. The embedded store
+ * admits one process at a time, so there every other id is a dead one.
+ */
 @Injectable()
 export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   readonly id = randomUUID();
-  private lockHolder: pg.Client | null = null;
-  private reconnect: NodeJS.Timeout | null = null;
+  private readonly holders: (pg.Client | null)[] = LOCK_SPACES.map(() => null);
+  private readonly reconnects: (NodeJS.Timeout | null)[] = LOCK_SPACES.map(() => null);
   private stopped = false;
 
   constructor(
@@ -37,32 +57,33 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (this.database.embedded || !this.config.databaseUrl) return;
-    await this.holdLock();
+    await Promise.all(LOCK_SPACES.map((_, holder) => this.holdLock(holder)));
   }
 
   /**
-   * Takes this instance's lock on a connection of its own. The lock lives as long as that connection: when
-   * the database drops it (a restart, a network cut), other instances see this one as gone, so the lock is
-   * taken again on a new connection as soon as the database answers.
+   * Takes this instance's lock under one space on a connection of its own. The lock lives as long as that
+   * connection: when the database drops it, the lock is taken again on a new connection as soon as the
+   * database answers (the other holder keeps the instance alive meanwhile). TCP keep-alive keeps an idle
+   * connection from being forgotten by what lies between.
    */
-  private async holdLock(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.config.databaseUrl! });
+  private async holdLock(holder: number): Promise<void> {
+    const client = new pg.Client({ connectionString: this.config.databaseUrl!, keepAlive: true, application_name: 'gate-liveness' });
     client.on('error', () => undefined);
     client.on('end', () => {
-      if (this.lockHolder === client) this.lockHolder = null;
-      if (!this.stopped) this.retakeLock(RECONNECT_MS);
+      if (this.holders[holder] === client) this.holders[holder] = null;
+      if (!this.stopped) this.retakeLock(holder, RECONNECT_MS);
     });
     await client.connect();
-    await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_SPACE, lockKey(this.id)]);
+    await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_SPACES[holder], lockKey(this.id)]);
     if (this.stopped) return void (await client.end().catch(() => undefined));
-    this.lockHolder = client;
+    this.holders[holder] = client;
   }
 
-  private retakeLock(delayMs: number): void {
-    if (this.reconnect || this.stopped) return;
-    this.reconnect = setTimeout(() => {
-      this.reconnect = null;
-      this.holdLock().catch(() => this.retakeLock(Math.min(delayMs * 2, RECONNECT_MAX_MS)));
+  private retakeLock(holder: number, delayMs: number): void {
+    if (this.reconnects[holder] || this.stopped) return;
+    this.reconnects[holder] = setTimeout(() => {
+      this.reconnects[holder] = null;
+      this.holdLock(holder).catch(() => this.retakeLock(holder, Math.min(delayMs * 2, RECONNECT_MAX_MS)));
     }, delayMs).unref();
   }
 
@@ -70,18 +91,17 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   async isAlive(instanceId: string | null): Promise<boolean> {
     if (instanceId === this.id) return true;
     if (instanceId === null || this.database.embedded) return false;
-    // Free to take (even shared) means nobody holds it: that instance is gone. Released with the statement.
-    const [row]: { free: boolean }[] = await this.db.query('SELECT pg_try_advisory_xact_lock_shared($1, $2) AS free', [
-      LOCK_SPACE,
-      lockKey(instanceId),
+    const [row]: { gone: boolean }[] = await this.db.query(`SELECT ${instanceGoneSql('$1::uuid', '$2::uuid')} AS gone`, [
+      instanceId,
+      this.id,
     ]);
-    return !row.free;
+    return !row.gone;
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.reconnect) clearTimeout(this.reconnect);
-    await this.lockHolder?.end().catch(() => undefined);
-    this.lockHolder = null;
+    for (const timer of this.reconnects) if (timer) clearTimeout(timer);
+    await Promise.all(this.holders.map((client) => client?.end().catch(() => undefined)));
+    this.holders.fill(null);
   }
 }

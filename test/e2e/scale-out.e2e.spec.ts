@@ -131,23 +131,37 @@ describe('two instances on one PostgreSQL and Redis', () => {
     scene.token = (await a.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key)).body.data.token;
   });
 
-  it("keeps A alive to B when A's liveness connection is cut: A takes its lock again", async () => {
+  it("keeps A alive to B when one of A's liveness connections is cut, and takes both locks again after both are", async () => {
     const liveness = (app: TestApp) => app.app.get(InstanceLiveness);
-    expect(await liveness(b).isAlive(liveness(a).id)).toBe(true);
-    // Cut the connection holding A's lock, as a database restart or a network cut would.
-    const cut: { pid: number }[] = await b.app.get(DataSource).query(
-      `SELECT pg_terminate_backend(pid) AS cut, pid FROM pg_locks
-        WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2::bigint::oid`,
-      [0x67617465, (Number.parseInt(liveness(a).id.slice(0, 8), 16) | 0) >>> 0],
-    );
-    expect(cut).toHaveLength(1);
-    // Its backend gone, the lock is free for a moment: A is seen as dead, until it takes the lock again.
     const db = b.app.get(DataSource);
-    await until(
-      async () => (await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [cut[0].pid])).length === 0,
-      'the cut backend to exit',
-    );
-    await until(() => liveness(b).isAlive(liveness(a).id), 'A to hold its lock again', 10_000);
+    expect(await liveness(b).isAlive(liveness(a).id)).toBe(true);
+    // A's locks: under "gate" and "gatf", each on a connection of its own.
+    const holders = async (): Promise<{ pid: number; space: number }[]> =>
+      db.query(
+        `SELECT pid, classid::int AS space FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND classid IN ($1, $2) AND objid = $3::bigint::oid ORDER BY classid`,
+        [0x67617465, 0x67617466, (Number.parseInt(liveness(a).id.slice(0, 8), 16) | 0) >>> 0],
+      );
+    const cut = async (pids: number[]) => {
+      await db.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+      await until(
+        async () => (await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids])).length === 0,
+        'the cut backends to exit',
+      );
+    };
+    const before = await holders();
+    expect(before.map((h) => h.space)).toEqual([0x67617465, 0x67617466]);
+
+    // One connection cut, as a proxy's reset or pg_terminate_backend would: the other lock holds, A never looks gone.
+    await cut([before[0].pid]);
+    expect(await liveness(b).isAlive(liveness(a).id)).toBe(true);
+    await until(async () => (await holders()).length === 2, 'A to take its lock again', 10_000);
+
+    // Both cut at once, as a database restart or a network cut would: A looks gone until it takes them again.
+    const again = await holders();
+    await cut(again.map((h) => h.pid));
+    await until(async () => (await holders()).length === 2, 'A to take both locks again', 10_000);
+    expect(await liveness(b).isAlive(liveness(a).id)).toBe(true);
   });
 
   it('replays after a service restart: the feed is in the database, not in memory', async () => {
