@@ -5,7 +5,7 @@ import type { Socket } from 'socket.io-client';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { InstanceLiveness } from '../../src/database/instance-liveness.js';
-import { PURGE_EXPIRED } from '../../src/modules/idempotency/idempotency.repository.js';
+import { IdempotencyRepository, PURGE_EXPIRED } from '../../src/modules/idempotency/idempotency.repository.js';
 import { IdempotencyService, LEASE_SECONDS } from '../../src/modules/idempotency/idempotency.service.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
@@ -13,6 +13,7 @@ import { putLayout } from '../factories/layouts.js';
 import { createItem, driver } from '../factories/records.js';
 import { connectTerminal, waitFor } from '../factories/sockets.js';
 import { createTestDatabase } from '../setup/databases.js';
+import { until } from '../setup/processes.js';
 import { captureStatements } from '../setup/statements.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
 
@@ -50,6 +51,8 @@ describe('Idempotency-Key on one instance', () => {
   const logsOfRef = (ref: string) =>
     countWhere(`FROM appointment_logs l JOIN appointments a ON a.id = l.appointment_id WHERE a.ref = $1`, [ref]);
   const keyRows = (key: string) => countWhere(`FROM idempotency_keys WHERE key = $1`, [key]);
+  const keptStatus = async (key: string) =>
+    ((await db.query(`SELECT response_status FROM idempotency_keys WHERE key = $1`, [key]))[0]?.response_status ?? null) as number | null;
 
   it('replays a create: the same status and body with Idempotent-Replayed, and writes nothing the second time', async () => {
     const key = randomUUID();
@@ -317,25 +320,33 @@ describe('Idempotency-Key on one instance', () => {
     });
   });
 
-  it('sends the answer even when it cannot be kept; a retry on the same instance then takes the key over at once', async () => {
+  it('sends the answer even when it cannot be kept, keeps the key in use and stores the answer once it can: never runs it twice', async () => {
     // Storing a 201 fails (as it would with the database gone at that moment); other answers store.
     await db.query(`ALTER TABLE idempotency_keys ADD CONSTRAINT no_201 CHECK (response_status IS DISTINCT FROM 201) NOT VALID`);
+    let dropped = false;
     try {
       const key = randomUUID();
       const item = createItem('appointment', 'appt');
       const first = await create(item, key);
       expect(first.status).toBe(201);
-      expect(t.logs.some((line) => line.msg === 'idempotency: the answer could not be kept')).toBe(true);
+      expect(t.logs.some((line) => line.msg === 'idempotency: the answer could not be kept; trying again')).toBe(true);
       const [row] = await db.query(`SELECT response_status FROM idempotency_keys WHERE key = $1`, [key]);
       expect(row.response_status).toBeNull();
 
-      // Claimed by this instance, but no request of its runs it: taken over, run again.
-      const retried = await create(item, key);
-      expect([retried.status, retried.body.error.code, replayed(retried)]).toEqual([409, 'DUPLICATE_KEY', undefined]);
-      expect(await appointmentsWithRef(item.appointment.ref as string)).toBe(1);
-      expect(replayed(await create(item, key))).toBe('true');
-    } finally {
+      // Claimed by this instance, which is alive and tries again: the retry waits, it does not run the request again.
+      const meanwhile = await create(item, key);
+      expect([meanwhile.status, meanwhile.body.error.code, meanwhile.headers['retry-after']]).toEqual([409, 'IDEMPOTENCY_KEY_IN_USE', '1']);
+
       await db.query(`ALTER TABLE idempotency_keys DROP CONSTRAINT no_201`);
+      dropped = true;
+      await until(async () => (await keptStatus(key)) === 201, 'the answer to be stored on a later try', 10_000);
+      const again = await create(item, key);
+      expect(answerOf(again)).toEqual(answerOf(first));
+      expect(replayed(again)).toBe('true');
+      expect(await appointmentsWithRef(item.appointment.ref as string)).toBe(1);
+      expect(await logsOfRef(item.appointment.ref as string)).toBe(1);
+    } finally {
+      if (!dropped) await db.query(`ALTER TABLE idempotency_keys DROP CONSTRAINT no_201`);
     }
   });
 
@@ -440,6 +451,42 @@ describe('Idempotency-Key across instances and restarts (one PostgreSQL)', () =>
     expect(answerOf(again)).toEqual(answerOf(first));
     expect(replayed(again)).toBe('true');
     expect(await rowsOf(item.appointment.ref as string)).toBe(1);
+  });
+
+  it('takes a claim over only by the take-over statement itself: never one with an answer, one running live, or its own', async () => {
+    const repository = a.app.get(IdempotencyRepository);
+    const [me, other, dead] = [a.app.get(InstanceLiveness).id, b.app.get(InstanceLiveness).id, randomUUID()];
+    const fingerprint = Buffer.from('take-over');
+    /** A row as a claim leaves it (no answer unless `status`), made by `instance`, `age` ago; its claimed_at. */
+    const row = async (instance: string, age: string, status: number | null = null) => {
+      const key = randomUUID();
+      const { rows } = await lockHolder.query(
+        `INSERT INTO idempotency_keys (caller, key, fingerprint, instance_id, claimed_at, expires_at, response_status, response_body)
+         VALUES ('account:take-over', $1, $2, $3, now() - $4::interval, now() + interval '1 hour', $5, $6)
+         RETURNING claimed_at::text AS claimed_at`,
+        [key, fingerprint, instance, age, status, status === null ? null : '{"kept":true}'],
+      );
+      return { key: { caller: 'account:take-over', key }, claimedAt: rows[0].claimed_at as string };
+    };
+    const takeOver = async (claim: Awaited<ReturnType<typeof row>>, claimedAt = claim.claimedAt) =>
+      (await repository.takeOver(claim.key, claimedAt, fingerprint, me, LEASE_SECONDS)) !== null;
+    const stale = `${LEASE_SECONDS + 1} s`;
+
+    // Whatever the caller saw: an answer kept (even by a dead instance, even past the lease) is never wiped.
+    const answered = await row(dead, stale, 201);
+    expect(await takeOver(answered)).toBe(false);
+    const [kept] = (await lockHolder.query(`SELECT response_body FROM idempotency_keys WHERE key = $1`, [answered.key.key])).rows;
+    expect(kept.response_body).toBe('{"kept":true}');
+    // Running on a live instance, or on this one, within the lease: in use.
+    expect(await takeOver(await row(other, '1 s'))).toBe(false);
+    expect(await takeOver(await row(me, '1 s'))).toBe(false);
+    // Another claim than the one seen (taken over meanwhile): left alone.
+    const moved = await row(dead, '1 s');
+    expect(await takeOver(moved, '2000-01-01 00:00:00+00')).toBe(false);
+    // Nobody's: its instance is gone, or it outlived the lease.
+    expect(await takeOver(moved)).toBe(true);
+    expect(await takeOver(await row(other, stale))).toBe(true);
+    await lockHolder.query(`DELETE FROM idempotency_keys WHERE caller = 'account:take-over'`);
   });
 
   it('takes over a claim whose instance died, or that outlived the lease; a live, fresh claim stays in use', async () => {

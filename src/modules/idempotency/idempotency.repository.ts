@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { KEPT_FOR_HOURS } from '../../common/http/idempotency-key.js';
+import { instanceGoneSql } from '../../database/instance-liveness.js';
 
 /** A caller's key, and the request that sent it. */
 export interface KeyOfCaller {
@@ -32,9 +33,18 @@ export interface FoundKey {
   expired: boolean;
   /** Still running after the lease: whoever runs it is taken to be stuck. */
   stale: boolean;
+  /** Still running, and its instance is gone (never this instance). */
+  gone: boolean;
 }
 
 const KEPT_FOR = `interval '${KEPT_FOR_HOURS} hours'`;
+
+/**
+ * Whether the row `k` is a claim still running whose instance is gone, as seen from the instance `self`. Asked
+ * only of a claim running (an answer kept or an expired key never probes the locks).
+ */
+const GONE = (k: string, self: string) =>
+  `CASE WHEN ${k}.response_status IS NULL AND ${k}.expires_at > now() THEN ${instanceGoneSql(`${k}.instance_id`, self)} ELSE false END`;
 
 export type ClaimOutcome = { claimed: string } | { found: FoundKey } | null;
 
@@ -101,7 +111,8 @@ export class IdempotencyRepository {
        SELECT c.caller IS NOT NULL AND i.ord = f.ord AS claimed,
               (CASE WHEN c.caller IS NOT NULL THEN c.claimed_at ELSE k.claimed_at END)::text AS claimed_at,
               k.fingerprint, k.instance_id, k.response_status, k.response_type, k.response_body,
-              k.expires_at <= now() AS expired, k.claimed_at <= now() - make_interval(secs => i.lease) AS stale
+              k.expires_at <= now() AS expired, k.claimed_at <= now() - make_interval(secs => i.lease) AS stale,
+              ${GONE('k', 'i.instance_id')} AS gone
          FROM input i
          JOIN first f ON f.caller = i.caller AND f.key = i.key
          LEFT JOIN claimed c ON c.caller = i.caller AND c.key = i.key
@@ -119,34 +130,47 @@ export class IdempotencyRepository {
   });
 
   /** The caller's key as it is now (after a racing claim), or null. */
-  async find({ caller, key }: KeyOfCaller, leaseSeconds: number): Promise<FoundKey | null> {
+  async find({ caller, key }: KeyOfCaller, instanceId: string, leaseSeconds: number): Promise<FoundKey | null> {
     const rows = await this.run<FoundKey>(
       'find',
       `SELECT claimed_at::text AS claimed_at, fingerprint, instance_id, response_status, response_type, response_body,
-              expires_at <= now() AS expired, claimed_at <= now() - make_interval(secs => $3) AS stale
-         FROM idempotency_keys WHERE caller = $1 AND key = $2`,
-      [caller, key, leaseSeconds],
+              expires_at <= now() AS expired, claimed_at <= now() - make_interval(secs => $4) AS stale, ${GONE('k', '$3::uuid')} AS gone
+         FROM idempotency_keys k WHERE caller = $1 AND key = $2`,
+      [caller, key, instanceId, leaseSeconds],
     );
     return rows[0] ?? null;
   }
 
   /**
-   * Claims a key afresh for this request: one that expired, or whose request's instance died or outlived the
-   * lease. Conditional on the claim found (`claimed_at`), so of several retries taking it over one wins.
-   * Its new claimed_at, or null when another got there first.
+   * Claims a key afresh for this request, if, and only if, the claim found (`found`, its claimed_at) is still
+   * there and still nobody's: expired (as good as absent), or with no answer kept and either older than the
+   * lease or run by an instance that is gone. All of it is decided by this one statement, on the row as it is
+   * when the statement locks it (PostgreSQL evaluates the WHERE again on the newest version of a row another
+   * statement changed meanwhile): an answer kept a moment ago, a release, a purge or a racing take-over all
+   * make it change nothing. What the caller saw before (`stale`, `gone`) only decides whether to try.
+   * Its new claimed_at, or null when it is not to be taken.
    */
-  async takeOver({ caller, key }: KeyOfCaller, found: string, fingerprint: Buffer, instanceId: string): Promise<string | null> {
+  async takeOver(
+    { caller, key }: KeyOfCaller,
+    found: string,
+    fingerprint: Buffer,
+    instanceId: string,
+    leaseSeconds: number,
+  ): Promise<string | null> {
     const rows = await this.run<{ claimed_at: string }>(
       'take-over',
       `WITH taken AS (
-         UPDATE idempotency_keys
+         UPDATE idempotency_keys k
             SET fingerprint = $4, instance_id = $5, claimed_at = clock_timestamp(), expires_at = clock_timestamp() + ${KEPT_FOR},
                 response_status = NULL, response_type = NULL, response_body = NULL
           WHERE caller = $1 AND key = $2 AND claimed_at = $3::timestamptz
+            AND (expires_at <= now()
+                 OR (response_status IS NULL
+                     AND (claimed_at <= now() - make_interval(secs => $6) OR ${instanceGoneSql('k.instance_id', '$5::uuid')})))
          RETURNING claimed_at
        )
        SELECT claimed_at::text AS claimed_at FROM taken`,
-      [caller, key, found, fingerprint, instanceId],
+      [caller, key, found, fingerprint, instanceId, leaseSeconds],
     );
     return rows[0]?.claimed_at ?? null;
   }

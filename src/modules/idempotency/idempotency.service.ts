@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
-import { type FoundKey, IdempotencyRepository, type KeptAnswer, type KeyOfCaller } from './idempotency.repository.js';
+import { IdempotencyRepository, type KeptAnswer, type KeyOfCaller } from './idempotency.repository.js';
 
 /**
  * A request still running this long after its claim is taken to be stuck: a retry takes its key over even
@@ -24,18 +24,27 @@ export interface Claim extends KeyOfCaller {
 
 export type Begun = { run: Claim } | { replay: KeptAnswer };
 
-const id = ({ caller, key }: KeyOfCaller) => `${caller}\n${key}`;
+/** First wait before trying again to store an answer (or release a key) that could not be; doubled up to the max. */
+const FINISH_AGAIN_MS = 500;
+const FINISH_AGAIN_MAX_MS = 30_000;
 
 /**
  * Idempotency-Key (docs/idempotency.md): the first request with a caller's key claims it and runs; its answer
  * is kept for 24 h and sent again to every retry of the same method, path and body. Claims and answers live
- * in the database, so they hold across instances and restarts. A claim whose instance died, or that outlived
- * the lease, is taken over by the next retry, which runs the request again.
+ * in the database, so they hold across instances and restarts.
+ *
+ * A key's request runs at most once while its claim stands. A claim is taken over (the request runs again)
+ * only when it has no answer kept and its instance is gone or it outlived the lease, and that is decided by
+ * the take-over statement itself, on the row as it is then (IdempotencyRepository.takeOver), never by what
+ * this process saw a moment before: a request that found the key running may be looking at a row older than
+ * an answer kept meanwhile. An instance never counts itself gone: its own claims run, or wait for their answers
+ * to be stored (an answer that could not be stored is tried again until it is, the key in use meanwhile).
  */
 @Injectable()
 export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestroy {
-  /** The keys whose requests run on this instance now: a claim of this instance missing here was abandoned. */
-  private readonly running = new Set<string>();
+  /** Answers (or releases) that could not be stored yet, by their timer: tried again until they are. */
+  private readonly unfinished = new Map<NodeJS.Timeout, { claim: Claim; answer: KeptAnswer }>();
+  private stopped = false;
   private readonly purge = new Periodic(
     () =>
       this.purgeExpired()
@@ -55,13 +64,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
    * IDEMPOTENCY_KEY_MISMATCH when it was used for another request, IDEMPOTENCY_KEY_IN_USE while that runs.
    */
   async begin(key: KeyOfCaller, fingerprint: Buffer): Promise<Begun> {
-    let outcome = await this.repository.claim(key, fingerprint, this.instance.id, LEASE_SECONDS);
+    const me = this.instance.id;
+    let outcome = await this.repository.claim(key, fingerprint, me, LEASE_SECONDS);
     // A key can change under us (released, purged, taken over by a racing retry): look again, a few times.
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (outcome && 'claimed' in outcome) return { run: this.started(key, outcome.claimed) };
-      const found = outcome?.found ?? (await this.repository.find(key, LEASE_SECONDS));
+      if (outcome && 'claimed' in outcome) return { run: { ...key, claimedAt: outcome.claimed } };
+      const found = outcome?.found ?? (await this.repository.find(key, me, LEASE_SECONDS));
       if (!found) {
-        outcome = await this.repository.claim(key, fingerprint, this.instance.id, LEASE_SECONDS);
+        outcome = await this.repository.claim(key, fingerprint, me, LEASE_SECONDS);
         continue;
       }
       if (!found.expired) {
@@ -69,35 +79,55 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
         if (found.response_status !== null) {
           return { replay: { status: found.response_status, type: found.response_type, body: found.response_body } };
         }
-        if (!(await this.abandoned(key, found))) throw this.inUse(key.key);
+        // Running, as far as this row tells: on an instance alive and within the lease, it is in use.
+        if (!found.stale && !found.gone) throw this.inUse(key.key);
       }
-      const claimed = await this.repository.takeOver(key, found.claimed_at, fingerprint, this.instance.id);
+      // Nobody's, as far as this row tells; the statement decides again on the row as it is now.
+      const claimed = await this.repository.takeOver(key, found.claimed_at, fingerprint, me, LEASE_SECONDS);
       if (claimed) {
         if (!found.expired)
           this.logger.warn(
-            { caller: key.caller, from: found.instance_id },
+            { caller: key.caller, from: found.instance_id, reason: found.gone ? 'instance gone' : 'lease over' },
             'idempotency key taken over from a request that did not finish',
           );
-        return { run: this.started(key, claimed) };
+        return { run: { ...key, claimedAt: claimed } };
       }
+      // Not taken: answered, released, purged or taken by another meanwhile. Look again.
       outcome = null;
     }
     throw this.inUse(key.key);
   }
 
-  /** Keeps the answer of a claimed request, or releases the key when the answer is a 5xx. Never throws. */
+  /**
+   * Keeps the answer of a claimed request, or releases the key when the answer is a 5xx. Never throws: when the
+   * database fails, the answer still goes out, and this instance tries again in the background until it is
+   * stored (the key answers IDEMPOTENCY_KEY_IN_USE meanwhile, rather than run again).
+   */
   async finish(claim: Claim, answer: KeptAnswer): Promise<void> {
+    if (!(await this.tryFinish(claim, answer))) this.finishLater(claim, answer, FINISH_AGAIN_MS);
+  }
+
+  private async tryFinish(claim: Claim, answer: KeptAnswer): Promise<boolean> {
     try {
       if (answer.status >= 500) await this.repository.release(claim, claim.claimedAt);
       else await this.repository.keep(claim, claim.claimedAt, answer);
+      return true;
     } catch (error) {
-      // The answer still goes out; the key stays claimed, and a retry takes it over (on this instance at once,
-      // on another after the lease).
       const failed = answer.status >= 500 ? 'the key could not be released' : 'the answer could not be kept';
-      this.logger.error({ err: error, caller: claim.caller, status: answer.status }, `idempotency: ${failed}`);
-    } finally {
-      this.running.delete(id(claim));
+      this.logger.error({ err: error, caller: claim.caller, status: answer.status }, `idempotency: ${failed}; trying again`);
+      return false;
     }
+  }
+
+  private finishLater(claim: Claim, answer: KeptAnswer, delayMs: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.unfinished.delete(timer);
+      void this.tryFinish(claim, answer).then(
+        (done) => done || this.finishLater(claim, answer, Math.min(delayMs * 2, FINISH_AGAIN_MAX_MS)),
+      );
+    }, delayMs).unref();
+    this.unfinished.set(timer, { claim, answer });
   }
 
   /** Deletes every expired key, in batches; how many. Runs on a timer on every instance, off the request path. */
@@ -114,20 +144,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnModuleDestr
     this.purge.start();
   }
 
-  onModuleDestroy(): Promise<void> {
-    return this.purge.stop();
-  }
-
-  private started(key: KeyOfCaller, claimedAt: string): Claim {
-    this.running.add(id(key));
-    return { ...key, claimedAt };
-  }
-
-  /** Whether a running claim is nobody's any more: its request outlived the lease, or its instance is gone. */
-  private async abandoned(key: KeyOfCaller, found: FoundKey): Promise<boolean> {
-    if (found.stale) return true;
-    if (found.instance_id === this.instance.id) return !this.running.has(id(key));
-    return !(await this.instance.isAlive(found.instance_id));
+  /** Stops the purge; answers still waiting to be stored get one last try (then their keys are taken over). */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    await this.purge.stop();
+    const left = [...this.unfinished];
+    this.unfinished.clear();
+    for (const [timer] of left) clearTimeout(timer);
+    await Promise.all(left.map(([, { claim, answer }]) => this.tryFinish(claim, answer)));
   }
 
   private mismatch(key: string): AppError {
