@@ -82,7 +82,10 @@ export interface paths {
     /** List accounts, optionally of one kind */
     get: operations['AdminController_list'];
     put?: never;
-    /** Create a carrier, terminal or admin account with its first API key (shown once) */
+    /**
+     * Create a carrier, terminal or admin account with its first API key (shown once)
+     * @description **Carries a secret** (`api_key`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `api_key` as null with a `withheld` note: if the first answer never reached you, issue another key (POST /api/v1/admin/accounts/{id}/api-keys) and revoke this one (DELETE /api/v1/admin/api-keys/{api_key_id}). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     */
     post: operations['AdminController_create'];
     delete?: never;
     options?: never;
@@ -117,7 +120,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Issue another API key for an account (shown once) */
+    /**
+     * Issue another API key for an account (shown once)
+     * @description **Carries a secret** (`api_key`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `api_key` as null with a `withheld` note: if the first answer never reached you, issue another (the same call, with a new Idempotency-Key) and revoke this one (DELETE /api/v1/admin/api-keys/{id}). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     */
     post: operations['AdminController_issueKey'];
     delete?: never;
     options?: never;
@@ -230,6 +236,8 @@ export interface paths {
     /**
      * A driver token for the driver app; the caller must own a live trip or appointment of this driver
      * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See [driver tokens](/guide/driver-tokens.md).
+     *
+     *     **Carries a secret** (`token`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `token` as null with a `withheld` note: if the first answer never reached you, mint another (the same call, with a new Idempotency-Key); DELETE /api/v1/drivers/{tax_id}/tokens revokes those you minted. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
      */
     post: operations['DriverTokensController_issue'];
     /**
@@ -449,6 +457,8 @@ export interface paths {
     /**
      * Subscribe a URL to the account's events: each is POSTed to it, signed (Standard Webhooks), retried until a 2xx
      * @description The answer carries the signing secret, shown only here. Deliveries, signatures, retries: [webhooks](/guide/webhooks.md).
+     *
+     *     **Carries a secret** (`secret`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret` as null with a `withheld` note: if the first answer never reached you, rotate it (POST /api/v1/webhooks/{id}/rotate-secret). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
      */
     post: operations['WebhooksController_create'];
     delete?: never;
@@ -488,6 +498,8 @@ export interface paths {
     /**
      * A new signing secret, shown only here; the previous one keeps signing deliveries too for 24 hours
      * @description Meanwhile each delivery carries two signatures, so receivers can switch over: [rotation](/guide/webhooks.md#rotating-the-secret).
+     *
+     *     **Carries a secret** (`secret`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret` as null with a `withheld` note: if the first answer never reached you, rotate it again, with a new Idempotency-Key. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
      */
     post: operations['WebhooksController_rotateSecret'];
     delete?: never;
@@ -644,10 +656,10 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
       /**
-       * @description The new key: shown this once, store it now
+       * @description The new key: shown this once, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it
        * @example gsk_…
        */
-      api_key: string;
+      api_key: string | null;
       /**
        * Format: uuid
        * @description Id of the new key, for revoking it
@@ -695,8 +707,8 @@ export interface components {
     IssuedKeyView: {
       /** Format: uuid */
       id: string;
-      /** @description The new key: shown this once, store it now */
-      api_key: string;
+      /** @description The new key: shown this once, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      api_key: string | null;
     };
     PutLayoutDto: {
       /** @example Container pickup */
@@ -806,8 +818,8 @@ export interface components {
       status: 'deleted';
     };
     DriverTokenView: {
-      /** @description Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver) */
-      token: string;
+      /** @description Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      token: string | null;
       /** Format: date-time */
       expires_at: string;
     };
@@ -1569,10 +1581,10 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
       /**
-       * @description The signing secret (`whsec_` + base64 of 32 random bytes): shown only here, store it now
+       * @description The signing secret (`whsec_` + base64 of 32 random bytes): shown only here, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it
        * @example whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD3wHEAfyMCiA=
        */
-      secret: string;
+      secret: string | null;
     };
     WebhookView: {
       /** Format: uuid */
@@ -2163,6 +2175,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -2191,6 +2205,12 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['CreatedAccountView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: string[];
+              message: string;
+            };
           };
         };
       };
@@ -2823,6 +2843,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -2841,6 +2863,12 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['IssuedKeyView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: string[];
+              message: string;
+            };
           };
         };
       };
@@ -4906,6 +4934,8 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -4924,6 +4954,12 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['DriverTokenView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: string[];
+              message: string;
+            };
           };
         };
       };
@@ -9868,6 +9904,8 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -9895,6 +9933,12 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['WebhookWithSecretView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: string[];
+              message: string;
+            };
           };
         };
       };
@@ -10756,6 +10800,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
           'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
@@ -10783,6 +10829,12 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['WebhookWithSecretView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: string[];
+              message: string;
+            };
           };
         };
       };

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { RequestInputInterceptor } from './common/http/request-input.interceptor.js';
+import { SecretAnswersInterceptor } from './common/secrets/carries-secret.js';
 import { LOGGER } from './common/logging/logger.js';
 import { DtoValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/config.js';
@@ -68,6 +69,8 @@ export class AppModule {
         { provide: LOGGER, useValue: logger },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
+        // Cache-Control: no-store on the routes marked @CarriesSecret, whatever they answer.
+        { provide: APP_INTERCEPTOR, useClass: SecretAnswersInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RequestInputInterceptor },
         // After the guards and RequestInputInterceptor: the caller is known and the body read (docs/idempotency.md).
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },

@@ -5,6 +5,7 @@ import type { Socket } from 'socket.io-client';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { InstanceLiveness } from '../../src/database/instance-liveness.js';
+import { KeptAnswersWithoutSecrets1763913600000 } from '../../src/database/migrations/1763913600000-kept-answers-without-secrets.js';
 import { IdempotencyRepository, PURGE_EXPIRED } from '../../src/modules/idempotency/idempotency.repository.js';
 import { IdempotencyService, LEASE_SECONDS } from '../../src/modules/idempotency/idempotency.service.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
@@ -32,7 +33,7 @@ describe('Idempotency-Key on one instance', () => {
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ CHECKIN_TIMEOUT_MS: '3000', JWT_SECRET });
+    t = await startTestApp({ CHECKIN_TIMEOUT_MS: '3000', JWT_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' });
     db = t.app.get(DataSource);
     terminal = await newAccount(t.http, 'terminal');
     await putLayout(t.http, terminal.key, 'appointment', 'appt');
@@ -188,7 +189,8 @@ describe('Idempotency-Key on one instance', () => {
     const first = await admin();
     const again = await admin();
     expect(first.status).toBe(201);
-    expect(answerOf(again)).toEqual(answerOf(first));
+    // The same answer, but for the new API key: never kept (the test of answers that carry a secret, below).
+    expect([again.status, again.body.data]).toEqual([201, { ...first.body.data, api_key: null }]);
     expect(replayed(again)).toBe('true');
     expect(await countWhere(`FROM accounts WHERE name = $1`, [body.name])).toBe(1);
   });
@@ -259,6 +261,137 @@ describe('Idempotency-Key on one instance', () => {
         expect(operation.responses['500']?.headers?.['Idempotent-Replayed']).toBeUndefined();
       }
     expect(keyed).toEqual(expect.arrayContaining(['post /api/v1/driver/appointments/{id}/check-in', 'post /api/v1/admin/accounts']));
+  });
+
+  describe('answers that carry a secret', () => {
+    it('sends the secret once, with no-store; keeps the answer without it; a replay answers null there with a note', async () => {
+      const scene = await gateScene(t.http);
+      const other = await newAccount(t.http, 'carrier');
+      const hook = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'http://127.0.0.1:9/rotated' });
+      const cases = [
+        {
+          path: '/api/v1/admin/accounts',
+          key: TEST_ADMIN_KEY,
+          body: { kind: 'carrier', name: `secret ${randomUUID()}` },
+          field: 'api_key',
+          status: 201,
+        },
+        { path: `/api/v1/admin/accounts/${other.id}/api-keys`, key: TEST_ADMIN_KEY, field: 'api_key', status: 201 },
+        { path: '/api/v1/webhooks', key: terminal.key, body: { url: 'http://127.0.0.1:9/created' }, field: 'secret', status: 201 },
+        { path: `/api/v1/webhooks/${hook.body.data.id}/rotate-secret`, key: terminal.key, field: 'secret', status: 200 },
+        { path: `/api/v1/drivers/${scene.taxId}/tokens`, key: scene.terminal.key, field: 'token', status: 201 },
+      ];
+      const secrets: string[] = [];
+      for (const { path, key: apiKey, body, field, status } of cases) {
+        const key = randomUUID();
+        const send = () => t.http.post(path).set('X-API-Key', apiKey).set('Idempotency-Key', key).send(body);
+        const first = await send();
+        expect([path, first.status, replayed(first), first.headers['cache-control']]).toEqual([path, status, undefined, 'no-store']);
+        const secret = first.body.data[field] as string;
+        expect(secret).toMatch(/^\S{32,}$/);
+        secrets.push(secret);
+        const withheld = { ...first.body, data: { ...first.body.data, [field]: null } };
+        const [row] = await db.query(`SELECT response_body FROM idempotency_keys WHERE key = $1`, [key]);
+        expect(JSON.parse(row.response_body)).toEqual(withheld);
+
+        const again = await send();
+        expect([path, again.status, replayed(again), again.headers['cache-control']]).toEqual([path, status, 'true', 'no-store']);
+        expect(again.body).toEqual({
+          ...withheld,
+          withheld: { fields: [field], message: expect.stringContaining('If it did not reach you, ') },
+        });
+        expect(again.text).not.toContain(secret);
+      }
+      // The secrets work (the first answers went out whole), and none of them is anywhere in the kept answers.
+      expect((await t.http.get('/api/v1/webhooks').set('X-API-Key', secrets[0])).status).toBe(200);
+      expect((await t.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${secrets[4]}`)).status).toBe(200);
+      expect(await countWhere(`FROM idempotency_keys k, unnest($1::text[]) s WHERE strpos(k.response_body, s) > 0`, [secrets])).toBe(0);
+    });
+
+    it('drops the secrets of answers kept before (a migration), and leaves every other answer as it was', async () => {
+      const kept = {
+        account: '{"success":true,"data":{"id":"a","kind":"carrier","api_key":"gsk_OLD","api_key_id":"k"}}',
+        webhook: '{"success":true,"data":{"id":"w","url":"http://127.0.0.1:9/","secret":"whsec_OLD"}}',
+        token: '{"success":true,"data":{"token":"eyJ.OLD","expires_at":"2026-11-22T16:48:54.000Z"}}',
+        refused: '{"success":false,"error":{"code":"DUPLICATE_KEY","message":"secret","details":{"refs":["api_key"]}}}',
+        other: '{"success":true,"data":{"created_refs":["R"],"status":"created"}}',
+      };
+      for (const [key, body] of Object.entries(kept))
+        await db.query(
+          `INSERT INTO idempotency_keys (caller, key, fingerprint, expires_at, response_status, response_type, response_body)
+           VALUES ('account:migrated', $1, '\\x00', now() + interval '1 hour', $2, 'application/json; charset=utf-8', $3)`,
+          [key, key === 'refused' ? 409 : 201, body],
+        );
+      await new KeptAnswersWithoutSecrets1763913600000().up(db.createQueryRunner());
+      const rows: { key: string; response_body: string }[] = await db.query(
+        `SELECT key, response_body FROM idempotency_keys WHERE caller = 'account:migrated'`,
+      );
+      expect(Object.fromEntries(rows.map((row) => [row.key, row.response_body]))).toEqual({
+        account: '{"success":true,"data":{"id":"a","kind":"carrier","api_key":null,"api_key_id":"k"}}',
+        webhook: '{"success":true,"data":{"id":"w","url":"http://127.0.0.1:9/","secret":null}}',
+        token: '{"success":true,"data":{"token":null,"expires_at":"2026-11-22T16:48:54.000Z"}}',
+        refused: kept.refused,
+        other: kept.other,
+      });
+      await db.query(`DELETE FROM idempotency_keys WHERE caller = 'account:migrated'`);
+    });
+
+    it('answers no-store on every answer of such a route, with or without a key, errors too, and only there', async () => {
+      const created = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'http://127.0.0.1:9/plain' });
+      expect([created.status, created.headers['cache-control']]).toEqual([201, 'no-store']);
+      const refused = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'ftp://nope' });
+      expect([refused.status, refused.headers['cache-control']]).toEqual([400, 'no-store']);
+      const listed = await t.http.get('/api/v1/webhooks').set('X-API-Key', terminal.key);
+      expect([listed.status, listed.headers['cache-control']]).toEqual([200, undefined]);
+      const appointment = await create(createItem('appointment', 'appt'), randomUUID());
+      expect([appointment.status, appointment.headers['cache-control']]).toEqual([201, undefined]);
+    });
+
+    it('documents it on every operation whose answer holds a key, secret or token: no-store, and the withheld note', async () => {
+      type Schema = { $ref?: string; properties?: Record<string, Schema> };
+      const document = (await t.http.get('/docs-json').expect(200)).body as {
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              description?: string;
+              responses: Record<
+                string,
+                { headers?: Record<string, Schema & { schema: unknown }>; content?: { 'application/json': { schema: Schema } } }
+              >;
+            }
+          >
+        >;
+        components: { schemas: Record<string, Schema> };
+      };
+      const model = (schema: Schema | undefined) => (schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema);
+      const marked: string[] = [];
+      for (const [path, item] of Object.entries(document.paths))
+        for (const [method, operation] of Object.entries(item))
+          for (const [status, response] of Object.entries(operation.responses)) {
+            if (!status.startsWith('2')) continue;
+            const envelope = response.content?.['application/json']?.schema;
+            const holds = Object.keys(model(envelope?.properties?.data)?.properties ?? {}).filter((name) =>
+              ['api_key', 'secret', 'token'].includes(name),
+            );
+            const noStore = (response.headers?.['Cache-Control']?.schema as { enum?: string[] } | undefined)?.enum;
+            expect([method, path, noStore]).toEqual([method, path, holds.length > 0 ? ['no-store'] : undefined]);
+            if (!noStore) continue;
+            marked.push(`${method} ${path}`);
+            expect(envelope?.properties?.withheld).toBeDefined();
+            expect(operation.description).toContain('**Carries a secret**');
+          }
+      expect(marked.sort()).toEqual(
+        expect.arrayContaining([
+          'post /api/v1/admin/accounts',
+          'post /api/v1/admin/accounts/{id}/api-keys',
+          'post /api/v1/drivers/{tax_id}/tokens',
+          'post /api/v1/webhooks',
+          'post /api/v1/webhooks/{id}/rotate-secret',
+        ]),
+      );
+    });
   });
 
   describe('the driver check-in', () => {

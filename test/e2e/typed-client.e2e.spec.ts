@@ -28,8 +28,8 @@ describe('a typed client generated from /docs-json', () => {
     expect(terminalAccount.response.status).toBe(201);
     const carrierAccount = await admin.POST('/api/v1/admin/accounts', { body: { kind: 'carrier', name: 'Typed Carrier' } });
     expect(carrierAccount.data?.data.kind).toBe('carrier');
-    const terminal = client({ 'X-API-Key': terminalAccount.data!.data.api_key });
-    const carrier = client({ 'X-API-Key': carrierAccount.data!.data.api_key });
+    const terminal = client({ 'X-API-Key': terminalAccount.data!.data.api_key! });
+    const carrier = client({ 'X-API-Key': carrierAccount.data!.data.api_key! });
 
     // Layouts: the carrier's trip card, the terminal's appointment card and ticket.
     const card = {

@@ -106,13 +106,15 @@ describe('webhooks', () => {
     expect(gone.body.error.code).toBe('WEBHOOK_NOT_FOUND');
   });
 
-  it('takes an Idempotency-Key on create: a retry answers the same webhook and secret, and makes no other', async () => {
+  it('takes an Idempotency-Key on create: a retry answers the same webhook (its secret withheld), and makes no other', async () => {
     const key = randomUUID();
     const body = { url: 'http://127.0.0.1:9/idempotent' };
     const first = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).set('Idempotency-Key', key).send(body).expect(201);
     const again = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).set('Idempotency-Key', key).send(body).expect(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toEqual(first.body);
+    // The secret is shown once: the kept answer never holds it (docs/idempotency.md#answers-that-carry-a-secret).
+    expect(again.body.data).toEqual({ ...first.body.data, secret: null });
+    expect(again.body.withheld.fields).toEqual(['secret']);
     const listed = (await t.http.get('/api/v1/webhooks').set('X-API-Key', terminal.key)).body.data as { url: string }[];
     expect(listed.filter((w) => w.url === body.url)).toHaveLength(1);
     await t.http.delete(`/api/v1/webhooks/${first.body.data.id}`).set('X-API-Key', terminal.key).expect(200);

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
+import { CarriesSecret } from '../../common/secrets/carries-secret.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth } from '../auth/auth.decorators.js';
 import { AccountsService } from './accounts.service.js';
@@ -37,6 +38,11 @@ export class AdminController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Post('accounts')
+  @CarriesSecret({
+    fields: ['api_key'],
+    instead:
+      'issue another key (POST /api/v1/admin/accounts/{id}/api-keys) and revoke this one (DELETE /api/v1/admin/api-keys/{api_key_id})',
+  })
   @ApiOperation({ summary: 'Create a carrier, terminal or admin account with its first API key (shown once)' })
   @ApiJsonBody(
     'The account; a terminal may have a gate geofence',
@@ -86,6 +92,10 @@ export class AdminController {
   }
 
   @Post('accounts/:id/api-keys')
+  @CarriesSecret({
+    fields: ['api_key'],
+    instead: 'issue another (the same call, with a new Idempotency-Key) and revoke this one (DELETE /api/v1/admin/api-keys/{id})',
+  })
   @ApiOperation({ summary: 'Issue another API key for an account (shown once)' })
   @ApiEnvelope(201, IssuedKeyView, { id: EXAMPLE.apiKeyId, api_key: EXAMPLE.apiKey })
   @ApiErrors('NOT_FOUND')

@@ -4,12 +4,18 @@ import { guideUrl } from '../../common/docs/guide.js';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
+import { CarriesSecret, NULL_WHEN_REPLAYED } from '../../common/secrets/carries-secret.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { DriverTokensService } from './driver-tokens.service.js';
 
 class DriverTokenView {
-  @ApiProperty({ description: 'Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver)' }) token: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver); ${NULL_WHEN_REPLAYED}`,
+  })
+  token: string;
   @ApiProperty({ format: 'date-time' }) expires_at: string;
 }
 
@@ -26,6 +32,10 @@ export class DriverTokensController {
   constructor(private readonly drivers: DriverTokensService) {}
 
   @Post(':tax_id/tokens')
+  @CarriesSecret({
+    fields: ['token'],
+    instead: 'mint another (the same call, with a new Idempotency-Key); DELETE /api/v1/drivers/{tax_id}/tokens revokes those you minted',
+  })
   @ApiOperation({
     summary: 'A driver token for the driver app; the caller must own a live trip or appointment of this driver',
     description:

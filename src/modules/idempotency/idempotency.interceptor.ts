@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { type Observable, of } from 'rxjs';
 import { AppError } from '../../common/errors/app-error.js';
@@ -10,7 +11,8 @@ import {
   idempotencyKeyIssue,
   REPLAYED_HEADER,
 } from '../../common/http/idempotency-key.js';
-import type { KeptAnswer } from './idempotency.repository.js';
+import { type SecretAnswer, secretAnswerOf, withoutSecrets, withWithheldNote } from '../../common/secrets/carries-secret.js';
+import type { KeptAnswer, KeyOfCaller } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 
 /** Whose keys these are: the account (or the bootstrap admin key), or the driver as the partner's token shows it. */
@@ -34,10 +36,15 @@ function fingerprintOf(request: Request): Buffer {
  * nothing at all. With it: validates the key, claims it (one statement) or finds it, and either replays the
  * kept answer or runs the request and keeps whatever answer goes out, the exception filter's errors included:
  * `res.send` is wrapped for this response only, and stores the answer (one statement) before its bytes leave.
+ * On a route marked @CarriesSecret the secret is not kept: the answer is stored without it, and a replay says
+ * so (docs/idempotency.md#answers-that-carry-a-secret).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {
     if (context.getType() !== 'http') return next.handle();
@@ -51,17 +58,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = Array.isArray(header) ? header.join(', ') : header;
     const issue = idempotencyKeyIssue(key);
     if (issue) throw AppError.validation([{ path: IDEMPOTENCY_KEY_HEADER, message: issue }]);
-    return this.keyed(request, context.switchToHttp().getResponse<Response>(), { caller, key }, next);
+    const secret = secretAnswerOf(this.reflector, context);
+    return this.keyed(request, context.switchToHttp().getResponse<Response>(), { caller, key }, secret, next);
   }
 
-  private async keyed(request: Request, response: Response, key: { caller: string; key: string }, next: CallHandler) {
+  private async keyed(request: Request, response: Response, key: KeyOfCaller, secret: SecretAnswer | undefined, next: CallHandler) {
     const begun = await this.idempotency.begin(key, fingerprintOf(request));
     if ('replay' in begun) {
-      replaceAnswer(response, begun.replay);
+      const { replay } = begun;
+      replaceAnswer(response, secret ? { ...replay, body: withWithheldNote(replay.body, secret) } : replay);
       // Nest answers the route's status with no body; replaceAnswer sends the kept answer instead.
       return of(null);
     }
-    keepAnswer(response, (answer) => this.idempotency.finish(begun.run, answer));
+    keepAnswer(response, (answer) =>
+      this.idempotency.finish(begun.run, secret ? { ...answer, body: withoutSecrets(answer.body, secret) } : answer),
+    );
     return next.handle();
   }
 }

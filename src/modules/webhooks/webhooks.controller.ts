@@ -4,6 +4,7 @@ import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from 
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
+import { CarriesSecret } from '../../common/secrets/carries-secret.js';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import {
@@ -46,6 +47,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @CarriesSecret({ fields: ['secret'], instead: 'rotate it (POST /api/v1/webhooks/{id}/rotate-secret)' })
   @ApiOperation({
     summary: "Subscribe a URL to the account's events: each is POSTed to it, signed (Standard Webhooks), retried until a 2xx",
     description: `The answer carries the signing secret, shown only here. Deliveries, signatures, retries: [webhooks](${guideUrl('webhooks')}).`,
@@ -113,6 +115,7 @@ export class WebhooksController {
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
+  @CarriesSecret({ fields: ['secret'], instead: 'rotate it again, with a new Idempotency-Key' })
   @ApiOperation({
     summary: 'A new signing secret, shown only here; the previous one keeps signing deliveries too for 24 hours',
     description: `Meanwhile each delivery carries two signatures, so receivers can switch over: [rotation](${guideUrl('webhooks', 'rotating-the-secret')}).`,

@@ -25,7 +25,8 @@ export function Accounts({ credential }: { credential: Credential }) {
         kind: form.kind,
         name: form.name.trim(),
       });
-      setShownKey({ account: created.name, key: created.api_key });
+      // The panel sends no Idempotency-Key: an answer is never a replay, so the key is always in it.
+      setShownKey({ account: created.name, key: created.api_key! });
       setForm({ ...form, name: '' });
       setProblem(null);
       void load();
@@ -102,7 +103,7 @@ function Keys(props: { credential: Credential; account: Account; onIssued: (key:
   useEffect(() => void load(), [props.account.id]);
   const issue = async () => {
     const issued = await api<Schemas['IssuedKeyView']>(props.credential, 'POST', `/api/v1/admin/accounts/${props.account.id}/api-keys`);
-    props.onIssued(issued.api_key);
+    props.onIssued(issued.api_key!); // never a replay (no Idempotency-Key): the key is there
     void load();
   };
   const revoke = async (id: string) => {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { NULL_WHEN_REPLAYED } from '../../../common/secrets/carries-secret.js';
 import { Nested } from '../../../common/validation/validators.js';
 import { ACCOUNT_KINDS, type AccountKind } from '../account.entity.js';
 
@@ -78,11 +79,18 @@ export class AccountDetailView extends AccountView {
 }
 
 export class CreatedAccountView extends AccountView {
-  @ApiProperty({ description: 'The new key: shown this once, store it now', example: 'gsk_…' }) api_key: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `The new key: shown this once, store it now; ${NULL_WHEN_REPLAYED}`,
+    example: 'gsk_…',
+  })
+  api_key: string;
   @ApiProperty({ format: 'uuid', description: 'Id of the new key, for revoking it' }) api_key_id: string;
 }
 
 export class IssuedKeyView {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty({ description: 'The new key: shown this once, store it now' }) api_key: string;
+  @ApiProperty({ type: String, nullable: true, description: `The new key: shown this once, store it now; ${NULL_WHEN_REPLAYED}` })
+  api_key: string;
 }

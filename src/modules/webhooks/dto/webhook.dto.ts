@@ -10,6 +10,7 @@ import {
   registerDecorator,
   ValidateIf,
 } from 'class-validator';
+import { NULL_WHEN_REPLAYED } from '../../../common/secrets/carries-secret.js';
 import { IsIntegerText } from '../../../common/validation/validators.js';
 import { ACCOUNT_EVENT_TYPES } from '../../events/account-events.js';
 import { WEBHOOK_URL_MAX } from '../webhook-url.js';
@@ -154,7 +155,9 @@ export class WebhookView {
 
 export class WebhookWithSecretView extends WebhookView {
   @ApiProperty({
-    description: 'The signing secret (`whsec_` + base64 of 32 random bytes): shown only here, store it now',
+    type: String,
+    nullable: true,
+    description: `The signing secret (\`whsec_\` + base64 of 32 random bytes): shown only here, store it now; ${NULL_WHEN_REPLAYED}`,
     example: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD3wHEAfyMCiA=',
   })
   secret: string;
