@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { DataSource } from 'typeorm';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/database/data-dir-lock.js';
+import { InstanceLiveness } from '../../src/database/instance-liveness.js';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout, TICKET_LAYOUT } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
@@ -41,6 +43,18 @@ describe('the embedded store (no DATABASE_URL)', () => {
         .set('Idempotency-Key', 'embedded-1')
         .send(TICKET_LAYOUT);
       expect([keyed.status, keyed.headers['idempotent-replayed']]).toEqual([201, undefined]);
+      // A request of this process that never finished: its claim is left running, in this process's name.
+      await first.app.get(DataSource).query(
+        `INSERT INTO idempotency_keys (caller, key, fingerprint, instance_id, expires_at)
+           SELECT caller, 'embedded-2', fingerprint, $1, expires_at FROM idempotency_keys WHERE key = 'embedded-1'`,
+        [first.app.get(InstanceLiveness).id],
+      );
+      const own = await first.http
+        .put('/api/v1/layouts/ticket/kept')
+        .set('X-API-Key', terminal.key)
+        .set('Idempotency-Key', 'embedded-2')
+        .send(TICKET_LAYOUT);
+      expect([own.status, own.body.error.code]).toEqual([409, 'IDEMPOTENCY_KEY_IN_USE']);
       expect(() => acquireDataDirLock(dataDir)).toThrow(DataDirLockedError);
     } finally {
       await first.close();
@@ -59,6 +73,13 @@ describe('the embedded store (no DATABASE_URL)', () => {
         .set('Idempotency-Key', 'embedded-1')
         .send(TICKET_LAYOUT);
       expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+      // The claim the first process left is nobody's now (one process at a time): taken over, run again.
+      const resumed = await second.http
+        .put('/api/v1/layouts/ticket/kept')
+        .set('X-API-Key', terminalKey)
+        .set('Idempotency-Key', 'embedded-2')
+        .send(TICKET_LAYOUT);
+      expect([resumed.status, resumed.headers['idempotent-replayed']]).toEqual([200, undefined]);
     } finally {
       await second.close();
     }
