@@ -2208,7 +2208,7 @@ export interface operations {
             /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
             withheld?: {
               /** @description The properties of `data` withheld (null here) */
-              fields: string[];
+              fields: 'api_key'[];
               message: string;
             };
           };
@@ -2866,7 +2866,7 @@ export interface operations {
             /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
             withheld?: {
               /** @description The properties of `data` withheld (null here) */
-              fields: string[];
+              fields: 'api_key'[];
               message: string;
             };
           };
@@ -4957,7 +4957,7 @@ export interface operations {
             /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
             withheld?: {
               /** @description The properties of `data` withheld (null here) */
-              fields: string[];
+              fields: 'token'[];
               message: string;
             };
           };
@@ -9936,7 +9936,7 @@ export interface operations {
             /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
             withheld?: {
               /** @description The properties of `data` withheld (null here) */
-              fields: string[];
+              fields: 'secret'[];
               message: string;
             };
           };
@@ -10832,7 +10832,7 @@ export interface operations {
             /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
             withheld?: {
               /** @description The properties of `data` withheld (null here) */
-              fields: string[];
+              fields: 'secret'[];
               message: string;
             };
           };

@@ -347,7 +347,7 @@ describe('Idempotency-Key on one instance', () => {
       expect([appointment.status, appointment.headers['cache-control']]).toEqual([201, undefined]);
     });
 
-    it('documents it on every operation whose answer holds a key, secret or token: no-store, and the withheld note', async () => {
+    it('documents it on every operation whose answer holds a key, secret, token or code: no-store, and each withheld', async () => {
       type Schema = { $ref?: string; properties?: Record<string, Schema> };
       const document = (await t.http.get('/docs-json').expect(200)).body as {
         paths: Record<
@@ -373,13 +373,15 @@ describe('Idempotency-Key on one instance', () => {
             if (!status.startsWith('2')) continue;
             const envelope = response.content?.['application/json']?.schema;
             const holds = Object.keys(model(envelope?.properties?.data)?.properties ?? {}).filter((name) =>
-              ['api_key', 'secret', 'token'].includes(name),
+              ['api_key', 'secret', 'token', 'code', 'password'].includes(name),
             );
             const noStore = (response.headers?.['Cache-Control']?.schema as { enum?: string[] } | undefined)?.enum;
             expect([method, path, noStore]).toEqual([method, path, holds.length > 0 ? ['no-store'] : undefined]);
             if (!noStore) continue;
             marked.push(`${method} ${path}`);
-            expect(envelope?.properties?.withheld).toBeDefined();
+            // Each of them is withheld from the kept answer.
+            const withheld = envelope?.properties?.withheld?.properties?.fields as { items: { enum: string[] } } | undefined;
+            expect([method, path, withheld?.items.enum]).toEqual([method, path, expect.arrayContaining(holds)]);
             expect(operation.description).toContain('**Carries a secret**');
           }
       expect(marked.sort()).toEqual(

@@ -47,16 +47,16 @@ export function CarriesSecret(answer: SecretAnswer): MethodDecorator {
   return applyDecorators(SecretAnswerOf(answer), documentSecret(answer));
 }
 
-/** The replay's note: which fields are withheld, and what to do instead. */
-const WITHHELD_SCHEMA = {
+/** The replay's note: which fields are withheld (of the route's), and what to do instead. */
+const withheldSchema = (fields: readonly string[]) => ({
   type: 'object',
   required: ['fields', 'message'],
   description: 'Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept',
   properties: {
-    fields: { type: 'array', items: { type: 'string' }, description: 'The properties of `data` withheld (null here)' },
+    fields: { type: 'array', items: { type: 'string', enum: fields }, description: 'The properties of `data` withheld (null here)' },
     message: { type: 'string' },
   },
-};
+});
 
 function documentSecret(answer: SecretAnswer): MethodDecorator {
   const fields = answer.fields.map((field) => `\`${field}\``).join(', ');
@@ -88,7 +88,7 @@ function documentSecret(answer: SecretAnswer): MethodDecorator {
             schema: { type: 'string', enum: ['no-store'] },
           },
         },
-        schema: { ...response.schema, properties: { ...response.schema?.properties, withheld: WITHHELD_SCHEMA } },
+        schema: { ...response.schema, properties: { ...response.schema?.properties, withheld: withheldSchema(answer.fields) } },
       };
     }
     Reflect.defineMetadata(API_RESPONSE, amended, handler);
