@@ -89,7 +89,7 @@ describe('the README walkthrough', () => {
       expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}` }).count()).toBe(2);
       const panel = await openPage(browser);
       await signInToPanel(panel.page, url, terminalKey!);
-      await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('CHECKED_IN').waitFor();
+      await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('Checked in').waitFor();
       expect([...phone.problems, ...panel.problems]).toEqual([]);
     } finally {
       await browser.close();

@@ -248,13 +248,13 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     try {
       await signIn(page, url, scene.terminal.key);
       const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
-      await row.getByText('SCHEDULED').waitFor();
+      await row.getByText('Scheduled').waitFor();
       await page.locator('[data-live="events"]').waitFor();
       expect(await row.locator('.ticket-count').textContent()).toBe('0');
       await row.getByRole('button', { name: /^APPOINTMENT-/ }).click();
       await page
         .getByRole('list', { name: /^History of / })
-        .getByText('created', { exact: true })
+        .getByText('Created', { exact: true })
         .waitFor();
 
       const [{ id }] = (await gate.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${scene.token}`)).body.data;
@@ -264,11 +264,11 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         .send({});
       expect(checkin.status).toBe(200);
 
-      await row.getByText('CHECKED_IN').waitFor();
+      await row.getByText('Checked in').waitFor();
       await row.locator('.ticket-count').getByText('1').waitFor();
       await page
         .getByRole('list', { name: /^History of / })
-        .getByText('checked_in', { exact: true })
+        .getByText('Checked in', { exact: true })
         .waitFor();
       await page.locator('.detail').getByRole('article', { name: 'Ticket gate-pass' }).getByText('B4').waitFor();
       await screenshot(`${store}-panel-board`);
@@ -298,7 +298,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       }
 
       // A filter of the listing.
-      await page.getByRole('checkbox', { name: 'SCHEDULED' }).check();
+      await page.getByRole('checkbox', { name: 'Scheduled' }).check();
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.getByText('Nothing matches these filters.').waitFor();
       expect(problems).toEqual([]);
@@ -447,14 +447,14 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     try {
       await signIn(page, url, carrier.key);
       await page.getByText('carrier account').waitFor();
-      await page.locator('tbody tr', { hasText: ref }).getByText('PLANNED').waitFor();
+      await page.locator('tbody tr', { hasText: ref }).getByText('Planned').waitFor();
       await page.locator('[data-live="events"]').waitFor();
       const moved = await gate.http
         .put('/api/v1/trips')
         .set('X-API-Key', carrier.key)
         .send({ ref, trip: { status: 'IN_TRANSIT' } });
       expect(moved.status).toBe(200);
-      await page.locator('tbody tr', { hasText: ref }).getByText('IN_TRANSIT').waitFor();
+      await page.locator('tbody tr', { hasText: ref }).getByText('In transit').waitFor();
 
       await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
       await page.getByRole('button', { name: 'Edit trip-card' }).click();
@@ -482,7 +482,13 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       expect(await page.getByText(key).count()).toBe(0);
 
       await page.getByRole('button', { name: 'Keys of Web Freight' }).click();
-      await page.getByRole('list', { name: 'API keys of Web Freight' }).getByRole('button', { name: 'Revoke' }).click();
+      // Revoking asks first: Keep it leaves the key working; Yes, revoke ends it.
+      const keys = page.getByRole('list', { name: 'API keys of Web Freight' });
+      await keys.getByRole('button', { name: /^Revoke key / }).click();
+      await keys.getByRole('button', { name: 'Keep it' }).click();
+      expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(200);
+      await keys.getByRole('button', { name: /^Revoke key / }).click();
+      await keys.getByRole('button', { name: /^Yes, revoke / }).click();
       await page
         .getByRole('list', { name: 'API keys of Web Freight' })
         .getByText(/^revoked /)
