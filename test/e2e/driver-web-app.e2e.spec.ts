@@ -104,7 +104,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
         .getByRole('status')
         .filter({ hasText: /^Checked in at/ })
         .waitFor();
-      await page.getByText(/SCHEDULED → CHECKED_IN/).waitFor();
+      await page.getByText(/Scheduled → Checked in/).waitFor();
       await page.getByText(/New ticket for APPOINTMENT-/).waitFor();
       expect(await card.getByRole('button', { name: 'Check in' }).count()).toBe(0);
       expect(terminal.output()).toContain('accepted with a gate-pass ticket');
