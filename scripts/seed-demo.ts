@@ -179,7 +179,10 @@ Next, each in a terminal of its own:
 Web panel: ${serviceUrl}/panel (sign in with a key above)
 Driver app: ${serviceUrl}/app#token=${driverToken.token}
 
-Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
+Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.
+
+For the README's curl examples, in your shell:
+  export GATE_URL=${serviceUrl} GATE_TERMINAL_KEY=${keys.terminal.key} GATE_DEMO_REF=${ref}`);
   } finally {
     // Closing the app closes the store too.
     await (app ? app.close() : database.close());
