@@ -58,5 +58,20 @@ describe('the terminal server example of docs/checkin.md', () => {
     } finally {
       server.child.kill();
     }
+    // The service logged the terminal server coming and going and each outcome, by ids, never with the key or token.
+    await until(() => gate.logs.some((line) => line.msg === 'terminal server disconnected'), 'the disconnect to be logged');
+    const messages = gate.logs.map((line) => line.msg);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'terminal server connected',
+        'check-in accepted (driver)',
+        'check-in not accepted: checkin_rejected (driver)',
+      ]),
+    );
+    const rejected = gate.logs.find((line) => line.msg === 'check-in not accepted: checkin_rejected (driver)');
+    expect(rejected?.checkin).toMatchObject({ outcome: 'checkin_rejected', reason: 'This plate is not allowed at the gate' });
+    const written = JSON.stringify(gate.logs);
+    expect(written).not.toContain(scene.terminal.key);
+    expect(written).not.toContain(scene.token);
   });
 });
