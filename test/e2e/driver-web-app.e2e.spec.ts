@@ -339,12 +339,12 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     const [{ ref }] = await listRefs(scene.terminal.key);
     await createTicket(scene.terminal.key, ref, 'KEPT-9');
     const claims = JSON.parse(Buffer.from(scene.token.split('.')[1], 'base64url').toString());
-    // Issued 50 s ago with a one-minute lifetime: it ends about ten seconds from now.
+    // Issued 45 s ago with a one-minute lifetime: it ends about fifteen seconds from now, once the ticket is shown.
     const shortLived = signDriverToken(
       Buffer.from(JWT_SECRET),
       { taxId: claims.sub, partnerId: claims.partner, generation: claims.gen },
       1,
-      Date.now() - 50_000,
+      Date.now() - 45_000,
     ).token;
     const { page, problems, screenshot } = await openPage(browser, PHONE);
     try {
