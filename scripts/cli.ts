@@ -15,6 +15,7 @@ import type { Database } from '../src/database/data-source.js';
 import { CreateAccountDto } from '../src/modules/accounts/dto/account.dto.js';
 import { validatePlain } from '../src/common/validation/validate.js';
 import { ENTITIES } from '../src/entities.js';
+import { oneLine } from './command-line.js';
 
 const USAGE = `Operator commands (same store as the service: DATABASE_URL, or the embedded store in DATA_DIR)
 
@@ -153,7 +154,7 @@ main().then(
     else if (error instanceof AppError)
       console.error(`${error.code}: ${error.message}${error.details ? ` ${JSON.stringify(error.details)}` : ''}`);
     else if (error instanceof ConfigError || error instanceof DataDirLockedError) console.error(error.message);
-    else console.error(error);
+    else console.error(`cli: ${oneLine(error)}`);
     process.exit(error instanceof UsageError ? 64 : 1);
   },
 );

@@ -16,12 +16,17 @@ import { createItems } from '../src/modules/records/record-input.js';
 import { DriverTokenGrantsRepository } from '../src/modules/auth/driver-token-grants.repository.js';
 import { driverTokenSecret, signDriverToken } from '../src/modules/auth/driver-tokens.js';
 import { ENTITIES } from '../src/entities.js';
+import { ConfigError } from '../src/config/config.js';
+import { DataDirLockedError } from '../src/database/data-dir-lock.js';
+import { oneLine } from './command-line.js';
 
 /**
- * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, and a fresh key for each,
- * printed for Swagger UI's Authorize button. Safe to run again: it reuses the demo accounts and issues new keys.
+ * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, a demo administrator, and a fresh
+ * key for each, printed for the panel and Swagger UI's Authorize button. Safe to run again: it reuses the demo
+ * accounts and issues new keys.
  */
 const DEMO_TERMINAL = 'Demo Terminal';
+const DEMO_ADMIN = 'Demo Admin';
 const DEMO_DRIVER = { tax_id: '12345678901', driver_license_number: 'SP-998877', license_category: 'E' };
 const DEMO_CARRIER = 'Demo Carrier';
 
@@ -77,76 +82,78 @@ const LAYOUTS: [LayoutSet, string, object][] = [
   ],
 ];
 
-const config = loadConfig();
-const database = await openDatabase(config, ENTITIES);
-let app: INestApplicationContext | undefined;
-try {
-  await database.dataSource.initialize();
-  await database.dataSource.runMigrations({ transaction: 'each' });
-  // The service's own modules, without HTTP or sockets: the seed writes through the same rules as the API.
-  app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, database, logger: createLogger('warn') }), {
-    logger: false,
-    abortOnError: false,
-  });
-  const repository = app.get(AccountsRepository);
-  const accounts = app.get(AccountsService);
-  const layouts = app.get(LayoutsRepository);
-
-  const keys: Record<string, { id: string; key: string }> = {};
-  for (const [kind, name] of [
-    ['terminal', DEMO_TERMINAL],
-    ['carrier', DEMO_CARRIER],
-  ] as const) {
-    const existing = (await repository.list(kind)).find((account) => account.name === name);
-    if (existing) {
-      keys[kind] = { id: existing.id, key: (await accounts.issueKey(existing.id)).api_key };
-    } else {
-      const location = kind === 'terminal' ? { lat: -23.9608, lng: -46.3336, radius_m: 800 } : null;
-      const created = await accounts.create({ kind, name, location });
-      keys[kind] = { id: created.id, key: created.api_key };
-    }
-  }
-  for (const [set, ref, body] of LAYOUTS) {
-    const parsed = parseLayoutBody(set, body);
-    if (!parsed.value) throw new Error(`demo layout ${ref} is invalid: ${JSON.stringify(parsed.issues)}`);
-    const owner = set === 'trip' ? keys.carrier.id : keys.terminal.id;
-    await layouts.upsert(owner, set, ref, parsed.value.name ?? null, parsed.value.definition);
-  }
-  // A demo appointment for the demo driver, its window open from an hour ago to eight hours from now.
-  const appointments = app.get(AppointmentsService);
-  const ref = `DEMO-${new Date().toISOString().slice(0, 16).replace(/\D/g, '')}`;
-  const hour = 3_600_000;
-  const item = {
-    driver: DEMO_DRIVER,
-    appointment: {
-      ref,
-      layout_ref: 'demo-appointment',
-      license_plate: 'ABC1D23',
-      summary: 'Import container pickup, berth 3',
-      window_start: new Date(Date.now() - hour).toISOString(),
-      window_end: new Date(Date.now() + 8 * hour).toISOString(),
-      custom_data: { container: { number: 'MSCU1234567' } },
-    },
-  };
-  // Validated as the API validates a POST body.
-  const items = parseBatch(item, 1, createItems(CreateAppointmentItemDto));
-  await appointments
-    .create({ accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' }, { items, path: (_index, within) => within })
-    .catch((error: { code?: string }) => {
-      if (error.code !== 'DUPLICATE_KEY') throw error;
+async function seed(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase(config, ENTITIES);
+  let app: INestApplicationContext | undefined;
+  try {
+    await database.dataSource.initialize();
+    await database.dataSource.runMigrations({ transaction: 'each' });
+    // The service's own modules, without HTTP or sockets: the seed writes through the same rules as the API.
+    app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, database, logger: createLogger('warn') }), {
+      logger: false,
+      abortOnError: false,
     });
-  const secret = Buffer.from(await driverTokenSecret(config, database.dataSource), 'utf8');
-  const generation = await app.get(DriverTokenGrantsRepository).generationFor(DEMO_DRIVER.tax_id, keys.terminal.id);
-  const driverToken = signDriverToken(
-    secret,
-    { taxId: DEMO_DRIVER.tax_id, partnerId: keys.terminal.id, generation: generation! },
-    config.driverTokenTtlMinutes,
-  );
-  // The commands printed below reach the service on the port this environment configures, not always 3000.
-  const serviceUrl = `http://localhost:${config.port}`;
-  const [start, urlArg] = config.port === 3000 ? ['npm start', ''] : [`PORT=${config.port} npm start`, ` --url ${serviceUrl}`];
+    const repository = app.get(AccountsRepository);
+    const accounts = app.get(AccountsService);
+    const layouts = app.get(LayoutsRepository);
 
-  console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}).
+    const keys: Record<string, { id: string; key: string }> = {};
+    for (const [kind, name] of [
+      ['terminal', DEMO_TERMINAL],
+      ['carrier', DEMO_CARRIER],
+      ['admin', DEMO_ADMIN],
+    ] as const) {
+      const existing = (await repository.list(kind)).find((account) => account.name === name);
+      if (existing) {
+        keys[kind] = { id: existing.id, key: (await accounts.issueKey(existing.id)).api_key };
+      } else {
+        const location = kind === 'terminal' ? { lat: -23.9608, lng: -46.3336, radius_m: 800 } : null;
+        const created = await accounts.create({ kind, name, location });
+        keys[kind] = { id: created.id, key: created.api_key };
+      }
+    }
+    for (const [set, ref, body] of LAYOUTS) {
+      const parsed = parseLayoutBody(set, body);
+      if (!parsed.value) throw new Error(`demo layout ${ref} is invalid: ${JSON.stringify(parsed.issues)}`);
+      const owner = set === 'trip' ? keys.carrier.id : keys.terminal.id;
+      await layouts.upsert(owner, set, ref, parsed.value.name ?? null, parsed.value.definition);
+    }
+    // A demo appointment for the demo driver, its window open from an hour ago to eight hours from now.
+    const appointments = app.get(AppointmentsService);
+    const ref = `DEMO-${new Date().toISOString().slice(0, 16).replace(/\D/g, '')}`;
+    const hour = 3_600_000;
+    const item = {
+      driver: DEMO_DRIVER,
+      appointment: {
+        ref,
+        layout_ref: 'demo-appointment',
+        license_plate: 'ABC1D23',
+        summary: 'Import container pickup, berth 3',
+        window_start: new Date(Date.now() - hour).toISOString(),
+        window_end: new Date(Date.now() + 8 * hour).toISOString(),
+        custom_data: { container: { number: 'MSCU1234567' } },
+      },
+    };
+    // Validated as the API validates a POST body.
+    const items = parseBatch(item, 1, createItems(CreateAppointmentItemDto));
+    await appointments
+      .create({ accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' }, { items, path: (_index, within) => within })
+      .catch((error: { code?: string }) => {
+        if (error.code !== 'DUPLICATE_KEY') throw error;
+      });
+    const secret = Buffer.from(await driverTokenSecret(config, database.dataSource), 'utf8');
+    const generation = await app.get(DriverTokenGrantsRepository).generationFor(DEMO_DRIVER.tax_id, keys.terminal.id);
+    const driverToken = signDriverToken(
+      secret,
+      { taxId: DEMO_DRIVER.tax_id, partnerId: keys.terminal.id, generation: generation! },
+      config.driverTokenTtlMinutes,
+    );
+    // The commands printed below reach the service on the port this environment configures, not always 3000.
+    const serviceUrl = `http://localhost:${config.port}`;
+    const [start, urlArg] = config.port === 3000 ? ['npm start', ''] : [`PORT=${config.port} npm start`, ` --url ${serviceUrl}`];
+
+    console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}).
 
   ${DEMO_TERMINAL}  id ${keys.terminal.id}
     X-API-Key: ${keys.terminal.key}
@@ -155,6 +162,10 @@ try {
   ${DEMO_CARRIER}   id ${keys.carrier.id}
     X-API-Key: ${keys.carrier.key}
     layouts:   trip/demo-trip
+
+  ${DEMO_ADMIN}     id ${keys.admin.id}
+    X-API-Key: ${keys.admin.key}
+    (the panel's Accounts page: accounts, keys, a terminal's gate geofence)
 
   Demo driver    tax id ${DEMO_DRIVER.tax_id}, appointment ${ref} (window open for the next 8 hours)
     driver token for ${DEMO_TERMINAL} (valid until ${driverToken.expires_at}):
@@ -168,8 +179,19 @@ Next, each in a terminal of its own:
 Web panel: ${serviceUrl}/panel (sign in with a key above)
 Driver app: ${serviceUrl}/app#token=${driverToken.token}
 
-Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.`);
-} finally {
-  // Closing the app closes the store too.
-  await (app ? app.close() : database.close());
+Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.
+
+For the README's curl examples, in your shell:
+  export GATE_URL=${serviceUrl} GATE_TERMINAL_KEY=${keys.terminal.key} GATE_DEMO_REF=${ref}`);
+  } finally {
+    // Closing the app closes the store too.
+    await (app ? app.close() : database.close());
+  }
 }
+
+// A failure is one line for the person who ran it (the store in use by the service, a bad variable…), and exit 1.
+await seed().catch((error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof DataDirLockedError;
+  console.error(`seed:demo failed: ${known ? (error as Error).message : oneLine(error)}`);
+  process.exit(1);
+});

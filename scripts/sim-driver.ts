@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { io } from 'socket.io-client';
+import { commandLine } from './command-line.js';
 import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 
 /**
@@ -9,8 +9,8 @@ import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 const USAGE = `npm run sim:driver -- --token <driver token> [--url ${defaultServiceUrl()}] [--after 0]
                        [--checkin-next | --checkin <appointment id>] [--exit-on-ticket]`;
 
-const { values } = parseArgs({
-  options: {
+const values = commandLine(
+  {
     token: { type: 'string' },
     url: { type: 'string', default: defaultServiceUrl() },
     after: { type: 'string', default: '0' },
@@ -18,7 +18,8 @@ const { values } = parseArgs({
     'checkin-next': { type: 'boolean', default: false },
     'exit-on-ticket': { type: 'boolean', default: false },
   },
-});
+  USAGE,
+);
 if (!values.token) {
   console.error(`--token is required\n\n${USAGE}`);
   process.exit(64);

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { io } from 'socket.io-client';
+import { commandLine } from './command-line.js';
 import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 
 /**
@@ -9,8 +9,8 @@ import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 const USAGE = `npm run sim:terminal -- --key <terminal API key> [--url ${defaultServiceUrl()}] [--layout demo-ticket]
                          [--reject-plate ABC1D23 …] [--reject-all] [--delay-ms 0]`;
 
-const { values } = parseArgs({
-  options: {
+const values = commandLine(
+  {
     key: { type: 'string' },
     url: { type: 'string', default: defaultServiceUrl() },
     layout: { type: 'string', default: 'demo-ticket' },
@@ -18,7 +18,8 @@ const { values } = parseArgs({
     'reject-all': { type: 'boolean', default: false },
     'delay-ms': { type: 'string', default: '0' },
   },
-});
+  USAGE,
+);
 if (!values.key) {
   console.error(`--key is required\n\n${USAGE}`);
   process.exit(64);

@@ -29,10 +29,19 @@ async function main(): Promise<void> {
   }
   const { app, database } = gate;
   await app.listen(config.port);
+  const base = `http://localhost:${config.port}`;
+  const store = database.embedded ? `embedded (${config.dataDir})` : 'postgresql';
   logger.info(
-    { port: config.port, store: database.embedded ? `embedded (${config.dataDir})` : 'postgresql', redis: Boolean(config.redisUrl) },
-    `gate service listening on http://localhost:${config.port} (docs at /docs)`,
+    {
+      port: config.port,
+      store,
+      redis: Boolean(config.redisUrl),
+      urls: { panel: `${base}/panel`, app: `${base}/app`, docs: `${base}/docs` },
+    },
+    `gate service listening on ${base}: panel ${base}/panel, driver app ${base}/app, API docs ${base}/docs`,
   );
+  // A person at a terminal gets the same as a short banner; log collectors (no TTY) get only the JSON line above.
+  if (process.stdout.isTTY) process.stdout.write(banner(base, store));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -55,6 +64,22 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Where to go next, for the person who just ran `npm start`. */
+function banner(base: string, store: string): string {
+  return [
+    '',
+    `  Gate service is running on ${base} (store: ${store})`,
+    '',
+    `    Web panel    ${base}/panel`,
+    `    Driver app   ${base}/app`,
+    `    API docs     ${base}/docs`,
+    '',
+    '  No key yet? Stop the service, run `npm run seed:demo`, and start it again.',
+    '',
+    '',
+  ].join('\n');
 }
 
 void main();

@@ -15,6 +15,11 @@ import {
 } from '../setup/browser.js';
 import { SERVICE_START_MS, spawnWithOutput, until, type Spawned } from '../setup/processes.js';
 import type { TestApp } from '../setup/test-app.js';
+import { qrDataUrl } from '../../web/src/shared/qr.js';
+
+/** Every status the service names: the app shows each as a word, never as the code. */
+const STATUS_CODES = ['PLANNED', 'IN_TRANSIT', 'SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'];
+const codesShown = (text: string) => STATUS_CODES.filter((code) => new RegExp(`\\b${code}\\b`).test(text));
 
 /** The reference driver app at /app in a real browser, phone-sized, on PostgreSQL and on the embedded store. */
 const JWT_SECRET = 'driver-web-app-test-secret-0123456789abcdef';
@@ -104,7 +109,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
         .getByRole('status')
         .filter({ hasText: /^Checked in at/ })
         .waitFor();
-      await page.getByText(/SCHEDULED → CHECKED_IN/).waitFor();
+      await page.getByText(/Scheduled → Checked in/).waitFor();
       await page.getByText(/New ticket for APPOINTMENT-/).waitFor();
       expect(await card.getByRole('button', { name: 'Check in' }).count()).toBe(0);
       expect(terminal.output()).toContain('accepted with a gate-pass ticket');
@@ -239,6 +244,174 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
       await page.context().close();
     }
   });
+
+  it('speaks pt-BR and en: statuses as words, never codes; the ticket shows the QR code, plate and ref', async () => {
+    const scene = await gateScene(gate.http);
+    const terminal = await simTerminal(scene.terminal.key, 'gate-pass');
+    const { page, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Ao vivo' }).waitFor();
+      expect(await page.evaluate('document.documentElement.lang')).toBe('pt-BR');
+      const card = page.getByRole('article', { name: /^APPOINTMENT-/ });
+      await card.getByText('Agendado', { exact: true }).waitFor();
+      expect(codesShown(await page.locator('body').innerText())).toEqual([]);
+      await card.getByRole('button', { name: 'Fazer check-in' }).click();
+      const ticket = page.getByRole('article', { name: /^Ticket de APPOINTMENT-/ });
+      await ticket.getByText('Stop at the scale').waitFor();
+      await page.getByText(/Agendado → Check-in feito/).waitFor();
+      await card.getByText('Check-in feito', { exact: true }).waitFor();
+
+      // The gate pass: the appointment's own QR code (its qrcode element, the appointment id here), plate and ref.
+      const [appointment] = (await gate.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${scene.token}`)).body.data;
+      const qr = ticket.getByRole('img', { name: /^Código QR: / });
+      expect(await qr.getAttribute('data-qr')).toBe(appointment.id);
+      expect(await qr.getAttribute('src')).toBe(qrDataUrl(appointment.id));
+      await ticket.locator('.plate').getByText('ABC1D23').waitFor();
+      await ticket.getByText(appointment.ref, { exact: true }).waitFor();
+      expect(codesShown(await page.locator('body').innerText())).toEqual([]);
+      await screenshot(`${store}-app-ticket-pt-BR`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      // The switch changes the language at once, and the choice is remembered.
+      await page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await card.getByText('Checked in', { exact: true }).waitFor();
+      const ticketEn = page.getByRole('article', { name: /^Ticket for APPOINTMENT-/ });
+      expect(await ticketEn.getByRole('img', { name: /^QR code: / }).getAttribute('data-qr')).toBe(appointment.id);
+      expect(codesShown(await page.locator('body').innerText())).toEqual([]);
+      await screenshot(`${store}-app-ticket-en`);
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('es');
+      await card.getByText('Registrado en portería', { exact: true }).waitFor();
+      await screenshot(`${store}-app-ticket-es`);
+      await page.reload();
+      await page.getByRole('status').filter({ hasText: 'En vivo' }).waitFor();
+      expect(codesShown(await page.locator('body').innerText())).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      terminal.child.kill();
+      await page.context().close();
+    }
+  });
+
+  it('shows the ticket offline after a reload with the network off (installed service worker), and catches up on return', async () => {
+    const scene = await gateScene(gate.http);
+    const [{ ref }] = await listRefs(scene.terminal.key);
+    await createTicket(scene.terminal.key, ref, 'GATE-OFF-1');
+    const { page, context, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page
+        .getByRole('article', { name: `Ticket for ${ref}` })
+        .getByText('GATE-OFF-1')
+        .waitFor();
+      // The app is installable: its manifest is linked, and its service worker controls the page.
+      const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
+      expect(((await (await fetch(`${url}${manifest}`)).json()) as { start_url: string }).start_url).toBe('/app');
+      await page.evaluate('navigator.serviceWorker.ready');
+      await until(
+        async () => (await page.evaluate('Boolean(navigator.serviceWorker.controller)')) === true,
+        'the service worker to control /app',
+      );
+
+      await context.setOffline(true);
+      await page.reload();
+      const ticket = page.getByRole('article', { name: `Ticket for ${ref}` });
+      await ticket.getByText('GATE-OFF-1').waitFor();
+      await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
+      await page.getByText(/^You are offline\. This is what you had as of /).waitFor();
+      expect(await ticket.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
+      await screenshot(`${store}-app-offline-reload`);
+
+      // Brought up to date on return: a ticket made meanwhile appears.
+      await createTicket(scene.terminal.key, ref, 'GATE-BACK-2');
+      await context.setOffline(false);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page.getByText('GATE-BACK-2').waitFor();
+      expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps the last ticket on screen, with a notice, after the token expires, until the driver signs out', async () => {
+    const scene = await gateScene(gate.http);
+    const [{ ref }] = await listRefs(scene.terminal.key);
+    await createTicket(scene.terminal.key, ref, 'KEPT-9');
+    const claims = JSON.parse(Buffer.from(scene.token.split('.')[1], 'base64url').toString());
+    // Issued 45 s ago with a one-minute lifetime: it ends about fifteen seconds from now, once the ticket is shown.
+    const shortLived = signDriverToken(
+      Buffer.from(JWT_SECRET),
+      { taxId: claims.sub, partnerId: claims.partner, generation: claims.gen },
+      1,
+      Date.now() - 45_000,
+    ).token;
+    const { page, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${shortLived}`);
+      const ticket = page.getByRole('article', { name: `Ticket for ${ref}` });
+      await ticket.getByText('KEPT-9').waitFor();
+      await page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
+      expect(await sessionItem(page, 'gate.driver.token')).toBeNull();
+      // The ticket stays, with its QR code, and says how old it is.
+      await ticket.getByText('KEPT-9').waitFor();
+      expect(await ticket.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
+      await page
+        .getByRole('note')
+        .filter({ hasText: /^This is what you had as of / })
+        .waitFor();
+      await screenshot(`${store}-app-ticket-kept`);
+      // A reload (the tab's session is gone) still shows it.
+      await page.reload();
+      await ticket.getByText('KEPT-9').waitFor();
+      await page.getByRole('button', { name: 'Sign out and remove it from this phone' }).click();
+      await page.getByLabel('Sign-in code').waitFor();
+      expect(await ticket.count()).toBe(0);
+      expect(await page.evaluate('localStorage.getItem("gate.driver.kept")')).toBeNull();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  // Needs the sign-in code's backend (`code` in the token answer, POST /api/v1/driver/sessions), built on another
+  // branch: remove `.skip` once it is merged.
+  it.skip('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
+    const scene = await gateScene(gate.http);
+    const minted = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
+    const code = minted.body.data.code as string;
+    expect(code).toMatch(/^[A-Z0-9]{8}$/);
+    const { page, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR' });
+    try {
+      await page.goto(`${url}/app`);
+      await page.getByLabel('Código de acesso').fill('ZZZZZZZZ');
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Este código não é válido' }).waitFor();
+      await screenshot(`${store}-app-sign-in-pt-BR`);
+      // Typed as a person would: lower case, in two groups.
+      await page.getByLabel('Código de acesso').fill(`${code.slice(0, 4).toLowerCase()} ${code.slice(4)}`);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.getByRole('status').filter({ hasText: 'Ao vivo' }).waitFor();
+      await page.getByRole('article', { name: /^APPOINTMENT-/ }).waitFor();
+      expect(await sessionItem(page, 'gate.driver.token')).toMatch(/^ey/);
+      await page.getByRole('button', { name: 'Sair' }).click();
+      // Once only.
+      await page.getByLabel('Código de acesso').fill(code);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Este código não é válido' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  async function createTicket(key: string, ref: string, gateName: string): Promise<void> {
+    const created = await gate.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', key)
+      .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: gateName, bay: 3 } });
+    expect(created.status).toBe(201);
+  }
 
   async function listRefs(key: string): Promise<{ ref: string }[]> {
     const res = await gate.http.get('/api/v1/appointments').set('X-API-Key', key);

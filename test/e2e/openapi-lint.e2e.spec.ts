@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { guidePage } from '../../src/common/docs/guide.js';
 
 type Json = Record<string, any>;
 
@@ -73,11 +74,21 @@ describe('the OpenAPI document served at /docs-json', () => {
         '/guide/events.md',
       ]),
     );
-    for (const link of links) {
+    // Each page is readable HTML (rendered from its markdown), under a CSP that allows no script; web.md is one of them.
+    for (const link of [...links, '/guide/web.md']) {
       const page = await t.http.get(link);
-      expect([link, page.status, page.type]).toEqual([link, 200, 'text/markdown']);
-      expect(page.text).toMatch(/^# /);
+      expect([link, page.status, page.type]).toEqual([link, 200, 'text/html']);
+      expect(page.text).toMatch(/<h1>[^<]+<\/h1>/);
+      expect(page.text).not.toMatch(/<script/i);
+      expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     }
+    expect((await t.http.get('/guide/web.md')).text).toContain('<h1>The web panel and the driver app</h1>');
+    const css = await t.http.get('/guide/guide.css');
+    expect([css.status, css.type]).toEqual([200, 'text/css']);
+    // Raw HTML in a page is shown as text, never passed through; links to scripts are dropped.
+    const html = guidePage('# Title\n\n<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1))');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).not.toMatch(/<script|<img|href="javascript/i);
     expect((await t.http.get('/guide/nothing.md')).status).toBe(404);
     expect((await t.http.get('/guide/..%2Fpackage.json')).status).toBe(404);
   });

@@ -93,10 +93,19 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gate-seed-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('creates a demo terminal and carrier with layouts and prints keys that work', async () => {
+  it('says what went wrong in one line, without a stack trace, and exits 1', async () => {
+    const broken = await script('seed-demo', [], { DATA_DIR: dataDir, PORT: 'not-a-port' });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^seed:demo failed: .*PORT/)]);
+    const unreachable = await script('seed-demo', [], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim()).toMatch(/^seed:demo failed: connect ECONNREFUSED 127\.0\.0\.1:1$/);
+  });
+
+  it('creates a demo terminal, carrier and administrator with layouts and prints keys that work', async () => {
     const seeded = await script('seed-demo', [], { DATA_DIR: dataDir, PORT: '' });
     expect(seeded.code).toBe(0);
-    const [terminalKey, carrierKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);
+    const [terminalKey, carrierKey, adminKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);
     expect(seeded.stdout).toMatch(/^  npm start$/m);
     expect(seeded.stdout).toContain('Swagger UI: http://localhost:3000/docs');
     expect(seeded.stdout).not.toContain('--url');
@@ -118,8 +127,9 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
       expect(appointments.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-appointment']);
       const trips = await t.http.get('/api/v1/layouts/trip').set('X-API-Key', carrierKey);
       expect(trips.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-trip']);
-      const accounts = await t.http.get('/api/v1/admin/accounts').set('X-API-Key', 'test-admin-key-0123456789abcdef');
-      expect(accounts.body.data).toHaveLength(2);
+      // Run twice, the seed reuses its three accounts; the admin key it printed is an admin's.
+      const accounts = await t.http.get('/api/v1/admin/accounts').set('X-API-Key', adminKey);
+      expect(accounts.body.data.map((a: { name: string }) => a.name).sort()).toEqual(['Demo Admin', 'Demo Carrier', 'Demo Terminal']);
     } finally {
       await t.close();
     }

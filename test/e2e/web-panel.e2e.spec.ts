@@ -8,6 +8,7 @@ import { gateScene } from '../factories/checkin.js';
 import { connectTerminal } from '../factories/sockets.js';
 import { type Receiver, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
 import {
+  DESKTOP,
   launchBrowser,
   PHONE,
   openPage,
@@ -248,13 +249,13 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     try {
       await signIn(page, url, scene.terminal.key);
       const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
-      await row.getByText('SCHEDULED').waitFor();
+      await row.getByText('Scheduled').waitFor();
       await page.locator('[data-live="events"]').waitFor();
       expect(await row.locator('.ticket-count').textContent()).toBe('0');
       await row.getByRole('button', { name: /^APPOINTMENT-/ }).click();
       await page
         .getByRole('list', { name: /^History of / })
-        .getByText('created', { exact: true })
+        .getByText('Created', { exact: true })
         .waitFor();
 
       const [{ id }] = (await gate.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${scene.token}`)).body.data;
@@ -264,11 +265,11 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         .send({});
       expect(checkin.status).toBe(200);
 
-      await row.getByText('CHECKED_IN').waitFor();
+      await row.getByText('Checked in').waitFor();
       await row.locator('.ticket-count').getByText('1').waitFor();
       await page
         .getByRole('list', { name: /^History of / })
-        .getByText('checked_in', { exact: true })
+        .getByText('Checked in', { exact: true })
         .waitFor();
       await page.locator('.detail').getByRole('article', { name: 'Ticket gate-pass' }).getByText('B4').waitFor();
       await screenshot(`${store}-panel-board`);
@@ -298,7 +299,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       }
 
       // A filter of the listing.
-      await page.getByRole('checkbox', { name: 'SCHEDULED' }).check();
+      await page.getByRole('checkbox', { name: 'Scheduled' }).check();
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.getByText('Nothing matches these filters.').waitFor();
       expect(problems).toEqual([]);
@@ -447,19 +448,152 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     try {
       await signIn(page, url, carrier.key);
       await page.getByText('carrier account').waitFor();
-      await page.locator('tbody tr', { hasText: ref }).getByText('PLANNED').waitFor();
+      await page.locator('tbody tr', { hasText: ref }).getByText('Planned').waitFor();
       await page.locator('[data-live="events"]').waitFor();
       const moved = await gate.http
         .put('/api/v1/trips')
         .set('X-API-Key', carrier.key)
         .send({ ref, trip: { status: 'IN_TRANSIT' } });
       expect(moved.status).toBe(200);
-      await page.locator('tbody tr', { hasText: ref }).getByText('IN_TRANSIT').waitFor();
+      await page.locator('tbody tr', { hasText: ref }).getByText('In transit').waitFor();
 
       await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
       await page.getByRole('button', { name: 'Edit trip-card' }).click();
       await page.getByText(`Taken from your record ${ref}; edit it freely, nothing is saved.`).waitFor();
       await page.getByTestId('preview').getByRole('article', { name: ref }).getByText('Bring the seal').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('tells a person without a key where one comes from, in their language', async () => {
+    for (const [locale, title, hint] of [
+      ['en-US', 'No key yet?', 'npm run seed:demo'],
+      ['pt-BR', 'Ainda não tem uma chave?', 'npm run seed:demo'],
+      ['es-AR', '¿Todavía no tiene clave?', 'npm run seed:demo'],
+    ] as const) {
+      const { page, context, problems, screenshot } = await openPage(browser, { ...DESKTOP, locale });
+      try {
+        await page.goto(`${url}/panel`);
+        const firstRun = page.getByRole('region', { name: title });
+        await firstRun.getByText(hint).waitFor();
+        await firstRun.getByText('npm run cli -- account:create --kind terminal').waitFor();
+        expect(await seriousA11yViolations(page)).toEqual([]);
+        await screenshot(`${store}-panel-sign-in-${locale}`);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
+  it('shows history times in the device zone (the logs are UTC without a zone) and the board in pt-BR, on a 390 px screen', async () => {
+    const scene = await gateScene(gate.http);
+    const [{ ref }] = (await gate.http.get('/api/v1/appointments').set('X-API-Key', scene.terminal.key)).body.data.items.map(
+      (item: { appointment: { ref: string } }) => item.appointment,
+    );
+    const logs = (await gate.http.get(`/api/v1/appointments/logs?refs=${ref}`).set('X-API-Key', scene.terminal.key)).body.data[0].data.logs;
+    const created = logs.find((log: { event: string }) => log.event === 'created').created_at as string;
+    expect(created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/);
+    const zone = 'America/Sao_Paulo';
+    const shown = (instant: Date) =>
+      new Intl.DateTimeFormat('pt-BR', { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }).format(instant).replace(/\s+/g, ' ');
+    const { page, context, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: zone });
+    try {
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Chave de API').fill(scene.terminal.key);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      const row = page.locator('tbody tr', { hasText: ref });
+      await row.getByText('Agendado', { exact: true }).waitFor();
+      await row.getByRole('button', { name: ref }).click();
+      const history = page.getByRole('list', { name: `Histórico de ${ref}` });
+      const entry = history.locator('li[data-event="created"]');
+      await entry.getByText('Criado', { exact: true }).waitFor();
+      const time = (await entry.locator('time').textContent())!.replace(/\s+/g, ' ');
+      // UTC, shown in São Paulo's time: not the UTC wall clock read as local time.
+      expect(time).toBe(shown(new Date(`${created}Z`)));
+      expect(time).not.toBe(shown(new Date(created.slice(0, 19) + '-03:00')));
+      expect(await entry.locator('time').getAttribute('datetime')).toBe(new Date(`${created}Z`).toISOString());
+      const body = await page.locator('body').innerText();
+      expect(['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'].filter((code) => body.includes(code))).toEqual([]);
+
+      // The board fits the phone: wide tables scroll inside their box, the page never gets wider than the screen.
+      const overflow = (await page.evaluate(
+        '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+      )) as { scroll: number; client: number };
+      expect(overflow.scroll).toBeLessThanOrEqual(overflow.client);
+      await screenshot(`${store}-panel-board-390-pt-BR`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Needs the sign-in code's backend (`code` in the token answer, POST /api/v1/driver/sessions), built on another
+  // branch: remove `.skip` once it is merged.
+  it.skip('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
+    const scene = await gateScene(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, scene.terminal.key);
+      await page
+        .getByRole('button', { name: /^APPOINTMENT-/ })
+        .first()
+        .click();
+      await page.getByRole('button', { name: `Make a sign-in link for ${scene.taxId}` }).click();
+      const region = page.getByRole('region', { name: `Driver app for ${scene.taxId}` });
+      await region.getByRole('img', { name: 'QR code of the driver app link' }).waitFor();
+      const code = (await region.locator('[data-code]').getAttribute('data-code'))!;
+      expect(code).toMatch(/^[A-Z0-9]{8}$/);
+      await screenshot(`${store}-panel-sign-in-code`);
+      const phone = await openPage(browser, PHONE);
+      try {
+        await phone.page.goto(`${url}/app`);
+        await phone.page.getByLabel('Sign-in code').fill(code);
+        await phone.page.getByRole('button', { name: 'Sign in' }).click();
+        await phone.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+        expect(phone.problems).toEqual([]);
+      } finally {
+        await phone.context.close();
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets an admin give a terminal a gate geofence, move it and remove it', async () => {
+    const terminal = await newTerminal(gate.http);
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, TEST_ADMIN_KEY);
+      const account = terminal;
+      await page.getByRole('button', { name: `Keys of ${account.name}` }).click();
+      const fence = page.getByRole('form', { name: `Gate geofence of ${account.name}` });
+      await fence.getByLabel('Latitude').fill('abc');
+      await fence.getByRole('button', { name: 'Save geofence' }).click();
+      await fence.getByRole('alert').filter({ hasText: 'Latitude, longitude and radius are numbers' }).waitFor();
+      await fence.getByLabel('Latitude').fill('-23.9608');
+      await fence.getByLabel('Longitude').fill('-46.3336');
+      await fence.getByLabel('Radius (m)').fill('900');
+      await fence.getByRole('button', { name: 'Save geofence' }).click();
+      await fence.getByRole('status').filter({ hasText: 'Geofence saved.' }).waitFor();
+      const stored = async () =>
+        (await gate.http.get(`/api/v1/admin/accounts/${terminal.id}`).set('X-API-Key', TEST_ADMIN_KEY)).body.data.location;
+      expect(await stored()).toEqual({ lat: -23.9608, lng: -46.3336, radius_m: 900 });
+      // Out of range: the service's own words, nothing changed.
+      await fence.getByLabel('Radius (m)').fill('0');
+      await fence.getByRole('button', { name: 'Save geofence' }).click();
+      await fence.getByRole('alert').filter({ hasText: 'radius_m' }).waitFor();
+      expect(await stored()).toEqual({ lat: -23.9608, lng: -46.3336, radius_m: 900 });
+      await page.locator('tbody tr', { hasText: account.name }).getByText('-23.9608, -46.3336 ± 900 m').waitFor();
+      await screenshot(`${store}-panel-admin-geofence`);
+      await fence.getByRole('button', { name: 'Remove geofence' }).click();
+      await fence.getByRole('status').filter({ hasText: 'Geofence removed.' }).waitFor();
+      expect(await stored()).toBeNull();
+      expect(await seriousA11yViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -482,7 +616,13 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       expect(await page.getByText(key).count()).toBe(0);
 
       await page.getByRole('button', { name: 'Keys of Web Freight' }).click();
-      await page.getByRole('list', { name: 'API keys of Web Freight' }).getByRole('button', { name: 'Revoke' }).click();
+      // Revoking asks first: Keep it leaves the key working; Yes, revoke ends it.
+      const keys = page.getByRole('list', { name: 'API keys of Web Freight' });
+      await keys.getByRole('button', { name: /^Revoke key / }).click();
+      await keys.getByRole('button', { name: 'Keep it' }).click();
+      expect((await gate.http.get('/api/v1/trips').set('X-API-Key', key)).status).toBe(200);
+      await keys.getByRole('button', { name: /^Revoke key / }).click();
+      await keys.getByRole('button', { name: /^Yes, revoke / }).click();
       await page
         .getByRole('list', { name: 'API keys of Web Freight' })
         .getByText(/^revoked /)

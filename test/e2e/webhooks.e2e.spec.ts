@@ -217,6 +217,12 @@ describe('webhooks', () => {
     expect(log.items[2]).toMatchObject({ error: 'no answer within 2000 ms', duration_ms: expect.any(Number) });
     expect(log.items[2].duration_ms as number).toBeGreaterThanOrEqual(1900);
     expect(log.items[0].next_attempt_at).toBeNull();
+    // Each failed attempt is logged with the webhook, the attempt and the answer (never the URL or the body).
+    const failures = t.logs.filter((line) => line.msg === 'webhook delivery attempt failed; retrying' && line.webhook === hook.id);
+    expect(failures.map((line) => [line.attempts, line.status, line.error])).toEqual([
+      [1, null, 'no answer within 2000 ms'],
+      [2, 503, 'answered 503'],
+    ]);
     // Keyset pages, newest first.
     const first = (await t.http.get(`/api/v1/webhooks/${hook.id}/deliveries?limit=2`).set('X-API-Key', terminal.key)).body.data;
     const second = (

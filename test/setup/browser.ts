@@ -28,8 +28,8 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
-export const DESKTOP = { viewport: { width: 1360, height: 900 } };
+export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true, locale: 'en-US' };
+export const DESKTOP = { viewport: { width: 1360, height: 900 }, locale: 'en-US' };
 
 export interface WatchedPage {
   page: Page;

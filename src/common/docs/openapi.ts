@@ -12,7 +12,7 @@ import {
 } from '../http/idempotency-key.js';
 import { addApiErrors } from './api-responses.js';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from './security-schemes.js';
-import { guideUrl, loadGuide } from './guide.js';
+import { GUIDE_CSS, guideUrl, loadGuide } from './guide.js';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -122,7 +122,7 @@ function nullableRefs(node: unknown): void {
 
 /**
  * Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json,
- * and the guide's pages (docs/) at /guide/<page>.md.
+ * and the guide's pages (docs/) at /guide/<page>.md, as HTML.
  */
 /** `asyncApi`: the real-time channel's document for a host (src/realtime builds it). */
 export function mountOpenApi(app: INestApplication, port: number, asyncApi: (host: string) => object): void {
@@ -132,9 +132,18 @@ export function mountOpenApi(app: INestApplication, port: number, asyncApi: (hos
     .get('/asyncapi.json', (request: Request, response: Response) => response.json(asyncApi(request.host || `localhost:${port}`)));
   const guide = loadGuide();
   app.getHttpAdapter().get('/guide/:page', (request: Request, response: Response) => {
-    const text = guide.get(String(request.params.page));
-    if (text === undefined) return response.status(404).json({ success: false, error: { code: 'NOT_FOUND', message: 'No such page' } });
-    response.type('text/markdown; charset=utf-8').send(text);
+    const page = String(request.params.page);
+    if (page === 'guide.css') return response.type('text/css; charset=utf-8').setHeader('Cache-Control', 'no-cache').send(GUIDE_CSS);
+    const html = guide.get(page);
+    if (html === undefined) return response.status(404).json({ success: false, error: { code: 'NOT_FOUND', message: 'No such page' } });
+    response
+      .setHeader(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+      )
+      .setHeader('X-Content-Type-Options', 'nosniff')
+      .type('text/html; charset=utf-8')
+      .send(html);
   });
   SwaggerModule.setup('docs', app, buildOpenApi(app), {
     jsonDocumentUrl: 'docs-json',

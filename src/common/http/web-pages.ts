@@ -8,7 +8,8 @@ export const WEB_PAGES = ['panel', 'app'] as const;
 
 /**
  * Scripts, styles and images only from the service; QR codes are data: images drawn in the page. `connect-src 'self'`
- * covers the API and Socket.IO on this origin, WebSocket included.
+ * covers the API and Socket.IO on this origin, WebSocket included; the driver app's service worker and web manifest
+ * come from the service too.
  */
 export const WEB_CSP = [
   "default-src 'none'",
@@ -17,6 +18,8 @@ export const WEB_CSP = [
   "img-src 'self' data:",
   "connect-src 'self'",
   "font-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -39,9 +42,13 @@ function securityHeaders(res: Response): void {
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
 }
 
+/** The driver app's own files beside its page: its service worker, web manifest and icons. */
+const APP_FILES = /^\/(sw\.js|manifest\.webmanifest|icon(-[a-z]+)?-\d+\.png)$/;
+
 /**
  * `/panel`, `/app` and their hashed `/assets/*`. Pages are never cached (a new build shows at once); assets
- * carry a content hash in their names, so they are cached for good. Without a build (`npm run build`
+ * carry a content hash in their names, so they are cached for good. The driver app's service worker
+ * (`/app/sw.js`, scope `/app`), manifest and icons are checked again on each use. Without a build (`npm run build`
  * makes it) the pages answer 404 like any unknown route.
  */
 export function webPages(folder: string | null = webFolder()): RequestHandler | null {
@@ -64,8 +71,22 @@ export function webPages(folder: string | null = webFolder()): RequestHandler | 
       res.sendFile(file, (error) => error && next(error));
     };
   };
+  const appFiles = express.static(join(folder, 'app'), {
+    index: false,
+    fallthrough: true,
+    cacheControl: false,
+    setHeaders: (res, path) => {
+      securityHeaders(res as Response);
+      res.setHeader('Cache-Control', 'no-cache');
+      // The worker's file is under /app/, its scope the page /app itself.
+      if (path.endsWith('sw.js')) res.setHeader('Service-Worker-Allowed', '/app');
+    },
+  });
   const router = express.Router({ strict: false });
   router.use('/assets', (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? assets(req, res, next) : next()));
+  router.use('/app', (req, res, next) =>
+    (req.method === 'GET' || req.method === 'HEAD') && APP_FILES.test(req.path) ? appFiles(req, res, next) : next(),
+  );
   for (const name of WEB_PAGES) router.use(`/${name}`, page(name));
   return router;
 }

@@ -11,12 +11,26 @@ export function createLogger(level: LogLevel): Logger {
   });
 }
 
+/**
+ * Nest's start-up chatter (each module initialised, each route and socket event mapped): about 90 lines that say
+ * nothing went wrong. Logged at debug; `LOG_LEVEL=debug` shows them.
+ */
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'WebSocketsController',
+  'NestApplication',
+]);
+
 /** Routes Nest's own messages through the same JSON logger as everything else. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.logger.info({ context }, String(message));
+    if (context && START_UP_CONTEXTS.has(context)) this.logger.debug({ context }, String(message));
+    else this.logger.info({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message));

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER } from '../../common/logging/logger.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { parseInput } from '../../common/validation/validate.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -44,14 +46,19 @@ export class CheckinService {
     private readonly channel: TerminalLink,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   requestFromDriver(driver: DriverPrincipal, input: CheckinRequestDto): Promise<CheckinResult> {
-    return this.measured('driver', () => this.handshake(driver, input));
+    return this.measured('driver', { appointment_id: input.appointment_id, checkin_id: input.checkin_id }, () =>
+      this.handshake(driver, input),
+    );
   }
 
   confirmFromTerminal(principal: Principal, input: CheckinConfirmDto): Promise<CheckinResult> {
-    return this.measured('terminal', () => this.confirm(principal, input));
+    return this.measured('terminal', { appointment_ref: input.appointment_ref, terminal: principal.accountId }, () =>
+      this.confirm(principal, input),
+    );
   }
 
   private async handshake(driver: DriverPrincipal, input: CheckinRequestDto): Promise<CheckinResult> {
@@ -144,18 +151,31 @@ export class CheckinService {
     return this.commit(checkinId, appointment, input.tickets ?? [], { previous });
   }
 
-  /** Counts each handshake by outcome (the error code, lower-cased, when it did not go through) and times it. */
-  private async measured(source: 'driver' | 'terminal', run: () => Promise<CheckinResult>): Promise<CheckinResult> {
+  /**
+   * Counts each handshake by outcome (the error code, lower-cased, when it did not go through), times it, and logs
+   * one line for it (ids only: no token, no key).
+   */
+  private async measured(
+    source: 'driver' | 'terminal',
+    subject: Record<string, unknown>,
+    run: () => Promise<CheckinResult>,
+  ): Promise<CheckinResult> {
     const stop = this.metrics.checkinDuration.startTimer({ source });
     let outcome = 'accepted';
+    let reason: string | undefined;
     try {
       return await run();
     } catch (error) {
       outcome = error instanceof AppError ? error.code.toLowerCase() : 'internal_error';
+      if (error instanceof AppError && error.code === 'CHECKIN_REJECTED')
+        reason = (error.details as { reason?: string } | undefined)?.reason;
       throw error;
     } finally {
-      stop();
+      const seconds = stop();
       this.metrics.checkins.inc({ outcome, source });
+      const line = { checkin: { source, outcome, ...subject, ...(reason ? { reason } : {}), ms: Math.round(seconds * 1000) } };
+      if (outcome === 'accepted') this.logger.info(line, `check-in accepted (${source})`);
+      else this.logger.warn(line, `check-in not accepted: ${outcome} (${source})`);
     }
   }
 

@@ -219,11 +219,16 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     );
     this.metrics.webhookAttempts.inc({ outcome: status });
     if (result.ok) this.metrics.webhookLatency.observe(Math.max(0, (Date.now() - delivery.event_created_at.getTime()) / 1000));
-    if (status === 'failed')
-      this.logger.warn(
-        { webhook: delivery.webhook_id, event: delivery.event_id, attempts: delivery.attempts, error: result.error },
-        'webhook delivery failed for good',
-      );
+    // Every failed attempt is logged (the webhook, the event and the receiver's answer; never the URL's secret or the body).
+    const failure = {
+      webhook: delivery.webhook_id,
+      event: delivery.event_id,
+      attempts: delivery.attempts,
+      status: result.status,
+      error: result.error,
+    };
+    if (status === 'failed') this.logger.warn(failure, 'webhook delivery failed for good');
+    else if (status === 'retrying') this.logger.warn(failure, 'webhook delivery attempt failed; retrying');
   }
 
   /** The HTTP call of one attempt (none for an event no longer kept). */

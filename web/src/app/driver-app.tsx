@@ -1,29 +1,19 @@
+import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { io, type Socket } from 'socket.io-client';
 import { api, ApiError, newId } from '../shared/api.js';
-import { explainCheckin } from '../shared/explain.js';
-import { formatTime, formatWindow } from '../shared/format.js';
-import { Elements, Modal, RecordCard, TicketView } from '../shared/layout.js';
+import { explainCheckin, explainError } from '../shared/explain.js';
+import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
+import { Elements, type GatePass, Modal, RecordCard, TicketView } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import { session } from '../shared/session.js';
-import { LAST_SEQ, TOKEN } from './token.js';
+import { type Kept, kept, type Records, type Shown } from './kept.js';
+import { expiresAt, LAST_SEQ, ownerOf, TOKEN } from './token.js';
 
 type DriverAppointment = Schemas['DriverAppointmentView'];
 type DriverTrip = Schemas['DriverTripView'];
 type DriverTicket = Schemas['DriverTicketView'];
 type FeedEvent = Schemas['FeedEventView'];
-
-/**
- * A listed record as the app shows it: a status event may move it to a status its listing never returns
- * (COMPLETED, say) before the list is loaded again.
- */
-type Shown<T extends { status: string }> = Omit<T, 'status'> & { status: string };
-
-interface Records {
-  appointments: Shown<DriverAppointment>[];
-  trips: Shown<DriverTrip>[];
-  tickets: DriverTicket[];
-}
 
 type Connection = 'connecting' | 'live' | 'offline';
 type CheckinState = { pending: true } | { pending: false; ok: boolean; message: string };
@@ -31,6 +21,7 @@ type CheckinState = { pending: true } | { pending: false; ok: boolean; message: 
 export function DriverApp() {
   const [token, setToken] = useState(session.get(TOKEN));
   const [ended, setEnded] = useState(false);
+  const [last, setLast] = useState<Kept | null>(() => kept.get());
 
   const signIn = (value: string) => {
     if (value !== session.get(TOKEN)) session.remove(LAST_SEQ);
@@ -38,21 +29,79 @@ export function DriverApp() {
     setEnded(false);
     setToken(value);
   };
+  // Signing out forgets everything, the kept ticket too.
   const signOut = () => {
     session.remove(TOKEN, LAST_SEQ);
+    kept.forget();
+    setLast(null);
+    setEnded(false);
     setToken(null);
   };
+  // An ended token leaves the last records on screen, with a notice, until the driver signs out.
   const expire = useCallback(() => {
     session.remove(TOKEN, LAST_SEQ);
+    setLast(kept.get());
     setToken(null);
     setEnded(true);
   }, []);
 
-  if (!token) return <SignIn ended={ended} onSignIn={signIn} />;
+  if (!token) return <SignedOut ended={ended} last={last} onSignIn={signIn} onSignOut={signOut} />;
   return <Driver key={token} token={token} onSignOut={signOut} onExpired={expire} />;
 }
 
-function SignIn({ ended, onSignIn }: { ended: boolean; onSignIn: (token: string) => void }) {
+function AppBar({ children }: { children?: ComponentChildren }) {
+  const { t } = useI18n();
+  return (
+    <header class="app-bar">
+      <h1 class="app-title">{t('app.title')}</h1>
+      {children}
+      <LanguageSwitch />
+    </header>
+  );
+}
+
+/** The sign-in form and, when the browser kept them, the last records shown (the ticket above all). */
+function SignedOut(props: { ended: boolean; last: Kept | null; onSignIn: (token: string) => void; onSignOut: () => void }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const { last } = props;
+  return (
+    <div class="app-shell">
+      <AppBar />
+      <main>
+        {props.ended && (
+          <section class="notice notice-warn" role="alert" aria-labelledby="ended-title">
+            <h2 id="ended-title">{t('app.ended.title')}</h2>
+            <p>{t('app.ended.text')}</p>
+          </section>
+        )}
+        {last && (
+          <section class="kept" aria-labelledby="kept-title">
+            <h2 id="kept-title" class="visually-hidden">
+              {t('app.kept.title')}
+            </h2>
+            <p class="notice" role="note">
+              {t('app.kept.notice', { time: i18n.time(last.saved_at) })}
+            </p>
+            <RecordsView records={last.records} />
+            <button type="button" class="quiet" onClick={props.onSignOut}>
+              {t('app.kept.forget')}
+            </button>
+          </section>
+        )}
+        <SignIn onSignIn={props.onSignIn} />
+      </main>
+    </div>
+  );
+}
+
+/** A sign-in code (8 characters; O, 0, I, 1 and the like are read as one) in the form the service keeps them. */
+const normalizedCode = (text: string) => text.toUpperCase().replace(/[\s-]+/g, '');
+
+function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const [code, setCode] = useState('');
   const [value, setValue] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -60,62 +109,87 @@ function SignIn({ ended, onSignIn }: { ended: boolean; onSignIn: (token: string)
   const submit = async (event: Event) => {
     event.preventDefault();
     const token = value.trim();
-    if (!token) return setProblem('Paste the driver token your terminal or carrier gave you.');
+    const typed = normalizedCode(code);
+    if (!token && !typed) return setProblem(t('app.signIn.empty'));
     setBusy(true);
     setProblem(null);
     try {
-      await api({ driverToken: token }, 'GET', '/api/v1/driver/appointments');
-      onSignIn(token);
+      if (token) {
+        await api({ driverToken: token }, 'GET', '/api/v1/driver/appointments');
+        onSignIn(token);
+      } else {
+        const exchanged = await api<{ token: string; expires_at: string }>(null, 'POST', '/api/v1/driver/sessions', { code: typed });
+        onSignIn(exchanged.token);
+      }
     } catch (error) {
-      setProblem(
-        error instanceof ApiError && error.code === 'UNAUTHORIZED'
-          ? 'This token is not valid: it may have expired or been revoked. Ask for a new one.'
-          : error instanceof ApiError
-            ? error.message
-            : String(error),
-      );
+      setProblem(signInProblem(i18n, error, token ? 'token' : 'code'));
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <main class="app-shell">
-      <h1 class="app-title">Gate</h1>
-      {ended && (
-        <section class="notice notice-warn" role="alert" aria-labelledby="ended-title">
-          <h2 id="ended-title">Your sign-in has ended</h2>
-          <p>Your driver token has expired or was revoked. Ask your terminal or carrier for a new link or token, then sign in again.</p>
-        </section>
+    <form class="stack sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+      <h2 id="sign-in-title">{t('app.signIn.title')}</h2>
+      <label for="sign-in-code">{t('app.signIn.code')}</label>
+      <input
+        id="sign-in-code"
+        class="code-input"
+        autocomplete="one-time-code"
+        autocapitalize="characters"
+        spellcheck={false}
+        maxLength={12}
+        value={code}
+        onInput={(e) => setCode(e.currentTarget.value)}
+        aria-describedby="sign-in-code-hint"
+      />
+      <span id="sign-in-code-hint" class="muted">
+        {t('app.signIn.codeHint')}
+      </span>
+      <label for="driver-token">{t('app.signIn.token')}</label>
+      <textarea
+        id="driver-token"
+        rows={3}
+        autocomplete="off"
+        spellcheck={false}
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+        aria-describedby={problem ? 'sign-in-problem' : undefined}
+      />
+      {problem && (
+        <p id="sign-in-problem" class="error" role="alert">
+          {problem}
+        </p>
       )}
-      <form class="stack" onSubmit={submit}>
-        <label for="driver-token">Driver token</label>
-        <textarea
-          id="driver-token"
-          rows={4}
-          autocomplete="off"
-          spellcheck={false}
-          value={value}
-          onInput={(e) => setValue(e.currentTarget.value)}
-          aria-describedby={problem ? 'sign-in-problem' : undefined}
-        />
-        {problem && (
-          <p id="sign-in-problem" class="error" role="alert">
-            {problem}
-          </p>
-        )}
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-      <p class="muted">Your terminal or carrier can also send you a link that signs you in at once.</p>
-    </main>
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? t('app.signIn.busy') : t('app.signIn.submit')}
+      </button>
+      <p class="muted">{t('app.signIn.link')}</p>
+    </form>
   );
 }
 
+function signInProblem(i18n: Translator, error: unknown, way: 'token' | 'code'): string {
+  const { t } = i18n;
+  if (!(error instanceof ApiError)) return explainError(i18n, error);
+  if (error.code === 'RATE_LIMITED') return t('app.signIn.tooMany', { seconds: error.retryAfter ?? 60 });
+  if (way === 'token' && error.code === 'UNAUTHORIZED') return t('app.signIn.badToken');
+  if (way === 'code' && error.status >= 400 && error.status < 500) return t('app.signIn.badCode');
+  return explainError(i18n, error);
+}
+
 function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () => void; onExpired: () => void }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const credential = { driverToken: token };
-  const [records, setRecords] = useState<Records | null>(null);
+  const owner = ownerOf(token);
+  // What this driver saw last, shown at once (and while offline) until the service answers.
+  const [start] = useState(() => {
+    const last = kept.get();
+    return last?.owner === owner ? last : null;
+  });
+  const [records, setRecords] = useState<Records | null>(start?.records ?? null);
+  const [savedAt, setSavedAt] = useState<string | null>(start?.saved_at ?? null);
   const [connection, setConnection] = useState<Connection>('connecting');
   const [updates, setUpdates] = useState<{ seq: number; text: string }[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
@@ -126,12 +200,19 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   // A fresh sign-in replays the feed to learn where it stands, without announcing what is old news.
   const announce = useRef(session.get(LAST_SEQ) !== null);
   const socketRef = useRef<Socket | null>(null);
+  const i18nRef = useRef(i18n);
+  i18nRef.current = i18n;
+
+  // Whatever is shown is kept, so it survives a reload, going offline and the token's end.
+  useEffect(() => {
+    if (records && savedAt) kept.set({ owner, saved_at: savedAt, records });
+  }, [records, savedAt]);
 
   const failed = useCallback(
     (error: unknown) => {
       if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return onExpired();
       if (error instanceof ApiError && error.code === 'OFFLINE') return setConnection('offline');
-      setProblem(error instanceof Error ? error.message : String(error));
+      setProblem(explainError(i18nRef.current, error));
     },
     [onExpired],
   );
@@ -144,6 +225,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
         api<DriverTicket[]>(credential, 'GET', '/api/v1/driver/tickets'),
       ]);
       setRecords({ appointments, trips, tickets });
+      setSavedAt(new Date().toISOString());
       setProblem(null);
     } catch (error) {
       failed(error);
@@ -159,8 +241,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
         lastSeq.current = event.seq;
         session.set(LAST_SEQ, String(event.seq));
         if (!announce.current) continue;
-        const text = describe(event);
-        setUpdates((list) => [{ seq: event.seq, text }, ...list].slice(0, 5));
+        setUpdates((list) => [{ seq: event.seq, text: describe(i18nRef.current, event) }, ...list].slice(0, 5));
         if (event.type.startsWith('ticket.') && typeof event.data.id === 'string') {
           const id = event.data.id;
           setFresh((set) => new Set(set).add(id));
@@ -193,7 +274,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   }, []);
 
   useEffect(() => {
-    const socket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000 });
+    const socket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000, autoConnect: navigator.onLine });
     socketRef.current = socket;
     socket.on('connect', () => {
       // Live once what was missed while away has been replayed (a sign-in's first replay is silent; one cut
@@ -230,7 +311,8 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     };
     window.addEventListener('offline', offline);
     window.addEventListener('online', online);
-    void reload();
+    if (navigator.onLine) void reload();
+    else setConnection('offline');
     return () => {
       window.removeEventListener('offline', offline);
       window.removeEventListener('online', online);
@@ -250,39 +332,29 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     setCheckins((all) => ({ ...all, [appointment.id]: { pending: true } }));
     try {
       await api(credential, 'POST', `/api/v1/driver/appointments/${appointment.id}/check-in`, { checkin_id: newId() });
-      setCheckins((all) => ({
-        ...all,
-        [appointment.id]: {
-          pending: false,
-          ok: true,
-          message: `Checked in at ${formatTime(new Date().toISOString())}. Your ticket is above.`,
-        },
-      }));
+      const message = t('app.checkedIn', { time: i18n.time(new Date().toISOString()) });
+      setCheckins((all) => ({ ...all, [appointment.id]: { pending: false, ok: true, message } }));
       void reload();
     } catch (error) {
       if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return onExpired();
-      setCheckins((all) => ({ ...all, [appointment.id]: { pending: false, ok: false, message: explainCheckin(error) } }));
+      setCheckins((all) => ({ ...all, [appointment.id]: { pending: false, ok: false, message: explainCheckin(i18n, error) } }));
     }
   };
 
-  const tickets = records?.tickets ?? [];
-  const appointments = records?.appointments ?? [];
-  const trips = records?.trips ?? [];
-
+  const connectionWord = connection === 'live' ? t('app.live') : connection === 'offline' ? t('app.offline') : t('app.connecting');
   return (
     <div class="app-shell">
-      <header class="app-bar">
-        <h1 class="app-title">Gate</h1>
+      <AppBar>
         <span class={`connection connection-${connection}`} role="status" data-connection={connection}>
-          {connection === 'live' ? 'Live' : connection === 'offline' ? 'Offline' : 'Connecting…'}
+          {connectionWord}
         </span>
         <button type="button" class="quiet" onClick={onSignOut}>
-          Sign out
+          {t('app.signOut')}
         </button>
-      </header>
+      </AppBar>
       <main>
         {connection === 'offline' && (
-          <p class="notice notice-warn">You are offline. What you see may be out of date; it catches up when you are back.</p>
+          <p class="notice notice-warn">{savedAt ? t('app.offlineSince', { time: i18n.time(savedAt) }) : t('app.offlineNotice')}</p>
         )}
         {problem && (
           <p class="error" role="alert">
@@ -290,7 +362,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
           </p>
         )}
         <section aria-labelledby="updates-title" class={updates.length ? 'updates' : 'visually-hidden'}>
-          <h2 id="updates-title">Updates</h2>
+          <h2 id="updates-title">{t('app.updates')}</h2>
           <ul aria-live="polite">
             {updates.map((update) => (
               <li key={update.seq}>{update.text}</li>
@@ -299,75 +371,111 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
         </section>
         {records === null ? (
           <p class="muted" role="status">
-            Loading…
+            {t('common.loading')}
           </p>
         ) : (
-          <>
-            {tickets.length > 0 && (
-              <section aria-labelledby="tickets-title">
-                <h2 id="tickets-title">Tickets</h2>
-                {tickets.map((ticket) => (
-                  <div key={ticket.id} class={fresh.has(ticket.id) ? 'fresh' : undefined}>
-                    <TicketView layout={ticket.layout} label={`Ticket for ${ticket.appointment_ref}`} />
-                  </div>
-                ))}
-              </section>
-            )}
-            {appointments.length > 0 && (
-              <section aria-labelledby="appointments-title">
-                <h2 id="appointments-title">Appointments</h2>
-                {appointments.map((appointment) => (
-                  <RecordCard
-                    key={appointment.id}
-                    layout={appointment.layout}
-                    title={appointment.ref}
-                    status={appointment.status}
-                    onOpen={() => setOpen(appointment)}
-                  >
-                    <p class="muted">
-                      {appointment.terminal.name} · {formatWindow(appointment.window_start, appointment.window_end)}
-                    </p>
-                    {appointment.status === 'SCHEDULED' && (
-                      <CheckinButton state={checkins[appointment.id]} onCheckIn={() => void checkIn(appointment)} />
-                    )}
-                    {appointment.status !== 'SCHEDULED' && checkins[appointment.id] && <CheckinResult state={checkins[appointment.id]} />}
-                  </RecordCard>
-                ))}
-              </section>
-            )}
-            {trips.length > 0 && (
-              <section aria-labelledby="trips-title">
-                <h2 id="trips-title">Trips</h2>
-                {trips.map((trip) => (
-                  <RecordCard key={trip.id} layout={trip.layout} title={trip.ref} status={trip.status} onOpen={() => setOpen(trip)}>
-                    <p class="muted">
-                      {trip.carrier.name} · {formatWindow(trip.window_start, trip.window_end)}
-                    </p>
-                  </RecordCard>
-                ))}
-              </section>
-            )}
-            {tickets.length + appointments.length + trips.length === 0 && (
-              <p class="empty">Nothing scheduled for you right now. New appointments and trips appear here.</p>
-            )}
-          </>
+          <RecordsView
+            records={records}
+            fresh={fresh}
+            onOpen={setOpen}
+            checkin={(appointment) =>
+              appointment.status === 'SCHEDULED' ? (
+                <CheckinButton state={checkins[appointment.id]} onCheckIn={() => void checkIn(appointment)} />
+              ) : (
+                checkins[appointment.id] && <CheckinResult state={checkins[appointment.id]} />
+              )
+            }
+          />
         )}
       </main>
       {open && (
         <Modal title={open.ref} onClose={() => setOpen(null)}>
-          {open.layout ? <Elements elements={open.layout.modal_layout} /> : <p class="muted">No details.</p>}
+          {open.layout ? <Elements elements={open.layout.modal_layout} /> : <p class="muted">{t('app.noDetails')}</p>}
         </Modal>
       )}
     </div>
   );
 }
 
+/** The appointment's code for the gate: its `qrcode` element's value when its layout has one, else its ref. */
+function passOf(ticket: DriverTicket, appointments: Shown<DriverAppointment>[]): GatePass {
+  const appointment = appointments.find((a) => a.id === ticket.appointment_id);
+  const elements = [...(appointment?.layout?.card_layout ?? []), ...(appointment?.layout?.modal_layout ?? [])];
+  const qr = elements.find((e) => e.type === 'qrcode' && e.value !== null && e.value !== undefined && e.value !== '');
+  const code = qr ? (typeof qr.value === 'string' ? qr.value : JSON.stringify(qr.value)) : ticket.appointment_ref;
+  return { code, plate: appointment?.license_plate ?? null, ref: ticket.appointment_ref };
+}
+
+/** Tickets first (what the gate asks for), then appointments and trips. */
+function RecordsView(props: {
+  records: Records;
+  fresh?: Set<string>;
+  onOpen?: (record: Shown<DriverAppointment> | Shown<DriverTrip>) => void;
+  checkin?: (appointment: Shown<DriverAppointment>) => ComponentChildren;
+}) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const { tickets, appointments, trips } = props.records;
+  const onOpen = props.onOpen;
+  return (
+    <>
+      {tickets.length > 0 && (
+        <section aria-labelledby="tickets-title">
+          <h2 id="tickets-title">{t('app.tickets')}</h2>
+          {tickets.map((ticket) => (
+            <div key={ticket.id} class={props.fresh?.has(ticket.id) ? 'fresh' : undefined}>
+              <TicketView
+                layout={ticket.layout}
+                label={t('app.ticketFor', { ref: ticket.appointment_ref })}
+                pass={passOf(ticket, appointments)}
+              />
+            </div>
+          ))}
+        </section>
+      )}
+      {appointments.length > 0 && (
+        <section aria-labelledby="appointments-title">
+          <h2 id="appointments-title">{t('app.appointments')}</h2>
+          {appointments.map((appointment) => (
+            <RecordCard
+              key={appointment.id}
+              layout={appointment.layout}
+              title={appointment.ref}
+              status={appointment.status}
+              onOpen={onOpen && (() => onOpen(appointment))}
+            >
+              <p class="muted">
+                {appointment.terminal.name} · {i18n.window(appointment.window_start, appointment.window_end)}
+              </p>
+              {props.checkin?.(appointment)}
+            </RecordCard>
+          ))}
+        </section>
+      )}
+      {trips.length > 0 && (
+        <section aria-labelledby="trips-title">
+          <h2 id="trips-title">{t('app.trips')}</h2>
+          {trips.map((trip) => (
+            <RecordCard key={trip.id} layout={trip.layout} title={trip.ref} status={trip.status} onOpen={onOpen && (() => onOpen(trip))}>
+              <p class="muted">
+                {trip.carrier.name} · {i18n.window(trip.window_start, trip.window_end)}
+              </p>
+            </RecordCard>
+          ))}
+        </section>
+      )}
+      {tickets.length + appointments.length + trips.length === 0 && <p class="empty">{t('app.empty')}</p>}
+    </>
+  );
+}
+
 function CheckinButton({ state, onCheckIn }: { state?: CheckinState; onCheckIn: () => void }) {
+  const { t } = useI18n();
   const pending = state?.pending === true;
   return (
     <div class="checkin">
       <button type="button" class="primary" disabled={pending} onClick={onCheckIn}>
-        {pending ? 'Checking in…' : 'Check in'}
+        {pending ? t('app.checkingIn') : t('app.checkIn')}
       </button>
       {state && <CheckinResult state={state} />}
     </div>
@@ -387,36 +495,26 @@ function CheckinResult({ state }: { state: CheckinState }) {
   );
 }
 
-/** The `exp` claim of a driver token (a JWT: its claims are readable, only its signature is secret); NaN if unreadable. */
-function expiresAt(token: string): number {
-  try {
-    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-    const claims = JSON.parse(atob(payload)) as { exp?: unknown };
-    return typeof claims.exp === 'number' ? claims.exp * 1000 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
 function patchStatus(records: Records, id: string, status: string): Records {
   const patch = <T extends { id: string; status: string }>(list: T[]): T[] =>
     list.map((record) => (record.id === id ? { ...record, status } : record));
   return { ...records, appointments: patch(records.appointments), trips: patch(records.trips) };
 }
 
-function describe(event: FeedEvent): string {
+function describe(i18n: Translator, event: FeedEvent): string {
+  const { t } = i18n;
   const data = event.data as Record<string, string>;
   switch (event.type) {
     case 'ticket.created':
-      return `New ticket for ${data.appointment_ref}`;
+      return t('app.update.ticketCreated', { ref: data.appointment_ref });
     case 'ticket.updated':
-      return `Ticket updated for ${data.appointment_ref}`;
+      return t('app.update.ticketUpdated', { ref: data.appointment_ref });
     case 'ticket.deleted':
-      return `A ticket for ${data.appointment_ref} was withdrawn`;
+      return t('app.update.ticketDeleted', { ref: data.appointment_ref });
     case 'appointment.status':
     case 'trip.status':
-      return `${data.ref}: ${data.previous_status} → ${data.status}`;
+      return t('app.update.status', { ref: data.ref, from: i18n.status(data.previous_status), to: i18n.status(data.status) });
     default:
-      return event.type;
+      return t('app.update.other');
   }
 }

@@ -15,3 +15,25 @@ export function takeTokenFromLink(): void {
   session.set(TOKEN, token);
   history.replaceState(null, '', location.pathname + location.search);
 }
+
+/** A driver token's claims (a JWT: its claims are readable, only its signature is secret); null if unreadable. */
+function claimsOf(token: string): Record<string, unknown> | null {
+  try {
+    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(atob(payload)) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** When a token ends (its `exp`, in ms); NaN if unreadable. */
+export function expiresAt(token: string): number {
+  const exp = claimsOf(token)?.exp;
+  return typeof exp === 'number' ? exp * 1000 : NaN;
+}
+
+/** Whose records a token shows: its driver and the partner that minted it. */
+export function ownerOf(token: string): string {
+  const claims = claimsOf(token);
+  return `${String(claims?.sub ?? '')}/${String(claims?.partner ?? '')}`;
+}

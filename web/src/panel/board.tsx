@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, queryString } from '../shared/api.js';
-import { formatTime, formatWindow } from '../shared/format.js';
-import { TicketView } from '../shared/layout.js';
+import { explainError } from '../shared/explain.js';
+import { type MessageKey, parseInstant, useI18n } from '../shared/i18n.js';
+import { StatusWord, TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
 import type { Schemas } from '../shared/schemas.js';
 import { liveChanges } from './live.js';
@@ -61,6 +62,8 @@ function query(filters: Filters, limit: number, cursor?: string) {
 
 /** The board: the account's appointments (terminal) or trips (carrier), filtered, changing live. */
 export function Board({ credential, kind }: { credential: Credential; kind: 'terminal' | 'carrier' }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const noun: Noun = kind === 'terminal' ? 'appointment' : 'trip';
   const [form, setForm] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -105,7 +108,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
       const moved = next.map(recordOf).filter((record) => before.has(record.ref) && before.get(record.ref) !== record.status);
       if (moved.length) {
         setChanged(new Set(moved.map((record) => record.ref)));
-        setAnnouncement(moved.map((record) => `${record.ref} is now ${record.status}`).join('. '));
+        setAnnouncement(moved.map((record) => t('board.movedTo', { ref: record.ref, status: i18n.status(record.status) })).join(' '));
       }
       shown.current = next;
       setItems(next);
@@ -116,7 +119,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
         const issues = (error.details as { errors?: { path: string; message: string }[] })?.errors ?? [];
         setProblem({ text: issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') || error.message, path: issues[0]?.path });
-      } else setProblem({ text: error instanceof Error ? error.message : String(error) });
+      } else setProblem({ text: explainError(i18n, error) });
     }
   };
 
@@ -152,34 +155,41 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
 
   return (
     <div class="board">
-      <form class="filters" onSubmit={apply} aria-label="Filters">
+      <form class="filters" onSubmit={apply} aria-label={t('board.filters')}>
         <fieldset>
-          <legend>Status</legend>
+          <legend>{t('board.status')}</legend>
           {STATUSES[noun].map((status) => (
             <label key={status} class="check">
               <input type="checkbox" checked={form.status.includes(status)} onChange={(e) => toggle(status, e.currentTarget.checked)} />{' '}
-              {status}
+              {i18n.status(status)}
             </label>
           ))}
         </fieldset>
         <div class="filter-grid">
-          <TextFilter name="window_from" label="Window from" type="datetime-local" form={form} update={update} invalid={invalid} />
-          <TextFilter name="window_to" label="Window to" type="datetime-local" form={form} update={update} invalid={invalid} />
-          <TextFilter name="updated_since" label="Updated since" type="datetime-local" form={form} update={update} invalid={invalid} />
-          <TextFilter name="driver_tax_id" label="Driver tax id" form={form} update={update} invalid={invalid} />
-          <TextFilter name="layout_ref" label="Layout" form={form} update={update} invalid={invalid} />
-          <TextFilter name="ref_prefix" label="Ref starts with" form={form} update={update} invalid={invalid} />
-          <TextFilter name="limit" label="Rows per page" type="number" form={form} update={update} invalid={invalid} />
+          <TextFilter name="window_from" label={t('board.windowFrom')} type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter name="window_to" label={t('board.windowTo')} type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter
+            name="updated_since"
+            label={t('board.updatedSince')}
+            type="datetime-local"
+            form={form}
+            update={update}
+            invalid={invalid}
+          />
+          <TextFilter name="driver_tax_id" label={t('board.driverTaxId')} form={form} update={update} invalid={invalid} />
+          <TextFilter name="layout_ref" label={t('board.layout')} form={form} update={update} invalid={invalid} />
+          <TextFilter name="ref_prefix" label={t('board.refPrefix')} form={form} update={update} invalid={invalid} />
+          <TextFilter name="limit" label={t('board.rowsPerPage')} type="number" form={form} update={update} invalid={invalid} />
         </div>
         <div class="row">
           <button type="submit" class="primary">
-            Apply filters
+            {t('board.apply')}
           </button>
           <button type="button" onClick={() => (setForm(NO_FILTERS), setFilters(NO_FILTERS))}>
-            Clear
+            {t('board.clear')}
           </button>
           <span class="muted live-mode" data-live={live ?? ''}>
-            {live === 'events' ? 'Live: follows your event feed' : live === 'polling' ? 'Live: refreshed every few seconds' : ''}
+            {live === 'events' ? t('board.liveEvents') : live === 'polling' ? t('board.livePolling') : ''}
           </span>
         </div>
       </form>
@@ -193,11 +203,20 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
       </p>
       <div class="board-body">
         <ListTable
-          caption={noun === 'appointment' ? 'Appointments' : 'Trips'}
-          headings={['Ref', 'Status', 'Window', 'Driver', 'Plate', 'Layout', ...(noun === 'appointment' ? ['Tickets'] : []), 'Updated']}
+          caption={noun === 'appointment' ? t('board.appointments') : t('board.trips')}
+          headings={[
+            t('board.col.ref'),
+            t('board.col.status'),
+            t('board.col.window'),
+            t('board.col.driver'),
+            t('board.col.plate'),
+            t('board.col.layout'),
+            ...(noun === 'appointment' ? [t('board.col.tickets')] : []),
+            t('board.col.updated'),
+          ]}
           items={items}
           itemKey={(item) => recordOf(item).ref}
-          empty="Nothing matches these filters."
+          empty={t('board.empty')}
           row={(item) => {
             const record = recordOf(item);
             return (
@@ -213,23 +232,23 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
                   </button>
                 </td>
                 <td>
-                  <span class={`status status-${record.status.toLowerCase()}`}>{record.status}</span>
+                  <StatusWord status={record.status} />
                 </td>
-                <td>{'window_start' in record ? formatWindow(record.window_start, record.window_end) : '—'}</td>
+                <td>{'window_start' in record ? i18n.window(record.window_start, record.window_end) : '—'}</td>
                 <td>{item.driver.tax_id}</td>
                 <td>{record.license_plate ?? '—'}</td>
                 <td>
                   <code>{record.layout_ref}</code>
                 </td>
                 {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
-                <td>{formatTime(record.updated_at)}</td>
+                <td>{i18n.time(record.updated_at)}</td>
               </tr>
             );
           }}
         />
         {cursor && (
           <button type="button" onClick={() => void load(filters, cursor)}>
-            Load more
+            {t('board.loadMore')}
           </button>
         )}
         {open && (
@@ -279,6 +298,8 @@ function RecordDetail(props: {
   tickets?: Ticket[];
   onClose: () => void;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
   const [record, setRecord] = useState<Logged | null>(null);
   useEffect(() => {
@@ -299,22 +320,22 @@ function RecordDetail(props: {
       <header class="row">
         <h2 id="detail-title">{props.recordRef}</h2>
         <button type="button" class="quiet" onClick={props.onClose}>
-          Close
+          {t('common.close')}
         </button>
       </header>
       {props.noun === 'appointment' && (
         <>
-          <h3>Tickets</h3>
+          <h3>{t('board.tickets')}</h3>
           {(props.tickets ?? []).length === 0 ? (
-            <p class="muted">No tickets.</p>
+            <p class="muted">{t('board.noTickets')}</p>
           ) : (
             <ul class="tickets">
               {props.tickets!.map((ticket) => (
                 <li key={ticket.id}>
-                  <code>{ticket.layout_ref}</code> · {formatTime(ticket.created_at)}
+                  <code>{ticket.layout_ref}</code> · {i18n.time(ticket.created_at)}
                   {record && 'appointment' in record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
                   <details>
-                    <summary>Content</summary>
+                    <summary>{t('board.content')}</summary>
                     <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
                   </details>
                 </li>
@@ -324,14 +345,17 @@ function RecordDetail(props: {
         </>
       )}
       {record && <DriverLink credential={props.credential} taxId={record.driver.tax_id} />}
-      <h3>History</h3>
+      <h3>{t('board.history')}</h3>
       {logs === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('common.loading')}</p>
       ) : (
-        <ol class="logs" aria-label={`History of ${props.recordRef}`}>
+        <ol class="logs" aria-label={t('board.historyOf', { ref: props.recordRef })}>
           {logs.map((log, i) => (
-            <li key={i}>
-              <strong>{log.event}</strong> <span class="muted">{formatTime(log.created_at)}</span>
+            <li key={i} data-event={log.event}>
+              <strong>{HISTORY[log.event] ? t(HISTORY[log.event]) : log.event}</strong>{' '}
+              <time class="muted" dateTime={parseInstant(log.created_at).toISOString()}>
+                {i18n.time(log.created_at)}
+              </time>
               <div>{log.message}</div>
             </li>
           ))}
@@ -343,6 +367,7 @@ function RecordDetail(props: {
 
 /** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
 function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData'] }) {
+  const { t } = useI18n();
   const [layout, setLayout] = useState<Schemas['RenderedLayoutView'] | null | undefined>(undefined);
   useEffect(() => {
     const data = { content: props.ticket.content, appointment: props.record.appointment, driver: props.record.driver };
@@ -350,15 +375,18 @@ function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Sc
     api<Schemas['RenderedLayoutView']>(props.credential, 'POST', path, { data }).then(setLayout, () => setLayout(null));
   }, [props.ticket.id, props.ticket.content]);
   if (layout === undefined) return null;
-  return <TicketView layout={layout} label={`Ticket ${props.ticket.layout_ref}`} />;
+  return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.ticket.layout_ref })} />;
 }
 
 /**
  * A sign-in link to the driver app for this record's driver (a driver token of this account, in the link's
- * fragment, which no server sees), as text and as a QR code to scan with the driver's phone; and revoking them.
+ * fragment, which no server sees), as text and as a QR code to scan with the driver's phone, with the short sign-in
+ * code to type instead; and revoking them.
  */
 function DriverLink(props: { credential: Credential; taxId: string }) {
-  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
+  const i18n = useI18n();
+  const { t } = i18n;
+  const [link, setLink] = useState<{ url: string; expires_at: string; code?: string } | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   useEffect(() => {
     setLink(null);
@@ -366,47 +394,52 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
   }, [props.taxId]);
   const make = async () => {
     try {
-      const { token, expires_at } = await api<Schemas['DriverTokenView']>(
+      const { token, expires_at, code } = await api<Schemas['DriverTokenView'] & { code?: string }>(
         props.credential,
         'POST',
         `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`,
       );
-      setLink({ url: `${location.origin}/app#token=${token}`, expires_at });
+      setLink({ url: `${location.origin}/app#token=${token}`, expires_at, code });
       setMessage(null);
     } catch (error) {
-      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+      setMessage({ ok: false, text: explainError(i18n, error) });
     }
   };
   const revoke = async () => {
     try {
       await api(props.credential, 'DELETE', `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`);
       setLink(null);
-      setMessage({ ok: true, text: `Every driver app link made for ${props.taxId} by this account is revoked.` });
+      setMessage({ ok: true, text: t('board.link.revoked', { taxId: props.taxId }) });
     } catch (error) {
-      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+      setMessage({ ok: false, text: explainError(i18n, error) });
     }
   };
   return (
-    <section class="driver-link" aria-label={`Driver app for ${props.taxId}`}>
-      <h3>Driver app</h3>
+    <section class="driver-link" aria-label={t('board.link.region', { taxId: props.taxId })}>
+      <h3>{t('board.link.title')}</h3>
       <div class="row">
         <button type="button" onClick={() => void make()}>
-          Make a sign-in link for {props.taxId}
+          {t('board.link.make', { taxId: props.taxId })}
         </button>
         <button type="button" class="danger" onClick={() => void revoke()}>
-          Revoke the driver's links
+          {t('board.link.revoke')}
         </button>
       </div>
       {link && (
-        <div class="row">
-          <img src={qrDataUrl(link.url)} alt="QR code of the driver app link" width={180} height={180} />
+        <div class="row link-shown">
+          <img src={qrDataUrl(link.url)} alt={t('board.link.qr')} width={180} height={180} />
+          {link.code && (
+            <p class="sign-in-code">
+              <span>{t('board.link.code')}</span>
+              <strong data-code={link.code}>{spaced(link.code)}</strong>
+              <span class="muted">{t('board.link.codeHint')}</span>
+            </p>
+          )}
           <p>
             <a href={link.url} target="_blank" rel="noopener noreferrer">
-              Driver app link
+              {t('board.link.link')}
             </a>{' '}
-            <span class="muted">
-              (valid until {formatTime(link.expires_at)}; anyone with it sees this driver's records of your account)
-            </span>
+            <span class="muted">{t('board.link.validUntil', { time: i18n.time(link.expires_at) })}</span>
           </p>
         </div>
       )}
@@ -418,3 +451,24 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
     </section>
   );
 }
+
+/** A sign-in code read aloud or typed more easily in two groups: ABCD EFGH. */
+const spaced = (code: string) => (code.length === 8 ? `${code.slice(0, 4)} ${code.slice(4)}` : code);
+
+/** The history's log events the panel names in words; others show as the service wrote them. */
+const HISTORY: Record<string, MessageKey> = {
+  created: 'history.created',
+  updated: 'history.updated',
+  checkin_requested: 'history.checkin_requested',
+  checkin_rejected: 'history.checkin_rejected',
+  checkin_failed: 'history.checkin_failed',
+  checked_in: 'history.checked_in',
+  in_transit: 'history.in_transit',
+  on_going: 'history.on_going',
+  completed: 'history.completed',
+  deleted: 'history.deleted',
+  no_show: 'history.no_show',
+  ticket_created: 'history.ticket_created',
+  ticket_updated: 'history.ticket_updated',
+  ticket_deleted: 'history.ticket_deleted',
+};

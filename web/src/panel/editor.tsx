@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
+import { explainError } from '../shared/explain.js';
+import { type MessageKey, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
 import { ALERT_COLORS, type FieldKind, kindsOf, type LayoutSet, partsOf } from './elements.js';
 import { Preview } from './preview.js';
@@ -45,6 +47,8 @@ export function LayoutEditor(props: {
   onSaved: () => void;
   onClose: () => void;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { set } = props;
   const [draft, setDraft] = useState<Draft>(() => draftOf(set, props.layout));
   const [issues, setIssues] = useState<Issue[]>([]);
@@ -69,18 +73,15 @@ export function LayoutEditor(props: {
       await api(props.credential, 'PUT', `/api/v1/layouts/${set}/${encodeURIComponent(props.layoutRef)}`, bodyOf(draft));
       setIssues([]);
       setDirty(false);
-      setMessage({ ok: true, text: 'Saved. The preview shows the layout as drivers now see it.' });
+      setMessage({ ok: true, text: t('editor.saved') });
       props.onSaved();
     } catch (error) {
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
         const found = issuesOf(error);
         setIssues(found);
-        setMessage({
-          ok: false,
-          text: `Not saved: ${found.length === 1 ? 'one element needs' : `${found.length} problems need`} fixing (shown at each element).`,
-        });
+        setMessage({ ok: false, text: t('editor.notSaved', { count: found.length }) });
       } else {
-        setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+        setMessage({ ok: false, text: explainError(i18n, error) });
       }
     } finally {
       setBusy(false);
@@ -93,14 +94,14 @@ export function LayoutEditor(props: {
       <div class="editor-form">
         <header class="row">
           <h2 id="editor-title">
-            {props.layout ? 'Edit' : 'New'} {set} layout <code>{props.layoutRef}</code>
+            {t(props.layout ? 'editor.edit' : 'editor.new', { set: t(`set.${set}`) })} <code>{props.layoutRef}</code>
           </h2>
           <button type="button" class="quiet" onClick={props.onClose}>
-            Back to the list
+            {t('editor.back')}
           </button>
         </header>
         <form class="stack" onSubmit={save} noValidate>
-          <label for="layout-name">Name</label>
+          <label for="layout-name">{t('editor.name')}</label>
           <input
             id="layout-name"
             value={draft.name}
@@ -109,12 +110,13 @@ export function LayoutEditor(props: {
               change((d) => void (d.name = value));
             }}
           />
-          {partsOf(set).map(([part, label]) => (
+          {partsOf(set).map(([part, label, add]) => (
             <PartEditor
               key={part}
               set={set}
               part={part}
-              label={label}
+              label={t(label)}
+              addLabel={t(add)}
               elements={draft.parts[part]}
               issues={issues}
               onChange={(update) => change((d) => update(d.parts[part]))}
@@ -124,16 +126,16 @@ export function LayoutEditor(props: {
             <ul class="error" role="alert">
               {loose.map((issue, i) => (
                 <li key={i}>
-                  {issue.path || 'Layout'}: {issue.message}
+                  {issue.path || t('editor.layout')}: {issue.message}
                 </li>
               ))}
             </ul>
           )}
           <div class="row sticky-actions">
             <button type="submit" class="primary" disabled={busy}>
-              {busy ? 'Saving…' : 'Save layout'}
+              {busy ? t('editor.saving') : t('editor.save')}
             </button>
-            {dirty && <span class="muted">Unsaved changes</span>}
+            {dirty && <span class="muted">{t('editor.unsaved')}</span>}
             {message && (
               <span class={message.ok ? 'success' : 'error'} role={message.ok ? 'status' : 'alert'}>
                 {message.text}
@@ -151,10 +153,12 @@ function PartEditor(props: {
   set: LayoutSet;
   part: string;
   label: string;
+  addLabel: string;
   elements: DraftElement[];
   issues: Issue[];
   onChange: (update: (elements: DraftElement[]) => void) => void;
 }) {
+  const { t } = useI18n();
   const kinds = kindsOf(props.set);
   const [kind, setKind] = useState(Object.keys(kinds)[0]);
   const { elements, onChange } = props;
@@ -162,7 +166,7 @@ function PartEditor(props: {
   return (
     <fieldset class="part">
       <legend>{props.label}</legend>
-      {elements.length === 0 && <p class="muted">No elements yet.</p>}
+      {elements.length === 0 && <p class="muted">{t('editor.noElements')}</p>}
       <ol class="element-list">
         {elements.map((element, index) => (
           <li key={element.id}>
@@ -190,16 +194,16 @@ function PartEditor(props: {
         ))}
       </ol>
       <div class="row">
-        <label for={selectId}>Add to the {props.label.toLowerCase()}</label>
+        <label for={selectId}>{props.addLabel}</label>
         <select id={selectId} value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
           {Object.entries(kinds).map(([name, spec]) => (
             <option key={name} value={name}>
-              {spec.label}
+              {t(spec.label)}
             </option>
           ))}
         </select>
-        <button type="button" onClick={() => onChange((list) => void list.push(wrap({ type: kind, ...kinds[kind].create(props.set) })))}>
-          Add element
+        <button type="button" onClick={() => onChange((list) => void list.push(wrap({ type: kind, ...kinds[kind].create(props.set, t) })))}>
+          {t('editor.addElement')}
         </button>
       </div>
     </fieldset>
@@ -218,22 +222,24 @@ function ElementEditor(props: {
   onMove: (delta: number) => void;
   onRemove: () => void;
 }) {
+  const { t } = useI18n();
   const type = String(props.value.type);
   const spec = kindsOf(props.set)[type];
-  const name = `${props.partLabel} element ${props.index + 1}`;
+  const kindLabel = spec ? t(spec.label) : type;
+  const name = t('editor.elementName', { part: props.partLabel, n: props.index + 1 });
   const id = (field: string) => `${props.part}-${props.index}-${field}`;
   const errorsOf = (field: string) => props.issues.filter((issue) => issue.field === field || issue.field.startsWith(`${field}[`));
   const others = props.issues.filter((issue) => !spec?.fields.some(([field]) => errorsOf(field).includes(issue)));
   return (
-    <fieldset class={`element${props.issues.length ? ' has-error' : ''}`} aria-label={`${name}: ${spec?.label ?? type}`}>
+    <fieldset class={`element${props.issues.length ? ' has-error' : ''}`} aria-label={`${name}: ${kindLabel}`}>
       <legend>
-        {props.index + 1}. {spec?.label ?? type}
+        {props.index + 1}. {kindLabel}
       </legend>
       {spec?.fields.map(([field, label, kind]) => (
         <FieldEditor
           key={field}
           id={id(field)}
-          label={label}
+          label={t(label)}
           kind={kind}
           value={props.value[field]}
           errors={errorsOf(field)}
@@ -249,20 +255,25 @@ function ElementEditor(props: {
         <ul class="error" role="alert">
           {others.map((issue, i) => (
             <li key={i}>
-              {issue.field || 'This element'}: {issue.message}
+              {issue.field || t('editor.thisElement')}: {issue.message}
             </li>
           ))}
         </ul>
       )}
       <div class="row element-actions">
-        <button type="button" aria-label={`Move ${name} up`} disabled={props.index === 0} onClick={() => props.onMove(-1)}>
-          ↑ Up
+        <button type="button" aria-label={t('editor.moveUp', { name })} disabled={props.index === 0} onClick={() => props.onMove(-1)}>
+          ↑ {t('editor.up')}
         </button>
-        <button type="button" aria-label={`Move ${name} down`} disabled={props.index === props.count - 1} onClick={() => props.onMove(1)}>
-          ↓ Down
+        <button
+          type="button"
+          aria-label={t('editor.moveDown', { name })}
+          disabled={props.index === props.count - 1}
+          onClick={() => props.onMove(1)}
+        >
+          ↓ {t('editor.down')}
         </button>
-        <button type="button" class="danger" aria-label={`Remove ${name}`} onClick={props.onRemove}>
-          Remove
+        <button type="button" class="danger" aria-label={t('editor.removeNamed', { name })} onClick={props.onRemove}>
+          {t('editor.remove')}
         </button>
       </div>
     </fieldset>
@@ -288,6 +299,8 @@ function FieldEditor(props: {
   errors: { field: string; message: string }[];
   onChange: (value: unknown) => void;
 }) {
+  const { t } = useI18n();
+  const colorName = (color: string) => t(`color.${color}` as MessageKey);
   const { id, label, kind, value, errors, onChange } = props;
   const errorId = `${id}-error`;
   const invalid = errors.length > 0;
@@ -303,7 +316,7 @@ function FieldEditor(props: {
             id={id}
             value={typeof value === 'string' ? value : ''}
             spellcheck={kind !== 'path'}
-            placeholder={kind === 'path' ? 'e.g. driver.tax_id, custom_data.container.number, content.gate' : undefined}
+            placeholder={kind === 'path' ? t('editor.pathExample') : undefined}
             aria-invalid={invalid || undefined}
             aria-describedby={described}
             onInput={(e) => {
@@ -321,7 +334,7 @@ function FieldEditor(props: {
           <select id={id} value={String(value ?? '')} aria-invalid={invalid || undefined} onChange={(e) => onChange(e.currentTarget.value)}>
             {ALERT_COLORS.map((color) => (
               <option key={color} value={color}>
-                {color}
+                {colorName(color)}
               </option>
             ))}
           </select>
@@ -335,15 +348,19 @@ function FieldEditor(props: {
           <span class="field-title">{label}</span>
           {steps.map((step, i) => (
             <div class="row" key={i}>
-              <label for={`${id}-${i}`}>Step {i + 1}</label>
+              <label for={`${id}-${i}`}>{t('editor.step', { n: i + 1 })}</label>
               <input id={`${id}-${i}`} value={step} onInput={(e) => onChange(steps.map((s, j) => (j === i ? e.currentTarget.value : s)))} />
-              <button type="button" aria-label={`Remove step ${i + 1}`} onClick={() => onChange(steps.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                aria-label={t('editor.removeStep', { n: i + 1 })}
+                onClick={() => onChange(steps.filter((_, j) => j !== i))}
+              >
                 ✕
               </button>
             </div>
           ))}
           <button type="button" onClick={() => onChange([...steps, ''])}>
-            Add step
+            {t('editor.addStep')}
           </button>
           <IssueList id={errorId} errors={errors} />
         </div>
@@ -353,21 +370,20 @@ function FieldEditor(props: {
     case 'items': {
       const rows = Array.isArray(value) ? (value as Record<string, string>[]) : [];
       const [first, second] = kind === 'tags' ? (['text', 'color'] as const) : (['label', 'path'] as const);
-      const noun = kind === 'tags' ? 'tag' : 'item';
       const set = (i: number, key: string, text: string) => onChange(rows.map((row, j) => (j === i ? { ...row, [key]: text } : row)));
       return (
         <div class="stack field-editor">
           <span class="field-title">{label}</span>
           {rows.map((row, i) => (
             <div class="row" key={i}>
-              <label for={`${id}-${i}-${first}`}>{kind === 'tags' ? `Tag ${i + 1} text` : `Item ${i + 1} label`}</label>
+              <label for={`${id}-${i}-${first}`}>{t(kind === 'tags' ? 'editor.tagText' : 'editor.itemLabel', { n: i + 1 })}</label>
               <input id={`${id}-${i}-${first}`} value={row[first] ?? ''} onInput={(e) => set(i, first, e.currentTarget.value)} />
-              <label for={`${id}-${i}-${second}`}>{kind === 'tags' ? 'colour' : 'path'}</label>
+              <label for={`${id}-${i}-${second}`}>{t(kind === 'tags' ? 'editor.tagColor' : 'editor.itemPath')}</label>
               {kind === 'tags' ? (
                 <select id={`${id}-${i}-${second}`} value={row[second] ?? 'blue'} onChange={(e) => set(i, second, e.currentTarget.value)}>
                   {ALERT_COLORS.map((color) => (
                     <option key={color} value={color}>
-                      {color}
+                      {colorName(color)}
                     </option>
                   ))}
                 </select>
@@ -379,16 +395,22 @@ function FieldEditor(props: {
                   onInput={(e) => set(i, second, e.currentTarget.value)}
                 />
               )}
-              <button type="button" aria-label={`Remove ${noun} ${i + 1}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                aria-label={t(kind === 'tags' ? 'editor.removeTag' : 'editor.removeItem', { n: i + 1 })}
+                onClick={() => onChange(rows.filter((_, j) => j !== i))}
+              >
                 ✕
               </button>
             </div>
           ))}
           <button
             type="button"
-            onClick={() => onChange([...rows, kind === 'tags' ? { text: 'Tag', color: 'blue' } : { label: 'Label', path: 'content.gate' }])}
+            onClick={() =>
+              onChange([...rows, kind === 'tags' ? { text: t('new.tag'), color: 'blue' } : { label: t('new.label'), path: 'content.gate' }])
+            }
           >
-            Add {noun}
+            {t(kind === 'tags' ? 'editor.addTag' : 'editor.addItem')}
           </button>
           <IssueList id={errorId} errors={errors} />
         </div>

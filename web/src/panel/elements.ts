@@ -1,10 +1,13 @@
+import type { MessageKey, Translator } from '../shared/i18n.js';
+
 /** What the layout editor knows of each element kind: the fields it edits and a new element's starting values. */
 export type FieldKind = 'text' | 'optional-text' | 'path' | 'color' | 'steps' | 'tags' | 'items';
 
 export interface KindSpec {
-  label: string;
-  fields: [name: string, label: string, kind: FieldKind][];
-  create(set: LayoutSet): Record<string, unknown>;
+  label: MessageKey;
+  fields: [name: string, label: MessageKey, kind: FieldKind][];
+  /** A new element's values, in the editor's language (the partner then writes its own). */
+  create(set: LayoutSet, t: Translator['t']): Record<string, unknown>;
 }
 
 export type LayoutSet = 'trip' | 'appointment' | 'ticket';
@@ -13,14 +16,18 @@ export const ALERT_COLORS = ['purple', 'blue', 'green', 'yellow', 'red', 'gray']
 
 const samplePath = (set: LayoutSet) => (set === 'ticket' ? 'content.gate' : 'ref');
 
-const section: KindSpec = { label: 'Section title', fields: [['title', 'Title', 'text']], create: () => ({ title: 'New section' }) };
+const section: KindSpec = {
+  label: 'kind.section',
+  fields: [['title', 'field.title', 'text']],
+  create: (_set, t) => ({ title: t('new.section') }),
+};
 const field: KindSpec = {
-  label: 'Field',
+  label: 'kind.field',
   fields: [
-    ['label', 'Label', 'text'],
-    ['path', 'Path', 'path'],
+    ['label', 'field.label', 'text'],
+    ['path', 'field.path', 'path'],
   ],
-  create: (set) => ({ label: 'Label', path: samplePath(set) }),
+  create: (set, t) => ({ label: t('new.label'), path: samplePath(set) }),
 };
 
 /** Card and detail-modal elements (trip and appointment layouts). */
@@ -28,53 +35,62 @@ export const CARD_KINDS: Record<string, KindSpec> = {
   section,
   field,
   alert: {
-    label: 'Alert',
+    label: 'kind.alert',
     fields: [
-      ['color', 'Colour', 'color'],
-      ['text', 'Text', 'text'],
-      ['icon', 'Icon (optional)', 'optional-text'],
+      ['color', 'field.color', 'color'],
+      ['text', 'field.text', 'text'],
+      ['icon', 'field.icon', 'optional-text'],
     ],
-    create: () => ({ color: 'yellow', text: 'Note', icon: 'warning' }),
+    create: (_set, t) => ({ color: 'yellow', text: t('new.note'), icon: 'warning' }),
   },
-  qrcode: { label: 'QR code', fields: [['path', 'Path', 'path']], create: () => ({ path: 'ref' }) },
+  qrcode: { label: 'kind.qrcode', fields: [['path', 'field.path', 'path']], create: () => ({ path: 'ref' }) },
 };
 
 /** Ticket elements. */
 export const TICKET_KINDS: Record<string, KindSpec> = {
   field,
   section,
-  divider: { label: 'Divider', fields: [], create: () => ({}) },
-  tag_container: { label: 'Tags', fields: [['tags', 'Tags', 'tags']], create: () => ({ tags: [{ text: 'Tag', color: 'blue' }] }) },
-  attention: {
-    label: 'Attention',
-    fields: [
-      ['text', 'Text', 'text'],
-      ['icon', 'Icon (optional)', 'optional-text'],
-    ],
-    create: () => ({ text: 'Attention', icon: 'alert' }),
+  divider: { label: 'kind.divider', fields: [], create: () => ({}) },
+  tag_container: {
+    label: 'kind.tag_container',
+    fields: [['tags', 'field.tags', 'tags']],
+    create: (_set, t) => ({ tags: [{ text: t('new.tag'), color: 'blue' }] }),
   },
-  instruction: { label: 'Instructions', fields: [['steps', 'Steps', 'steps']], create: () => ({ steps: ['First step'] }) },
-  text: { label: 'Text', fields: [['text', 'Text', 'text']], create: () => ({ text: 'Text' }) },
-  highlight: {
-    label: 'Highlight',
+  attention: {
+    label: 'kind.attention',
     fields: [
-      ['label', 'Label', 'text'],
-      ['path', 'Path', 'path'],
+      ['text', 'field.text', 'text'],
+      ['icon', 'field.icon', 'optional-text'],
     ],
-    create: () => ({ label: 'Gate', path: 'content.gate' }),
+    create: (_set, t) => ({ text: t('new.attention'), icon: 'alert' }),
+  },
+  instruction: {
+    label: 'kind.instruction',
+    fields: [['steps', 'field.steps', 'steps']],
+    create: (_set, t) => ({ steps: [t('new.step')] }),
+  },
+  text: { label: 'kind.text', fields: [['text', 'field.text', 'text']], create: (_set, t) => ({ text: t('new.text') }) },
+  highlight: {
+    label: 'kind.highlight',
+    fields: [
+      ['label', 'field.label', 'text'],
+      ['path', 'field.path', 'path'],
+    ],
+    create: (_set, t) => ({ label: t('new.gate'), path: 'content.gate' }),
   },
   highlight_grid: {
-    label: 'Highlight grid',
-    fields: [['items', 'Items', 'items']],
-    create: () => ({ items: [{ label: 'Lane', path: 'content.lane' }] }),
+    label: 'kind.highlight_grid',
+    fields: [['items', 'field.items', 'items']],
+    create: (_set, t) => ({ items: [{ label: t('new.lane'), path: 'content.lane' }] }),
   },
 };
 
 export const kindsOf = (set: LayoutSet) => (set === 'ticket' ? TICKET_KINDS : CARD_KINDS);
-export const partsOf = (set: LayoutSet): [part: string, label: string][] =>
+/** The parts of a layout of the set: each with its name and the label of its "add an element" choice. */
+export const partsOf = (set: LayoutSet): [part: string, label: MessageKey, add: MessageKey][] =>
   set === 'ticket'
-    ? [['elements', 'Ticket']]
+    ? [['elements', 'part.ticket', 'part.ticket.add']]
     : [
-        ['card_layout', 'Card'],
-        ['modal_layout', 'Detail modal'],
+        ['card_layout', 'part.card', 'part.card.add'],
+        ['modal_layout', 'part.modal', 'part.modal.add'],
       ];

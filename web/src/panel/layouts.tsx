@@ -1,24 +1,26 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
-import { explainLayoutInUse } from '../shared/explain.js';
-import { formatTime } from '../shared/format.js';
+import { explainError, explainLayoutInUse } from '../shared/explain.js';
+import { type MessageKey, useI18n } from '../shared/i18n.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { LayoutEditor, type LayoutView } from './editor.js';
 import type { LayoutSet } from './elements.js';
 import { ListTable } from './list-table.js';
 
-const SETS: Record<'terminal' | 'carrier', [LayoutSet, string][]> = {
+const SETS: Record<'terminal' | 'carrier', [LayoutSet, MessageKey, MessageKey][]> = {
   terminal: [
-    ['appointment', 'Appointment cards'],
-    ['ticket', 'Tickets'],
+    ['appointment', 'layouts.set.appointment', 'layouts.caption.appointment'],
+    ['ticket', 'layouts.set.ticket', 'layouts.caption.ticket'],
   ],
-  carrier: [['trip', 'Trip cards']],
+  carrier: [['trip', 'layouts.set.trip', 'layouts.caption.trip']],
 };
 
 const REF = /^.{1,100}$/u;
 
 /** The account's layouts of each set: list, create, edit (with the preview), delete. */
 export function Layouts({ credential, kind }: { credential: Credential; kind: 'terminal' | 'carrier' }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const sets = SETS[kind];
   const [set, setSet] = useState<LayoutSet>(sets[0][0]);
   const [layouts, setLayouts] = useState<LayoutView[] | null>(null);
@@ -29,7 +31,7 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
 
   const load = () =>
     api<LayoutView[]>(credential, 'GET', `/api/v1/layouts/${set}`).then(setLayouts, (error) =>
-      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) }),
+      setMessage({ ok: false, text: explainError(i18n, error) }),
     );
   useEffect(() => {
     setLayouts(null);
@@ -40,9 +42,8 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
   const create = (event: Event) => {
     event.preventDefault();
     const ref = newRef.trim();
-    if (!REF.test(ref)) return setMessage({ ok: false, text: 'A layout ref is 1 to 100 characters.' });
-    if (layouts?.some((layout) => layout.layout_ref === ref))
-      return setMessage({ ok: false, text: `${ref} exists already: edit it instead.` });
+    if (!REF.test(ref)) return setMessage({ ok: false, text: t('layouts.refLength') });
+    if (layouts?.some((layout) => layout.layout_ref === ref)) return setMessage({ ok: false, text: t('layouts.exists', { ref }) });
     setMessage(null);
     setNewRef('');
     setEditing({ ref, layout: null });
@@ -52,25 +53,21 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
     setConfirming(null);
     try {
       await api(credential, 'DELETE', `/api/v1/layouts/${set}/${encodeURIComponent(ref)}`);
-      setMessage({ ok: true, text: `Layout ${ref} deleted.` });
+      setMessage({ ok: true, text: t('layouts.deleted', { ref }) });
       void load();
     } catch (error) {
       const text =
-        error instanceof ApiError && error.code === 'LAYOUT_IN_USE'
-          ? `${ref} cannot be deleted. ${explainLayoutInUse(error)}`
-          : error instanceof Error
-            ? error.message
-            : String(error);
+        error instanceof ApiError && error.code === 'LAYOUT_IN_USE' ? explainLayoutInUse(i18n, ref, error) : explainError(i18n, error);
       setMessage({ ok: false, text });
     }
   };
 
   return (
     <div class="layouts">
-      <div class="row set-tabs" role="group" aria-label="Layout set">
+      <div class="row set-tabs" role="group" aria-label={t('layouts.setGroup')}>
         {sets.map(([name, label]) => (
           <button key={name} type="button" class="tab" aria-pressed={set === name} onClick={() => setSet(name)}>
-            {label}
+            {t(label)}
           </button>
         ))}
       </div>
@@ -92,12 +89,12 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
       ) : (
         <>
           <ListTable
-            caption={<>{sets.find(([name]) => name === set)?.[1]} layouts</>}
-            headings={['Layout ref', 'Name', 'Elements', 'Updated']}
-            actions="Actions"
+            caption={t(sets.find(([name]) => name === set)![2])}
+            headings={[t('layouts.col.ref'), t('layouts.col.name'), t('layouts.col.elements'), t('layouts.col.updated')]}
+            actions={t('layouts.col.actions')}
             items={layouts}
             itemKey={(layout) => layout.layout_ref}
-            empty="No layouts yet: create one below."
+            empty={t('layouts.empty')}
             row={(layout) => (
               <tr>
                 <td>
@@ -107,21 +104,21 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
                 <td>
                   {set === 'ticket'
                     ? (layout.elements?.length ?? 0)
-                    : `${layout.card_layout?.length ?? 0} card, ${layout.modal_layout?.length ?? 0} detail`}
+                    : t('layouts.cardAndDetail', { card: layout.card_layout?.length ?? 0, detail: layout.modal_layout?.length ?? 0 })}
                 </td>
-                <td>{formatTime(layout.updated_at)}</td>
+                <td>{i18n.time(layout.updated_at)}</td>
                 <td class="row">
                   <button
                     type="button"
-                    aria-label={`Edit ${layout.layout_ref}`}
+                    aria-label={t('layouts.editNamed', { ref: layout.layout_ref })}
                     onClick={() => setEditing({ ref: layout.layout_ref, layout })}
                   >
-                    Edit
+                    {t('layouts.edit')}
                   </button>
                   <ConfirmDelete
                     asking={confirming === layout.layout_ref}
-                    label={`Delete ${layout.layout_ref}`}
-                    confirm={`Yes, delete ${layout.layout_ref}`}
+                    label={t('layouts.deleteNamed', { ref: layout.layout_ref })}
+                    confirm={t('layouts.deleteConfirm', { ref: layout.layout_ref })}
                     onAsk={() => setConfirming(layout.layout_ref)}
                     onConfirm={() => void remove(layout.layout_ref)}
                     onKeep={() => setConfirming(null)}
@@ -131,10 +128,10 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
             )}
           />
           <form class="row new-layout" onSubmit={create}>
-            <label for="new-layout-ref">New layout ref</label>
+            <label for="new-layout-ref">{t('layouts.newRef')}</label>
             <input id="new-layout-ref" value={newRef} spellcheck={false} onInput={(e) => setNewRef(e.currentTarget.value)} />
             <button type="submit" class="primary">
-              Create layout
+              {t('layouts.create')}
             </button>
           </form>
         </>

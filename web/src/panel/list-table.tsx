@@ -1,4 +1,5 @@
 import { type ComponentChildren, Fragment } from 'preact';
+import { useI18n } from '../shared/i18n.js';
 
 /**
  * The header row of a list table: a column per heading, and when `actions` is given a last column for the row's
@@ -47,15 +48,18 @@ export function ListTable<T>({
   row: (item: T) => ComponentChildren;
   detail?: (item: T) => ComponentChildren;
 }) {
+  const { t } = useI18n();
   const columns = headings.length + (actions ? 1 : 0);
+  // Wide tables scroll inside their box on a narrow screen; the page itself never gets wider than the screen.
   return (
+    <div class="table-scroll">
     <table class="list">
       <caption>{caption}</caption>
       <ListHead headings={headings} actions={actions} />
       <tbody>
         {items === null || items.length === 0 ? (
           <tr>
-            <td colSpan={columns}>{items === null ? 'Loading…' : empty}</td>
+            <td colSpan={columns}>{items === null ? t('common.loading') : empty}</td>
           </tr>
         ) : (
           items.map((item) => {
@@ -74,5 +78,6 @@ export function ListTable<T>({
         )}
       </tbody>
     </table>
+    </div>
   );
 }

@@ -1,6 +1,14 @@
 import { render } from 'preact';
 import '../shared/styles.css';
 import './panel.css';
+import { I18nProvider, startWithLanguage } from '../shared/i18n.js';
 import { Panel } from './panel.js';
 
-render(<Panel />, document.getElementById('root')!);
+void startWithLanguage((translator) =>
+  render(
+    <I18nProvider initial={translator}>
+      <Panel />
+    </I18nProvider>,
+    document.getElementById('root')!,
+  ),
+);

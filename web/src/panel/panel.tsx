@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
+import { explainError } from '../shared/explain.js';
+import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { session } from '../shared/session.js';
 import { Accounts } from './accounts.js';
 import { Board } from './board.js';
@@ -31,12 +33,14 @@ async function kindOf(credential: Credential): Promise<AccountKind> {
   throw new ApiError(403, 'FORBIDDEN', 'This key cannot use the panel');
 }
 
-function signInProblem(error: unknown): string {
-  if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return 'This API key is unknown or was revoked.';
-  return error instanceof Error ? error.message : String(error);
+function signInProblem(i18n: Translator, error: unknown): string {
+  if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return i18n.t('panel.signIn.unknownKey');
+  if (error instanceof ApiError && error.code === 'FORBIDDEN') return i18n.t('panel.signIn.notForPanel');
+  return explainError(i18n, error);
 }
 
 export function Panel() {
+  const i18n = useI18n();
   const [key, setKey] = useState(session.get(KEY));
   const [kind, setKind] = useState<AccountKind | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -46,7 +50,7 @@ export function Panel() {
     kindOf({ apiKey: key }).then(setKind, (error) => {
       session.remove(KEY);
       setKey(null);
-      setProblem(signInProblem(error));
+      setProblem(signInProblem(i18n, error));
     });
   }, [key]);
 
@@ -58,7 +62,7 @@ export function Panel() {
       setKind(found);
       setKey(value);
     } catch (error) {
-      setProblem(signInProblem(error));
+      setProblem(signInProblem(i18n, error));
     }
   };
   const signOut = () => {
@@ -71,13 +75,14 @@ export function Panel() {
   if (!kind)
     return (
       <main class="panel-signin">
-        <p role="status">Signing in…</p>
+        <p role="status">{i18n.t('panel.signIn.busy')}</p>
       </main>
     );
   return <Signed credential={{ apiKey: key }} kind={kind} onSignOut={signOut} />;
 }
 
 function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key: string) => Promise<void> }) {
+  const { t } = useI18n();
   const [value, setValue] = useState('');
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -89,10 +94,13 @@ function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key:
   };
   return (
     <main class="panel-signin">
-      <h1>Gate panel</h1>
-      <p class="muted">For terminals, carriers and administrators of the gate service.</p>
+      <div class="row panel-signin-head">
+        <h1>{t('panel.title')}</h1>
+        <LanguageSwitch />
+      </div>
+      <p class="muted">{t('panel.signIn.who')}</p>
       <form class="stack" onSubmit={submit}>
-        <label for="api-key">API key</label>
+        <label for="api-key">{t('panel.signIn.key')}</label>
         <input id="api-key" type="password" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         {problem && (
           <p class="error" role="alert">
@@ -100,40 +108,63 @@ function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key:
           </p>
         )}
         <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('panel.signIn.busy') : t('panel.signIn.submit')}
         </button>
       </form>
-      <p class="muted">The key stays in this browser tab only, and is forgotten when you close it or sign out.</p>
+      <p class="muted">{t('panel.signIn.kept')}</p>
+      <FirstRun />
     </main>
+  );
+}
+
+/** For whoever has no key yet: where one comes from (the demo seed, the operator CLI, or an admin). */
+function FirstRun() {
+  const { t } = useI18n();
+  return (
+    <section class="first-run" aria-labelledby="first-run-title">
+      <h2 id="first-run-title">{t('panel.firstRun.title')}</h2>
+      <p>{t('panel.firstRun.seed')}</p>
+      <pre>
+        <code>npm run seed:demo</code>
+      </pre>
+      <p>{t('panel.firstRun.cli')}</p>
+      <pre>
+        <code>npm run cli -- account:create --kind terminal --name "Port A"</code>
+      </pre>
+      <p class="muted">{t('panel.firstRun.stopped')}</p>
+      <p class="muted">{t('panel.firstRun.admin')}</p>
+    </section>
   );
 }
 
 type Page = 'board' | 'layouts' | 'webhooks' | 'accounts';
 
 function Signed(props: { credential: Credential; kind: AccountKind; onSignOut: () => void }) {
+  const { t } = useI18n();
   const pages: [Page, string][] =
     props.kind === 'admin'
-      ? [['accounts', 'Accounts']]
+      ? [['accounts', t('panel.nav.accounts')]]
       : [
-          ['board', props.kind === 'terminal' ? 'Appointments' : 'Trips'],
-          ['layouts', 'Layouts'],
-          ['webhooks', 'Webhooks'],
+          ['board', props.kind === 'terminal' ? t('panel.nav.appointments') : t('panel.nav.trips')],
+          ['layouts', t('panel.nav.layouts')],
+          ['webhooks', t('panel.nav.webhooks')],
         ];
   const [page, setPage] = useState<Page>(pages[0][0]);
   return (
     <div class="panel">
       <header class="panel-bar">
-        <h1>Gate panel</h1>
-        <span class="account-kind">{props.kind} account</span>
-        <nav aria-label="Panel">
+        <h1>{t('panel.title')}</h1>
+        <span class="account-kind">{t(`panel.kind.${props.kind}`)}</span>
+        <nav aria-label={t('panel.nav.label')}>
           {pages.map(([name, label]) => (
             <button key={name} type="button" class="tab" aria-current={page === name ? 'page' : undefined} onClick={() => setPage(name)}>
               {label}
             </button>
           ))}
         </nav>
+        <LanguageSwitch />
         <button type="button" onClick={props.onSignOut}>
-          Sign out
+          {t('panel.signOut')}
         </button>
       </header>
       <main class="panel-main">

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
+import { explainError } from '../shared/explain.js';
+import { useI18n } from '../shared/i18n.js';
 import { Elements, RecordCard, TicketView } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import type { LayoutSet } from './elements.js';
@@ -50,6 +52,8 @@ async function sampleFor(credential: Credential, set: LayoutSet, layoutRef: stri
  * problem the service refuses, the last drawable version stays, with a note.
  */
 export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; layout: Record<string, unknown> }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const [text, setText] = useState<string | null>(null);
   const [from, setFrom] = useState<string | null>(null);
   const [rendered, setRendered] = useState<Schemas['RenderedDraftLayoutView'] | null>(null);
@@ -75,9 +79,9 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     try {
       data = JSON.parse(sample);
     } catch (error) {
-      return setJsonProblem(`Not valid JSON: ${(error as Error).message}`);
+      return setJsonProblem(t('preview.badJson', { reason: (error as Error).message }));
     }
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return setJsonProblem('The sample must be a JSON object.');
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return setJsonProblem(t('preview.notObject'));
     setJsonProblem(null);
     const call = ++latest.current;
     try {
@@ -94,8 +98,8 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
       if (call !== latest.current) return;
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
         if (rendered !== null) setIncomplete(true);
-        else setProblem('The layout has a problem to fix before it can be drawn: save it to see where.');
-      } else setProblem(error instanceof ApiError ? error.message : String(error));
+        else setProblem(t('preview.cannotDraw'));
+      } else setProblem(explainError(i18n, error));
     }
   };
 
@@ -115,11 +119,11 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
 
   return (
     <aside class="preview" aria-labelledby="preview-title">
-      <h2 id="preview-title">Preview</h2>
-      <p class="muted">As drivers will see this layout in the app, unsaved edits included.</p>
+      <h2 id="preview-title">{t('preview.title')}</h2>
+      <p class="muted">{t('preview.hint')}</p>
       {incomplete && (
         <p class="muted" role="status">
-          The layout has a problem to fix: the preview shows it as it last was without one.
+          {t('preview.stale')}
         </p>
       )}
       <div class="phone" data-testid="preview">
@@ -128,26 +132,26 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
             {problem}
           </p>
         ) : rendered === null ? (
-          <p class="muted">Drawing…</p>
+          <p class="muted">{t('preview.drawing')}</p>
         ) : props.set === 'ticket' ? (
-          <TicketView layout={rendered} label="Ticket preview" />
+          <TicketView layout={rendered} label={t('preview.ticket')} />
         ) : (
           <>
             <RecordCard
               layout={rendered}
-              title={String(sample.ref ?? 'Sample')}
+              title={String(sample.ref ?? t('preview.sample'))}
               status={typeof sample.status === 'string' ? sample.status : undefined}
             />
-            <section class="modal-preview" aria-label="Detail modal preview">
-              <h3>Details</h3>
+            <section class="modal-preview" aria-label={t('preview.modal')}>
+              <h3>{t('layout.details')}</h3>
               <Elements elements={rendered.modal_layout} />
             </section>
           </>
         )}
       </div>
-      <label for="sample-data">Sample data (JSON)</label>
+      <label for="sample-data">{t('preview.sampleData')}</label>
       <p class="muted" id="sample-hint">
-        {from ? `Taken from your record ${from}; edit it freely, nothing is saved.` : 'Made-up values; edit them freely, nothing is saved.'}
+        {from ? t('preview.fromRecord', { ref: from }) : t('preview.madeUp')}
       </p>
       <textarea
         id="sample-data"

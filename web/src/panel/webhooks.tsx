@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, issuesOf, queryString } from '../shared/api.js';
+import { explainError } from '../shared/explain.js';
+import { type Translator, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
-import { formatTime } from '../shared/format.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { ListTable } from './list-table.js';
 
@@ -10,7 +11,6 @@ type Attempt = Schemas['DeliveryAttemptView'];
 type Field = 'url' | 'events' | 'description';
 type FieldErrors = Partial<Record<Field, string[]>>;
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const eventsText = (events: string[] | null) => (events ?? []).join(', ');
 const eventsOf = (text: string) =>
   text
@@ -19,12 +19,11 @@ const eventsOf = (text: string) =>
     .filter(Boolean);
 
 /** Why the service refused a URL, in the panel's words. */
-function explainUrlNotAllowed(error: ApiError): string {
+function explainUrlNotAllowed({ t }: Translator, error: ApiError): string {
   const details = (error.details ?? {}) as { host?: string; address?: string; range?: string };
-  if (details.range === 'unresolved' || !details.address)
-    return `The host ${details.host ?? 'of this URL'} does not resolve to any address. Check the name, or use a URL the service can reach.`;
+  if (details.range === 'unresolved' || !details.address) return t('webhooks.url.unresolved', { host: details.host ?? '' });
   const range = (details.range ?? 'non-public').replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
-  return `The host ${details.host ?? ''} resolves to ${details.address}, a ${range} address. Webhooks may only reach public addresses on the internet.`;
+  return t('webhooks.url.private', { host: details.host ?? '', address: details.address, range });
 }
 
 /** The field an API problem belongs to (`events[1]` belongs to events), or null for the form as a whole. */
@@ -35,6 +34,9 @@ function fieldOf(path: string): Field | null {
 
 /** The account's webhooks: subscribe, change, delete, rotate the secret, send a test, read the delivery log, replay. */
 export function Webhooks({ credential }: { credential: Credential }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const message = (error: unknown) => explainError(i18n, error);
   const [hooks, setHooks] = useState<WebhookView[] | null>(null);
   const [editing, setEditing] = useState<WebhookView | 'new' | null>(null);
   const [secret, setSecret] = useState<{ title: string; secret: string } | null>(null);
@@ -58,17 +60,14 @@ export function Webhooks({ credential }: { credential: Credential }) {
   const rotate = (hook: WebhookView) =>
     act(async () => {
       const rotated = await api<WebhookView & { secret: string }>(credential, 'POST', `/api/v1/webhooks/${hook.id}/rotate-secret`);
-      setSecret({ title: `New secret for ${hook.url}`, secret: rotated.secret });
-      setNotice({
-        ok: true,
-        text: `Secret rotated. Deliveries are signed with the previous secret too until ${formatTime(rotated.previous_secret_expires_at)}.`,
-      });
+      setSecret({ title: t('webhooks.newSecret', { url: hook.url }), secret: rotated.secret });
+      setNotice({ ok: true, text: t('webhooks.rotated', { time: i18n.time(rotated.previous_secret_expires_at) }) });
       void load();
     });
   const test = (hook: WebhookView) =>
     act(async () => {
       await api(credential, 'POST', `/api/v1/webhooks/${hook.id}/test`);
-      setNotice({ ok: true, text: `Test event sent to ${hook.url}: its delivery shows in the log.` });
+      setNotice({ ok: true, text: t('webhooks.testSent', { url: hook.url }) });
       setOpen(hook.id);
       setLogVersion((n) => n + 1);
     });
@@ -77,26 +76,22 @@ export function Webhooks({ credential }: { credential: Credential }) {
       setConfirming(null);
       if (open === hook.id) setOpen(null);
       await api(credential, 'DELETE', `/api/v1/webhooks/${hook.id}`);
-      setNotice({ ok: true, text: `Webhook to ${hook.url} deleted, with its delivery log.` });
+      setNotice({ ok: true, text: t('webhooks.deleted', { url: hook.url }) });
       void load();
     });
 
   return (
     <div class="webhooks stack">
-      <p class="muted">
-        A webhook sends each event of this account to your URL as it happens, signed with its secret (Standard Webhooks), and retries until
-        your server answers 2xx.
-      </p>
+      <p class="muted">{t('webhooks.intro')}</p>
       {secret && (
         <section class="notice" aria-labelledby="webhook-secret-title">
           <h2 id="webhook-secret-title">{secret.title}</h2>
           <p>
-            <strong>Shown only now:</strong> copy this signing secret and store it with your receiver. The service will not show it again;
-            if it is lost, rotate the secret.
+            <strong>{t('webhooks.secret.once')}</strong> {t('webhooks.secret.text')}
           </p>
           <code class="secret">{secret.secret}</code>
           <button type="button" onClick={() => setSecret(null)}>
-            I have copied it
+            {t('common.copied')}
           </button>
         </section>
       )}
@@ -112,7 +107,7 @@ export function Webhooks({ credential }: { credential: Credential }) {
           hook={editing === 'new' ? null : editing}
           onDone={(created, text) => {
             setEditing(null);
-            if (created) setSecret({ title: `Secret of the new webhook to ${created.url}`, secret: created.secret });
+            if (created) setSecret({ title: t('webhooks.createdSecret', { url: created.url }), secret: created.secret });
             setNotice({ ok: true, text });
             void load();
           }}
@@ -121,47 +116,47 @@ export function Webhooks({ credential }: { credential: Credential }) {
       ) : (
         <div class="row">
           <button type="button" class="primary" onClick={() => setEditing('new')}>
-            New webhook
+            {t('webhooks.new')}
           </button>
         </div>
       )}
       <ListTable
-        caption="Webhooks"
-        headings={['URL', 'Events', 'Description', 'Created']}
-        actions="Actions"
+        caption={t('webhooks.caption')}
+        headings={[t('webhooks.col.url'), t('webhooks.col.events'), t('webhooks.col.description'), t('webhooks.col.created')]}
+        actions={t('webhooks.col.actions')}
         items={hooks}
         itemKey={(hook) => hook.id}
-        empty="No webhooks yet."
+        empty={t('webhooks.empty')}
         row={(hook) => (
           <tr>
             <td>
               <code>{hook.url}</code>
             </td>
-            <td>{hook.events ? hook.events.join(', ') : 'every event'}</td>
+            <td>{hook.events ? hook.events.join(', ') : t('webhooks.everyEvent')}</td>
             <td>{hook.description ?? '—'}</td>
-            <td>{formatTime(hook.created_at)}</td>
+            <td>{i18n.time(hook.created_at)}</td>
             <td class="row">
-              <button type="button" aria-label={`Edit the webhook to ${hook.url}`} onClick={() => setEditing(hook)}>
-                Edit
+              <button type="button" aria-label={t('webhooks.editNamed', { url: hook.url })} onClick={() => setEditing(hook)}>
+                {t('webhooks.edit')}
               </button>
               <button
                 type="button"
                 aria-expanded={open === hook.id}
-                aria-label={`Delivery log of ${hook.url}`}
+                aria-label={t('webhooks.logNamed', { url: hook.url })}
                 onClick={() => setOpen(open === hook.id ? null : hook.id)}
               >
-                Delivery log
+                {t('webhooks.log')}
               </button>
-              <button type="button" aria-label={`Send test event to ${hook.url}`} onClick={() => void test(hook)}>
-                Send test event
+              <button type="button" aria-label={t('webhooks.testNamed', { url: hook.url })} onClick={() => void test(hook)}>
+                {t('webhooks.test')}
               </button>
-              <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
-                Rotate secret
+              <button type="button" aria-label={t('webhooks.rotateNamed', { url: hook.url })} onClick={() => void rotate(hook)}>
+                {t('webhooks.rotate')}
               </button>
               <ConfirmDelete
                 asking={confirming === hook.id}
-                label={`Delete the webhook to ${hook.url}`}
-                confirm="Yes, delete it"
+                label={t('webhooks.deleteNamed', { url: hook.url })}
+                confirm={t('webhooks.deleteConfirm')}
                 onAsk={() => setConfirming(hook.id)}
                 onConfirm={() => void remove(hook)}
                 onKeep={() => setConfirming(null)}
@@ -181,6 +176,8 @@ function WebhookForm(props: {
   onDone: (created: (WebhookView & { secret: string }) | null, text: string) => void;
   onCancel: () => void;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const { hook } = props;
   const [url, setUrl] = useState(hook?.url ?? '');
   const [events, setEvents] = useState(eventsText(hook?.events ?? null));
@@ -202,14 +199,14 @@ function WebhookForm(props: {
           events: list.length ? list : null,
           description: description.trim() || null,
         });
-        props.onDone(null, `Webhook to ${url.trim()} saved.`);
+        props.onDone(null, t('webhooks.saved', { url: url.trim() }));
       } else {
         const created = await api<WebhookView & { secret: string }>(props.credential, 'POST', '/api/v1/webhooks', {
           url: url.trim(),
           ...(list.length ? { events: list } : {}),
           ...(description.trim() ? { description: description.trim() } : {}),
         });
-        props.onDone(created, `Webhook to ${created.url} created.`);
+        props.onDone(created, t('webhooks.created', { url: created.url }));
       }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
@@ -218,41 +215,47 @@ function WebhookForm(props: {
         for (const issue of issuesOf(error)) {
           const field = fieldOf(issue.path);
           if (field) (found[field] ??= []).push(issue.message);
-          else loose.push(`${issue.path || 'Webhook'}: ${issue.message}`);
+          else loose.push(`${issue.path || t('webhooks.webhook')}: ${issue.message}`);
         }
         setErrors(found);
         if (loose.length || Object.keys(found).length === 0) setProblem(loose.join('; ') || error.message);
       } else if (error instanceof ApiError && error.code === 'WEBHOOK_URL_NOT_ALLOWED') {
-        setErrors({ url: [explainUrlNotAllowed(error)] });
+        setErrors({ url: [explainUrlNotAllowed(i18n, error)] });
       } else {
-        setProblem(message(error));
+        setProblem(explainError(i18n, error));
       }
     } finally {
       setBusy(false);
     }
   };
 
-  const title = hook ? 'Edit webhook' : 'New webhook';
+  const title = hook ? t('webhooks.form.edit') : t('webhooks.form.new');
   return (
     <form class="stack webhook-form" aria-label={title} onSubmit={submit} noValidate>
       <h2>{title}</h2>
       <TextField
         id="webhook-url"
-        label="URL"
+        label={t('webhooks.col.url')}
         value={url}
         errors={errors.url}
         onInput={setUrl}
-        hint="http:// or https://, a public address."
+        hint={t('webhooks.form.urlHint')}
       />
       <TextField
         id="webhook-events"
-        label="Events"
+        label={t('webhooks.col.events')}
         value={events}
         errors={errors.events}
         onInput={setEvents}
-        hint="Event types or families, separated by commas: e.g. appointment.*, ticket.created. Empty: every event."
+        hint={t('webhooks.form.eventsHint')}
       />
-      <TextField id="webhook-description" label="Description" value={description} errors={errors.description} onInput={setDescription} />
+      <TextField
+        id="webhook-description"
+        label={t('webhooks.col.description')}
+        value={description}
+        errors={errors.description}
+        onInput={setDescription}
+      />
       {problem && (
         <p class="error" role="alert">
           {problem}
@@ -260,10 +263,10 @@ function WebhookForm(props: {
       )}
       <div class="row">
         <button type="submit" class="primary" disabled={busy}>
-          {hook ? 'Save webhook' : 'Create webhook'}
+          {hook ? t('webhooks.form.save') : t('webhooks.form.create')}
         </button>
         <button type="button" class="quiet" onClick={props.onCancel}>
-          Cancel
+          {t('common.cancel')}
         </button>
       </div>
     </form>
@@ -311,6 +314,9 @@ const POLL_MS = 1500;
 
 /** The delivery log of one webhook, newest first, a page at a time; the first page refreshes while it is the only one shown. */
 function Deliveries(props: { credential: Credential; hook: WebhookView; version: number }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const message = (error: unknown) => explainError(i18n, error);
   const { credential, hook } = props;
   const [items, setItems] = useState<Attempt[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -367,7 +373,7 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
     setReplayed(null);
     const seq = Number(afterSeq);
     if (!/^\d+$/.test(afterSeq.trim()) || !Number.isSafeInteger(seq))
-      return setReplayed({ ok: false, text: 'Give a seq: a whole number of 0 or more (0 sends every kept event).' });
+      return setReplayed({ ok: false, text: t('webhooks.replay.badSeq') });
     try {
       const done = await api<{ queued: number; last_seq: number | null; more: boolean }>(
         credential,
@@ -381,10 +387,13 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
         ok: true,
         text:
           done.queued === 0
-            ? `No kept event after seq ${seq} is of the types this webhook takes.`
-            : `${done.queued} event${done.queued === 1 ? '' : 's'} queued again, up to seq ${done.last_seq}.${
-                done.more ? ` More follow: replay again after seq ${done.last_seq}.` : ''
-              }`,
+            ? t('webhooks.replay.none', { seq })
+            : [
+                t('webhooks.replay.queued', { count: done.queued, last: done.last_seq ?? 0 }),
+                done.more ? t('webhooks.replay.more', { last: done.last_seq ?? 0 }) : '',
+              ]
+                .filter(Boolean)
+                .join(' '),
       });
       if (done.more && done.last_seq !== null) setAfterSeq(String(done.last_seq));
       newest();
@@ -396,24 +405,35 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
   return (
     <div class="stack deliveries">
       <ListTable
-        caption={<>Deliveries to {hook.url}</>}
-        headings={['Event', 'Seq', 'Attempt', 'Status', 'Response', 'Duration', 'Next attempt', 'When']}
+        caption={t('webhooks.deliveries.caption', { url: hook.url })}
+        headings={[
+          t('webhooks.deliveries.event'),
+          t('webhooks.deliveries.seq'),
+          t('webhooks.deliveries.attempt'),
+          t('webhooks.deliveries.status'),
+          t('webhooks.deliveries.response'),
+          t('webhooks.deliveries.duration'),
+          t('webhooks.deliveries.next'),
+          t('webhooks.deliveries.when'),
+        ]}
         items={items}
         itemKey={(item) => item.id}
-        empty="No deliveries yet."
+        empty={t('webhooks.deliveries.empty')}
         row={(item) => (
           <tr class="delivery">
             <td>{item.type}</td>
             <td>{item.seq ?? '—'}</td>
             <td>{item.attempt}</td>
             <td>
-              <span class={`status status-${item.status}`}>{item.status}</span>
+              <span class={`status status-${item.status}`} data-status={item.status}>
+                {t(`webhooks.delivery.${item.status}`)}
+              </span>
               {item.error && <span class="muted"> ({item.error})</span>}
             </td>
             <td>{item.response_status ?? '—'}</td>
-            <td>{item.duration_ms} ms</td>
-            <td>{formatTime(item.next_attempt_at)}</td>
-            <td>{formatTime(item.created_at)}</td>
+            <td>{t('webhooks.deliveries.ms', { ms: item.duration_ms })}</td>
+            <td>{i18n.time(item.next_attempt_at)}</td>
+            <td>{i18n.time(item.created_at)}</td>
           </tr>
         )}
       />
@@ -425,19 +445,19 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
       <div class="row">
         {cursor && (
           <button type="button" onClick={() => void more()}>
-            Older deliveries
+            {t('webhooks.deliveries.older')}
           </button>
         )}
         {paged && (
           <button type="button" onClick={newest}>
-            Back to the newest
+            {t('webhooks.deliveries.newest')}
           </button>
         )}
       </div>
-      <form class="row" onSubmit={replay} aria-label={`Replay to ${hook.url}`}>
-        <label for={`replay-${hook.id}`}>Replay events after seq</label>
+      <form class="row" onSubmit={replay} aria-label={t('webhooks.replay.form', { url: hook.url })}>
+        <label for={`replay-${hook.id}`}>{t('webhooks.replay.after')}</label>
         <input id={`replay-${hook.id}`} inputMode="numeric" value={afterSeq} onInput={(e) => setAfterSeq(e.currentTarget.value)} />
-        <button type="submit">Replay</button>
+        <button type="submit">{t('webhooks.replay.submit')}</button>
         {replayed && (
           <span class={replayed.ok ? 'success' : 'error'} role={replayed.ok ? 'status' : 'alert'}>
             {replayed.text}

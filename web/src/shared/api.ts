@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** Seconds to wait before trying again (`Retry-After` of a 429 or 409 IDEMPOTENCY_KEY_IN_USE). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -34,11 +36,14 @@ export function queryString(query: Query = {}): string {
   return text ? `?${text}` : '';
 }
 
-/** One call: `data` on success, an ApiError otherwise (code `OFFLINE` when the service could not be reached). */
-export async function api<T>(credential: Credential, method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * One call: `data` on success, an ApiError otherwise (code `OFFLINE` when the service could not be reached).
+ * `credential` null for the few routes that take none (exchanging a sign-in code).
+ */
+export async function api<T>(credential: Credential | null, method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if ('apiKey' in credential) headers['X-API-Key'] = credential.apiKey;
-  else headers.Authorization = `Bearer ${credential.driverToken}`;
+  if (credential && 'apiKey' in credential) headers['X-API-Key'] = credential.apiKey;
+  else if (credential) headers.Authorization = `Bearer ${credential.driverToken}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
@@ -56,7 +61,8 @@ export async function api<T>(credential: Credential, method: string, path: strin
     { success: true; data: T } | { success: false; error: { code: string; message: string; details?: unknown } } | null;
   if (envelope?.success === true) return envelope.data;
   const error = envelope && !envelope.success ? envelope.error : null;
-  throw new ApiError(response.status, error?.code ?? 'HTTP_ERROR', error?.message ?? `HTTP ${response.status}`, error?.details);
+  const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
+  throw new ApiError(response.status, error?.code ?? 'HTTP_ERROR', error?.message ?? `HTTP ${response.status}`, error?.details, retryAfter);
 }
 
 /** A UUID for check-in attempts; crypto.randomUUID exists only on secure origins (https, localhost). */

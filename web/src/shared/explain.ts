@@ -1,41 +1,64 @@
 import { ApiError } from './api.js';
-import { formatTime } from './format.js';
+import type { MessageKey, Translator } from './i18n.js';
+
+/** Errors whose meaning does not depend on where they happen, in the reader's language; others keep the service's words. */
+const GENERAL: Record<string, MessageKey> = {
+  OFFLINE: 'error.OFFLINE',
+  UNAUTHORIZED: 'error.UNAUTHORIZED',
+  FORBIDDEN: 'error.FORBIDDEN',
+  RATE_LIMITED: 'error.RATE_LIMITED',
+  SERVICE_UNAVAILABLE: 'error.SERVICE_UNAVAILABLE',
+  INTERNAL_ERROR: 'error.INTERNAL_ERROR',
+};
+
+/** Any failure as one line for the page. */
+export function explainError({ t }: Translator, error: unknown): string {
+  if (error instanceof ApiError) return GENERAL[error.code] ? t(GENERAL[error.code]) : error.message;
+  return error instanceof Error ? error.message : String(error);
+}
 
 /** What a check-in outcome means for the driver standing at the gate, and what to do next. */
-export function explainCheckin(error: unknown): string {
-  if (!(error instanceof ApiError)) return 'The check-in failed unexpectedly. Try again.';
+export function explainCheckin(i18n: Translator, error: unknown): string {
+  const { t } = i18n;
+  if (!(error instanceof ApiError)) return t('checkin.unexpected');
   const details = (error.details ?? {}) as Record<string, unknown>;
   switch (error.code) {
     case 'CHECKIN_REJECTED':
-      return `The terminal refused the check-in${details.reason ? `: ${String(details.reason)}` : ''}. Go to the gate office.`;
+      return details.reason ? t('checkin.rejectedWithReason', { reason: String(details.reason) }) : t('checkin.rejected');
     case 'CHECKIN_OUTSIDE_WINDOW':
-      return `It is outside your time slot: the gate accepts you from ${formatTime(details.admissible_from as string)} until ${formatTime(details.admissible_until as string)}.`;
+      return t('checkin.outsideWindow', {
+        from: i18n.time(details.admissible_from as string),
+        until: i18n.time(details.admissible_until as string),
+      });
     case 'TERMINAL_OFFLINE':
-      return "The terminal's gate system is not connected right now. Try again in a minute, or go to the gate office.";
+      return t('checkin.terminalOffline');
     case 'TERMINAL_TIMEOUT':
-      return "The terminal's gate system did not answer in time. Try again.";
+      return t('checkin.terminalTimeout');
     case 'CHECKIN_FAILED':
-      return "The terminal's answer could not be used. Try again, or go to the gate office.";
+      return t('checkin.failed');
     case 'CHECKIN_IN_PROGRESS':
-      return 'This check-in is still waiting for the terminal. Wait a moment.';
+      return t('checkin.inProgress');
     case 'INVALID_STATUS_TRANSITION':
-      return `This appointment is no longer waiting for check-in (it is ${String(details.from ?? 'in another status')}).`;
+      return details.from
+        ? t('checkin.notWaiting', { status: i18n.status(String(details.from)) })
+        : t('checkin.notWaitingAnyMore');
     case 'NOT_FOUND':
-      return 'This appointment was removed or is no longer yours.';
+      return t('checkin.notFound');
     case 'SERVICE_UNAVAILABLE':
-      return 'The service is restarting. Try again in a moment.';
+      return t('checkin.restarting');
     case 'RATE_LIMITED':
-      return 'Too many attempts. Wait a minute and try again.';
+      return t('checkin.rateLimited');
     case 'OFFLINE':
-      return 'You are offline: checking in needs a connection.';
+      return t('checkin.offline');
     default:
       return error.message;
   }
 }
 
-/** Why a layout cannot be deleted, in the words of the panel. */
-export function explainLayoutInUse(error: ApiError): string {
-  const details = (error.details ?? {}) as { used_by?: string[] };
-  const users = details.used_by?.length ? details.used_by.join(' and ') : 'records';
-  return `This layout is still used by live ${users}. Move those records to another layout, or delete them, before deleting it (deleted records do not count).`;
+/** Why a layout cannot be deleted, in the words of the panel (the service names the kind of records that hold it). */
+export function explainLayoutInUse({ t }: Translator, ref: string, error: ApiError): string {
+  const [users] = ((error.details ?? {}) as { used_by?: string[] }).used_by ?? [];
+  const key: MessageKey =
+    users === 'appointments' ? 'layouts.inUse.appointments' : users === 'trips' ? 'layouts.inUse.trips' : users === 'tickets' ? 'layouts.inUse.tickets' : 'layouts.inUse.records';
+  return t(key, { ref });
 }

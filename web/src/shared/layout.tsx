@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { displayValue } from './format.js';
+import { useI18n } from './i18n.js';
 import { qrDataUrl } from './qr.js';
 import type { Schemas } from './schemas.js';
 
@@ -49,14 +50,15 @@ function Icon({ name, fallback }: { name?: unknown; fallback: string }) {
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 const colorClass = (color: unknown) => `color-${typeof color === 'string' ? color : 'gray'}`;
 
-function QrCode({ value }: { value: unknown }) {
+export function QrCode({ value, size = 180 }: { value: unknown; size?: number }) {
+  const { t } = useI18n();
   if (value === null || value === undefined || value === '') {
-    return <p class="qr qr-empty">No code to show</p>;
+    return <p class="qr qr-empty">{t('layout.noCode')}</p>;
   }
   const content = displayValue(value);
   return (
     <figure class="qr">
-      <img src={qrDataUrl(content)} alt={`QR code: ${content}`} width={180} height={180} />
+      <img src={qrDataUrl(content)} alt={t('layout.qrCode', { content })} data-qr={content} width={size} height={size} />
       <figcaption>{content}</figcaption>
     </figure>
   );
@@ -64,6 +66,7 @@ function QrCode({ value }: { value: unknown }) {
 
 /** One element of any kind, card or ticket, drawn the same wherever it appears (driver app and panel preview). */
 export function Element({ element }: { element: RenderedElement }) {
+  const { t } = useI18n();
   switch (element.type) {
     case 'section':
       return <h4 class="el-section">{text(element.title)}</h4>;
@@ -87,7 +90,7 @@ export function Element({ element }: { element: RenderedElement }) {
       return <hr class="el-divider" />;
     case 'tag_container':
       return (
-        <ul class="el-tags" aria-label="Tags">
+        <ul class="el-tags" aria-label={t('layout.tags')}>
           {((element.tags as { text: string; color: string }[] | undefined) ?? []).map((tag, i) => (
             <li key={i} class={`tag ${colorClass(tag.color)}`}>
               {tag.text}
@@ -153,34 +156,69 @@ export function RecordCard(props: {
   onOpen?: () => void;
   children?: ComponentChildren;
 }) {
+  const { t } = useI18n();
   return (
     <article class="card" aria-label={props.title}>
       <header class="card-head">
         <h3>{props.title}</h3>
-        {props.status && <span class={`status status-${props.status.toLowerCase()}`}>{props.status.replace('_', ' ')}</span>}
+        {props.status && <StatusWord status={props.status} />}
       </header>
-      {props.layout ? <Elements elements={props.layout.card_layout} /> : <p class="muted">This card's layout was removed.</p>}
+      {props.layout ? <Elements elements={props.layout.card_layout} /> : <p class="muted">{t('layout.cardRemoved')}</p>}
       {props.children}
       {props.onOpen && (
         <button type="button" class="link-button" onClick={props.onOpen}>
-          Details
+          {t('layout.details')}
         </button>
       )}
     </article>
   );
 }
 
-/** A ticket: every element of its ticket layout, top to bottom. */
-export function TicketView({ layout, label }: { layout: RenderedLayout | null; label: string }) {
+/** A status as a word in the reader's language, coloured by the status. */
+export function StatusWord({ status }: { status: string }) {
+  const i18n = useI18n();
+  return (
+    <span class={`status status-${status.toLowerCase()}`} data-status={status}>
+      {i18n.status(status)}
+    </span>
+  );
+}
+
+/** What the gate reads off a ticket besides its layout: the appointment's code to scan, its plate and its ref. */
+export interface GatePass {
+  code: string;
+  plate: string | null;
+  ref: string;
+}
+
+/** A ticket: the gate pass (when known) on top, then every element of its ticket layout, top to bottom. */
+export function TicketView({ layout, label, pass }: { layout: RenderedLayout | null; label: string; pass?: GatePass }) {
+  const { t } = useI18n();
   return (
     <article class="ticket" aria-label={label}>
-      {layout ? <Elements elements={layout.elements} /> : <p class="muted">This ticket's layout was removed.</p>}
+      {pass && (
+        <div class="gate-pass">
+          <QrCode value={pass.code} size={200} />
+          <dl class="gate-pass-facts">
+            <div>
+              <dt>{t('ticket.plate')}</dt>
+              <dd class="plate">{pass.plate ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>{t('ticket.ref')}</dt>
+              <dd>{pass.ref}</dd>
+            </div>
+          </dl>
+        </div>
+      )}
+      {layout ? <Elements elements={layout.elements} /> : <p class="muted">{t('layout.ticketRemoved')}</p>}
     </article>
   );
 }
 
 /** A modal dialog (the native <dialog>: focus kept inside, Escape closes). */
 export function Modal(props: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const { t } = useI18n();
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -191,7 +229,7 @@ export function Modal(props: { title: string; onClose: () => void; children: Com
     <dialog ref={ref} class="modal" aria-label={props.title} onClose={props.onClose}>
       <header class="modal-head">
         <h2>{props.title}</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={props.onClose}>
+        <button type="button" class="icon-button" aria-label={t('common.close')} onClick={props.onClose}>
           ✕
         </button>
       </header>
