@@ -378,12 +378,28 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
       'http://[fe80::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
       'http://[::ffff:10.0.0.1]/hook',
+      'http://[::127.0.0.1]/hook',
+      'http://[::7f00:1]/hook',
+      'http://[::]/hook',
+      'http://[::ffff:0:127.0.0.1]/hook',
+      'http://[64:ff9b::10.0.0.1]/hook',
+      'http://[2002:c0a8:1::1]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+      'http://[fec0::1]/hook',
       'http://2130706433/hook',
       'https://unresolvable.invalid/hook',
     ]) {
       const res = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url });
       expect([url, res.status, res.body.error?.code]).toEqual([url, 400, 'WEBHOOK_URL_NOT_ALLOWED']);
     }
+    // An IPv4-compatible address reaches the IPv4 address it carries on some systems: refused whatever it carries.
+    const compatible = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'http://[::127.0.0.1]/hook' });
+    expect(compatible.body.error.details).toEqual({
+      url: 'http://[::127.0.0.1]/hook',
+      host: '::7f00:1',
+      address: '::7f00:1',
+      range: 'ipv4Compatible',
+    });
     const ftp = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'ftp://example.com/hook' });
     expect(ftp.body.error.code).toBe('VALIDATION_ERROR');
     expect(['8.8.8.8', '2001:4860:4860::8888'].map(refusedRange)).toEqual([null, null]);
