@@ -27,13 +27,36 @@ function explainUrlNotAllowed(error: ApiError): string {
   return `The host ${details.host ?? ''} resolves to ${details.address}, a ${range} address. Webhooks may only reach public addresses on the internet.`;
 }
 
+/** Whether a webhook is sending, and why not, in the panel's words. */
+function WebhookState({ hook }: { hook: WebhookView }) {
+  if (hook.enabled)
+    return (
+      <>
+        <span class="status status-active">Active</span>
+        {hook.failing_since && <span class="muted"> (every delivery has failed since {formatTime(hook.failing_since)})</span>}
+      </>
+    );
+  if (hook.disabled_reason === 'deliveries_failed')
+    return (
+      <>
+        <span class="status status-paused-by-service">Paused by the service</span>
+        <span class="muted">
+          {' '}
+          Every delivery failed since {formatTime(hook.failing_since)}, for too long. Fix the receiver, then resume it: the events
+          it missed follow.
+        </span>
+      </>
+    );
+  return <span class="status status-paused">Paused</span>;
+}
+
 /** The field an API problem belongs to (`events[1]` belongs to events), or null for the form as a whole. */
 function fieldOf(path: string): Field | null {
   const name = /^[a-z_]+/.exec(path)?.[0];
   return name === 'url' || name === 'events' || name === 'description' ? name : null;
 }
 
-/** The account's webhooks: subscribe, change, delete, rotate the secret, send a test, read the delivery log, replay. */
+/** The account's webhooks: subscribe, change, pause and resume, delete, rotate the secret, send a test, read the delivery log, replay. */
 export function Webhooks({ credential }: { credential: Credential }) {
   const [hooks, setHooks] = useState<WebhookView[] | null>(null);
   const [editing, setEditing] = useState<WebhookView | 'new' | null>(null);
@@ -71,6 +94,17 @@ export function Webhooks({ credential }: { credential: Credential }) {
       setNotice({ ok: true, text: `Test event sent to ${hook.url}: its delivery shows in the log.` });
       setOpen(hook.id);
       setLogVersion((n) => n + 1);
+    });
+  const toggle = (hook: WebhookView) =>
+    act(async () => {
+      await api(credential, 'PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: !hook.enabled });
+      setNotice({
+        ok: true,
+        text: hook.enabled
+          ? `Webhook to ${hook.url} paused: nothing is sent to it until you resume it.`
+          : `Webhook to ${hook.url} resumed: the events of the pause follow.`,
+      });
+      void load();
     });
   const remove = (hook: WebhookView) =>
     act(async () => {
@@ -127,7 +161,7 @@ export function Webhooks({ credential }: { credential: Credential }) {
       )}
       <ListTable
         caption="Webhooks"
-        headings={['URL', 'Events', 'Description', 'Created']}
+        headings={['URL', 'State', 'Events', 'Description', 'Created']}
         actions="Actions"
         items={hooks}
         itemKey={(hook) => hook.id}
@@ -136,6 +170,9 @@ export function Webhooks({ credential }: { credential: Credential }) {
           <tr>
             <td>
               <code>{hook.url}</code>
+            </td>
+            <td>
+              <WebhookState hook={hook} />
             </td>
             <td>{hook.events ? hook.events.join(', ') : 'every event'}</td>
             <td>{hook.description ?? '—'}</td>
@@ -157,6 +194,13 @@ export function Webhooks({ credential }: { credential: Credential }) {
               </button>
               <button type="button" aria-label={`Rotate secret of ${hook.url}`} onClick={() => void rotate(hook)}>
                 Rotate secret
+              </button>
+              <button
+                type="button"
+                aria-label={`${hook.enabled ? 'Pause' : 'Resume'} the webhook to ${hook.url}`}
+                onClick={() => void toggle(hook)}
+              >
+                {hook.enabled ? 'Pause' : 'Resume'}
               </button>
               <ConfirmDelete
                 asking={confirming === hook.id}
