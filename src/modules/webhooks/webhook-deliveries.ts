@@ -80,6 +80,8 @@ interface Sending {
   answered: boolean;
   /** And it failed. */
   failed: boolean;
+  /** Moves it to the slow lane once SLOW_MS have passed. */
+  slowMark?: NodeJS.Timeout;
 }
 
 /**
@@ -235,15 +237,15 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     };
     this.busy[sending.lane]++;
     // Past the slow mark the attempt moves to the slow lane: its prompt slot takes the next due delivery now.
-    const slowMark = setTimeout(() => {
+    sending.slowMark = setTimeout(() => {
       sending.overdue = true;
-      if (sending.lane === 'slow' || sending.answered) return;
+      if (sending.lane === 'slow') return;
       this.busy.prompt--;
       this.busy.slow++;
       sending.lane = 'slow';
       this.send();
     }, SLOW_MS);
-    const done = this.deliver(delivery, sending, () => clearTimeout(slowMark))
+    const done = this.deliver(delivery, sending)
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
       .finally(() => this.inFlight.delete(delivery.id));
     this.inFlight.set(delivery.id, { sending, done });
@@ -251,18 +253,18 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
 
   /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
   private slotFreed(sending: Sending, ok: boolean): void {
+    clearTimeout(sending.slowMark);
     sending.answered = true;
     sending.failed = !ok;
     this.busy[sending.lane]--;
     this.send();
   }
 
-  private async deliver(delivery: ClaimedDelivery, sending: Sending, answered: () => void): Promise<void> {
+  private async deliver(delivery: ClaimedDelivery, sending: Sending): Promise<void> {
     let result: SendResult = { ok: false, status: null, error: 'not sent', durationMs: 0 };
     try {
       result = await this.attempt(delivery);
     } finally {
-      answered();
       this.slotFreed(sending, result.ok);
     }
     const last = delivery.attempts >= this.config.webhookMaxAttempts || delivery.data === null;

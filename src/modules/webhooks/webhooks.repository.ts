@@ -98,8 +98,8 @@ const MATCHES = (filter: string, type: string) =>
 
 /**
  * Reads the feed of up to $1 enabled subscriptions with events waiting (a paused one keeps its place, and goes on
- * from it when resumed) (claimed with SKIP LOCKED, so instances share the
- * work and never queue one event twice), at most $2 events each, only below the oldest running transaction
+ * from it when resumed; claimed with SKIP LOCKED, so instances share the work and never queue one event twice),
+ * at most $2 events each, only below the oldest running transaction
  * (exactly as the feed: an event that commits late is never skipped), queues a delivery for each event that
  * matches, and advances each cursor past what it read. One statement, so one transaction.
  */
