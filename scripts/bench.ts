@@ -295,7 +295,9 @@ async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; 
  * receiver against bare POSTs, then the fairness figure (a healthy receiver's delay while five bad receivers of
  * another account drain).
  */
-async function webhooksSection(cleanUp: CleanUp): Promise<{ figures: { delivery: WebhookFigures; fairness: FairnessFigures }; targets: Target[] }> {
+async function webhooksSection(
+  cleanUp: CleanUp,
+): Promise<{ figures: { delivery: WebhookFigures; fairness: FairnessFigures }; targets: Target[] }> {
   const { base } = await newService(cleanUp);
   const terminal = await newTerminal(base, { name: 'Webhook terminal' });
   const figures = await webhookBench(
@@ -318,12 +320,9 @@ async function webhooksSection(cleanUp: CleanUp): Promise<{ figures: { delivery:
     figures: { delivery: figures, fairness },
     targets: [
       target(`webhooks: ${BATCH} events delivered, last after commit, ms`, figures.last_ms, figures.floor_ms, { ratioAtMost: 2 }),
-      target(
-        `webhooks: healthy delivery p99 while 5 bad receivers drain, ms`,
-        fairness.with_bad.p99!,
-        fairness.alone.p99!,
-        { p99AtMost: 1000 },
-      ),
+      target(`webhooks: healthy delivery p99 while 5 bad receivers drain, ms`, fairness.with_bad.p99!, fairness.alone.p99!, {
+        p99AtMost: 1000,
+      }),
     ],
   };
 }

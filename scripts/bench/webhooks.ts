@@ -162,7 +162,9 @@ export async function fairnessBench(
   badCount: number,
 ): Promise<FairnessFigures> {
   const healthy = await receiver();
-  const bad = Object.fromEntries(await Promise.all(Object.entries(BAD).map(async ([name, answer]) => [name, await receiver(answer)] as const)));
+  const bad = Object.fromEntries(
+    await Promise.all(Object.entries(BAD).map(async ([name, answer]) => [name, await receiver(answer)] as const)),
+  );
   const badHooks: string[] = [];
   try {
     const hook = await quiet('POST', '/api/v1/webhooks', { url: healthy.url, events: ['appointment.created'] });
@@ -188,7 +190,13 @@ export async function fairnessBench(
     const withBad = await delays('fair-noisy');
     const badRequests = Object.fromEntries(Object.entries(bad).map(([name, target]) => [name, target.requests]));
     await quiet('DELETE', `/api/v1/webhooks/${hook.data.id as string}`);
-    return { events: count, bad_events: badCount, alone: figures(alone, true), with_bad: figures(withBad, true), bad_requests: badRequests };
+    return {
+      events: count,
+      bad_events: badCount,
+      alone: figures(alone, true),
+      with_bad: figures(withBad, true),
+      bad_requests: badRequests,
+    };
   } finally {
     for (const id of badHooks) await noisy('DELETE', `/api/v1/webhooks/${id}`).catch(() => undefined);
     for (const target of [healthy, ...Object.values(bad)]) await target.close();
@@ -198,7 +206,9 @@ export async function fairnessBench(
 export function printFairness(f: FairnessFigures, say: (line: string) => void): void {
   say(`webhook fairness: a healthy receiver's ${f.events} events, created one at a time, from the create's answer to arrival:`);
   say(`  alone:                                       p50 ${f.alone.p50}, p95 ${f.alone.p95}, p99 ${f.alone.p99} ms`);
-  say(`  while 5 bad receivers of another account drain ${f.bad_events} events each: p50 ${f.with_bad.p50}, p95 ${f.with_bad.p95}, p99 ${f.with_bad.p99} ms`);
+  say(
+    `  while 5 bad receivers of another account drain ${f.bad_events} events each: p50 ${f.with_bad.p50}, p95 ${f.with_bad.p95}, p99 ${f.with_bad.p99} ms`,
+  );
   say(
     `  requests to the bad receivers meanwhile: ${Object.entries(f.bad_requests)
       .map(([name, n]) => `${name} ${n}`)

@@ -426,11 +426,17 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       // Pause, then resume.
       await row.getByText('Active', { exact: true }).waitFor();
       await page.getByRole('button', { name: `Pause the webhook to ${receiver.url}` }).click();
-      await page.getByRole('status').filter({ hasText: `Webhook to ${receiver.url} paused` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Webhook to ${receiver.url} paused` })
+        .waitFor();
       await row.getByText('Paused', { exact: true }).waitFor();
       expect((await gate.http.get('/api/v1/webhooks').set('X-API-Key', terminal.key)).body.data[0].enabled).toBe(false);
       await page.getByRole('button', { name: `Resume the webhook to ${receiver.url}` }).click();
-      await page.getByRole('status').filter({ hasText: `Webhook to ${receiver.url} resumed` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Webhook to ${receiver.url} resumed` })
+        .waitFor();
       await row.getByText('Active', { exact: true }).waitFor();
       expect((await gate.http.get('/api/v1/webhooks').set('X-API-Key', terminal.key)).body.data[0].enabled).toBe(true);
       // A webhook the service paused (its deliveries kept failing) says so, and how to go on.

@@ -378,7 +378,9 @@ describe('webhooks', () => {
     expect(on.body.data).toMatchObject({ enabled: true, disabled_reason: null });
     await untilReceived(r, 2 + during.length + 1);
     await t.app.get(DataSource).query('SELECT pg_sleep(0.3)');
-    const refs = r.received.filter((d) => d.body.type === 'appointment.created').map((d) => (d.body.data.appointment as { ref: string }).ref);
+    const refs = r.received
+      .filter((d) => d.body.type === 'appointment.created')
+      .map((d) => (d.body.data.appointment as { ref: string }).ref);
     expect(refs.sort()).toEqual([...before, ...during].sort());
     expect(r.ofType('webhook.test').map((d) => d.body.id)).toEqual([test.event_id]);
   });

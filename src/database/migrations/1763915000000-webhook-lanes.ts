@@ -30,8 +30,6 @@ export class WebhookLanes1763915000000 implements MigrationInterface {
     await db.query(`DROP INDEX webhook_deliveries_leased_idx`);
     await db.query(`DROP INDEX webhook_deliveries_due_idx`);
     await db.query(`CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'`);
-    await db.query(
-      `ALTER TABLE webhooks DROP COLUMN enabled, DROP COLUMN disabled_reason, DROP COLUMN failing_since, DROP COLUMN slow`,
-    );
+    await db.query(`ALTER TABLE webhooks DROP COLUMN enabled, DROP COLUMN disabled_reason, DROP COLUMN failing_since, DROP COLUMN slow`);
   }
 }

@@ -290,7 +290,8 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         { webhook: delivery.webhook_id, event: delivery.event_id, attempts: delivery.attempts, error: result.error },
         'webhook delivery failed for good',
       );
-    if (pauseDue) void this.pauser.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: pausing failing webhooks failed'));
+    if (pauseDue)
+      void this.pauser.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: pausing failing webhooks failed'));
   }
 
   /**
@@ -307,7 +308,10 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       return rows;
     });
     for (const row of paused)
-      this.logger.warn({ webhook: row.id, account: row.account_id, failing_since: row.failing_since }, 'webhook paused: its deliveries kept failing');
+      this.logger.warn(
+        { webhook: row.id, account: row.account_id, failing_since: row.failing_since },
+        'webhook paused: its deliveries kept failing',
+      );
     if (paused.length) this.events.committed$.next([...new Set(paused.map((row) => row.account_id))]);
   }
 

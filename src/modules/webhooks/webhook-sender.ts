@@ -66,8 +66,9 @@ function describe(error: unknown, timeoutMs: number): string {
 
 /**
  * Sends deliveries: one POST each, signed, no redirects followed (a 3xx is a failure), a 2xx within `timeoutMs`
- * is delivered, whatever comes after its headers (the body is read within the answer's cap, then dropped). Unless private destinations are allowed, every connection is checked on the address it really
- * goes to (an IP literal as it is, a name as DNS answers at connect time).
+ * is delivered, whatever comes after its headers (the body is read within the answer's cap, then dropped).
+ * Unless private destinations are allowed, every connection is checked on the address it really goes to (an IP
+ * literal as it is, a name as DNS answers at connect time).
  */
 export class WebhookSender {
   private readonly agent: Agent;

@@ -98,7 +98,11 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-type Resolve = (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, found: { address: string; family: number }[]) => void) => void;
+type Resolve = (
+  hostname: string,
+  options: object,
+  callback: (error: NodeJS.ErrnoException | null, found: { address: string; family: number }[]) => void,
+) => void;
 
 /**
  * A `lookup` for sockets that refuses what checkDestination refuses, on the very addresses the socket connects

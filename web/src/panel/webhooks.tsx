@@ -42,8 +42,8 @@ function WebhookState({ hook }: { hook: WebhookView }) {
         <span class="status status-paused-by-service">Paused by the service</span>
         <span class="muted">
           {' '}
-          Every delivery failed since {formatTime(hook.failing_since)}, for too long. Fix the receiver, then resume it: the events
-          it missed follow.
+          Every delivery failed since {formatTime(hook.failing_since)}, for too long. Fix the receiver, then resume it: the events it missed
+          follow.
         </span>
       </>
     );
