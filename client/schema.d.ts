@@ -482,7 +482,10 @@ export interface paths {
     delete: operations['WebhooksController_delete'];
     options?: never;
     head?: never;
-    /** Change the URL, the event types or the description; only the fields sent change */
+    /**
+     * Change the URL, the event types or the description, or pause or resume it; only the fields sent change
+     * @description A paused webhook receives nothing; resumed, it gets the events of the pause, nothing skipped: [pausing](/guide/webhooks.md#pausing).
+     */
     patch: operations['WebhooksController_update'];
     trace?: never;
   };
@@ -602,7 +605,8 @@ export interface components {
         | 'ticket.deleted'
         | 'checkin.requested'
         | 'checkin.rejected'
-        | 'checkin.failed';
+        | 'checkin.failed'
+        | 'webhook.disabled';
       /** Format: date-time */
       created_at: string;
       /** @description `{trip|appointment, driver}` as the logs query shows the record (check-in events add `checkin`), or the ticket as the tickets query shows it */
@@ -1505,10 +1509,12 @@ export interface components {
             | 'checkin.requested'
             | 'checkin.rejected'
             | 'checkin.failed'
+            | 'webhook.disabled'
             | 'trip.*'
             | 'appointment.*'
             | 'ticket.*'
             | 'checkin.*'
+            | 'webhook.*'
           )[]
         | null;
       /** @example Gate events for our TMS */
@@ -1544,10 +1550,12 @@ export interface components {
             | 'checkin.requested'
             | 'checkin.rejected'
             | 'checkin.failed'
+            | 'webhook.disabled'
             | 'trip.*'
             | 'appointment.*'
             | 'ticket.*'
             | 'checkin.*'
+            | 'webhook.*'
           )[]
         | null;
       /**
@@ -1555,6 +1563,8 @@ export interface components {
        * @example Gate events for our TMS
        */
       description?: string | null;
+      /** @description false pauses it: nothing is sent, events keep their place. true resumes it: the events of the pause follow, nothing skipped */
+      enabled?: boolean;
     };
     ReplayWebhookDto: {
       /**
@@ -1571,6 +1581,18 @@ export interface components {
       /** @description Types and prefixes it takes; null: every type */
       events: string[] | null;
       description: string | null;
+      /** @description false: paused, nothing is sent to it (by its partner, or by the service: disabled_reason) */
+      enabled: boolean;
+      /**
+       * @description Why the service paused it: deliveries_failed, every attempt failed for WEBHOOK_DISABLE_AFTER_H hours (72 by default). null when enabled or paused by its partner
+       * @enum {string|null}
+       */
+      disabled_reason: 'deliveries_failed' | null;
+      /**
+       * Format: date-time
+       * @description Since when every attempt has failed (it is sent one delivery at a time meanwhile); null once one is delivered
+       */
+      failing_since: string | null;
       /**
        * Format: date-time
        * @description Until then deliveries are signed with the secret before the last rotation too; null when they are not
@@ -1594,6 +1616,18 @@ export interface components {
       /** @description Types and prefixes it takes; null: every type */
       events: string[] | null;
       description: string | null;
+      /** @description false: paused, nothing is sent to it (by its partner, or by the service: disabled_reason) */
+      enabled: boolean;
+      /**
+       * @description Why the service paused it: deliveries_failed, every attempt failed for WEBHOOK_DISABLE_AFTER_H hours (72 by default). null when enabled or paused by its partner
+       * @enum {string|null}
+       */
+      disabled_reason: 'deliveries_failed' | null;
+      /**
+       * Format: date-time
+       * @description Since when every attempt has failed (it is sent one delivery at a time meanwhile); null once one is delivered
+       */
+      failing_since: string | null;
       /**
        * Format: date-time
        * @description Until then deliveries are signed with the secret before the last rotation too; null when they are not
@@ -9765,6 +9799,9 @@ export interface operations {
            *             "ticket.created"
            *           ],
            *           "description": "Gate events for our TMS",
+           *           "enabled": true,
+           *           "disabled_reason": null,
+           *           "failing_since": null,
            *           "previous_secret_expires_at": null,
            *           "created_at": "2026-11-22T04:48:54.123Z",
            *           "updated_at": "2026-11-22T04:48:54.123Z"
@@ -9922,6 +9959,9 @@ export interface operations {
            *           "ticket.created"
            *         ],
            *         "description": "Gate events for our TMS",
+           *         "enabled": true,
+           *         "disabled_reason": null,
+           *         "failing_since": null,
            *         "previous_secret_expires_at": null,
            *         "created_at": "2026-11-22T04:48:54.123Z",
            *         "updated_at": "2026-11-22T04:48:54.123Z",
@@ -10181,6 +10221,9 @@ export interface operations {
            *           "ticket.created"
            *         ],
            *         "description": "Gate events for our TMS",
+           *         "enabled": true,
+           *         "disabled_reason": null,
+           *         "failing_since": null,
            *         "previous_secret_expires_at": null,
            *         "created_at": "2026-11-22T04:48:54.123Z",
            *         "updated_at": "2026-11-22T04:48:54.123Z"
@@ -10584,6 +10627,9 @@ export interface operations {
            *           "ticket.created"
            *         ],
            *         "description": "Gate events for our TMS",
+           *         "enabled": true,
+           *         "disabled_reason": null,
+           *         "failing_since": null,
            *         "previous_secret_expires_at": null,
            *         "created_at": "2026-11-22T04:48:54.123Z",
            *         "updated_at": "2026-11-22T05:02:10.456Z"
@@ -10818,6 +10864,9 @@ export interface operations {
            *           "ticket.created"
            *         ],
            *         "description": "Gate events for our TMS",
+           *         "enabled": true,
+           *         "disabled_reason": null,
+           *         "failing_since": null,
            *         "previous_secret_expires_at": "2026-11-23T05:02:10.456Z",
            *         "created_at": "2026-11-22T04:48:54.123Z",
            *         "updated_at": "2026-11-22T05:02:10.456Z",

@@ -9,7 +9,7 @@ import { CleanUp, freePort, startFloor, startService, stop } from './bench/proce
 import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
-import { printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
+import { type FairnessFigures, fairnessBench, printFairness, printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -37,6 +37,11 @@ const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
 const SCALE = { small: 10_000, large: 1_000_000 };
 const WEBHOOK_CONCURRENCY = 16;
+/** WEBHOOK_MAX_IN_FLIGHT's default: one webhook's attempts at once, and so the floor's POSTs at once. */
+const WEBHOOK_MAX_IN_FLIGHT = 4;
+/** The fairness figure: the healthy webhook's events, and each bad receiver's. */
+const FAIRNESS_EVENTS = 50;
+const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
 /** `--only=bulk`, `--only=scale`, `--only=idempotency` or `--only=webhooks`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
@@ -285,20 +290,40 @@ async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; 
   return { figures: scale, targets };
 }
 
-/** Webhook deliveries (scripts/bench/webhooks.ts), on a database and a service of their own. */
-async function webhooksSection(cleanUp: CleanUp): Promise<{ figures: WebhookFigures; targets: Target[] }> {
+/**
+ * Webhook deliveries (scripts/bench/webhooks.ts), on a database and a service of their own: 1,000 events to one
+ * receiver against bare POSTs, then the fairness figure (a healthy receiver's delay while five bad receivers of
+ * another account drain).
+ */
+async function webhooksSection(
+  cleanUp: CleanUp,
+): Promise<{ figures: { delivery: WebhookFigures; fairness: FairnessFigures }; targets: Target[] }> {
   const { base } = await newService(cleanUp);
   const terminal = await newTerminal(base, { name: 'Webhook terminal' });
   const figures = await webhookBench(
     (method, path, body) => terminal.api.call(method, path, body),
     appointmentItems,
     BATCH,
-    WEBHOOK_CONCURRENCY,
+    WEBHOOK_MAX_IN_FLIGHT,
   );
   printWebhooks(figures, say);
+  const noisy = await newTerminal(base, { name: 'Noisy webhook terminal' });
+  const fairness = await fairnessBench(
+    (method, path, body) => terminal.api.call(method, path, body),
+    (method, path, body) => noisy.api.call(method, path, body),
+    appointmentItems,
+    FAIRNESS_EVENTS,
+    FAIRNESS_BAD_EVENTS,
+  );
+  printFairness(fairness, say);
   return {
-    figures,
-    targets: [target(`webhooks: ${BATCH} events delivered, last after commit, ms`, figures.last_ms, figures.floor_ms, { msAtMost: 5000 })],
+    figures: { delivery: figures, fairness },
+    targets: [
+      target(`webhooks: ${BATCH} events delivered, last after commit, ms`, figures.last_ms, figures.floor_ms, { ratioAtMost: 2 }),
+      target(`webhooks: healthy delivery p99 while 5 bad receivers drain, ms`, fairness.with_bad.p99!, fairness.alone.p99!, {
+        p99AtMost: 1000,
+      }),
+    ],
   };
 }
 

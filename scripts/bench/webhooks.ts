@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
-import { type Figures, figures, now, round } from './stats.js';
+import { type Figures, figures, now, round, sleep } from './stats.js';
 
 /** An authenticated call to the service: the answer's `data`. */
 export type Call = (method: string, path: string, body?: unknown) => Promise<{ data: Record<string, unknown> }>;
@@ -13,27 +13,62 @@ export interface WebhookFigures {
   per_event: Figures;
   /** The floor: the same number of POSTs of the same size to the same receiver from a bare client, as many at once. */
   floor_ms: number;
+  /** As many at once as one webhook may have attempts under way (WEBHOOK_MAX_IN_FLIGHT). */
   concurrency: number;
 }
 
-/** A receiver on loopback that answers 204 at once and notes when each `webhook-id` first arrived. */
-async function receiver(): Promise<{ url: string; arrivals: Map<string, number>; close(): Promise<void> }> {
+export interface FairnessFigures {
+  /** Events of the healthy webhook, created one at a time. */
+  events: number;
+  /** Events each bad receiver had queued. */
+  bad_events: number;
+  /** From each create's answer to its event's arrival at the healthy receiver, with no other webhook. */
+  alone: Figures;
+  /** The same while the five bad receivers of another account drain their events. */
+  with_bad: Figures;
+  /** Requests each bad receiver got meanwhile. */
+  bad_requests: Record<string, number>;
+}
+
+type Answer = (req: IncomingMessage, res: ServerResponse) => void;
+const answerAtOnce: Answer = (_req, res) => res.writeHead(204).end();
+
+/**
+ * A receiver on loopback that notes when each `webhook-id` first arrived (and, for appointments, each ref) and
+ * answers as `answer` does (204 at once unless given).
+ */
+async function receiver(
+  answer: Answer = answerAtOnce,
+): Promise<{ url: string; arrivals: Map<string, number>; refs: Map<string, number>; requests: number; close(): Promise<void> }> {
   const arrivals = new Map<string, number>();
+  const refs = new Map<string, number>();
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const at = now();
+      target.requests++;
       const id = String(req.headers['webhook-id']);
-      if (!arrivals.has(id)) arrivals.set(id, now());
-      res.writeHead(204).end();
+      if (!arrivals.has(id)) arrivals.set(id, at);
+      const ref = (JSON.parse(Buffer.concat(chunks).toString()) as { data?: { appointment?: { ref?: string } } }).data?.appointment?.ref;
+      if (ref && !refs.has(ref)) refs.set(ref, at);
+      answer(req, res);
     });
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const target = {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
     arrivals,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    refs,
+    requests: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+  return target;
 }
 
 async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
@@ -48,7 +83,8 @@ async function until(check: () => boolean, what: string, timeoutMs: number): Pro
  * Webhook delivery (docs/webhooks.md): a webhook of the terminal to a receiver on loopback, then one create of
  * `items.length` appointments; how long after the create's answer each `appointment.created` event reached the
  * receiver, and the last one. A warm-up create of 10 first (connections, prepared statements). The floor: the
- * same number of 1 KB POSTs from a bare undici client, `concurrency` at once, to the same receiver.
+ * same number of 1 KB POSTs from a bare undici client, `concurrency` at once (one webhook's limit), to the same
+ * receiver.
  */
 export async function webhookBench(
   call: Call,
@@ -94,6 +130,90 @@ export async function webhookBench(
   } finally {
     await target.close();
   }
+}
+
+/** The five misbehaving receivers of the fairness figure (the test webhooks-fairness.e2e.spec.ts has the same). */
+const BAD: Record<string, Answer> = {
+  'slow 204 (1.8 s)': (_req, res) => void setTimeout(() => res.writeHead(204).end(), 1800),
+  'body byte per 200 ms': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const timer = setInterval(() => res.write('x'), 200);
+    res.on('close', () => clearInterval(timer));
+  },
+  'never answers': () => undefined,
+  '302': (_req, res) => res.writeHead(302, { location: 'https://elsewhere.example/hook' }).end(),
+  'reset mid-answer': (_req, res) => {
+    res.socket!.write('HTTP/1.1 200 OK\r\nContent-Le');
+    res.socket!.resetAndDestroy();
+  },
+};
+
+/**
+ * Fairness (docs/webhooks.md#fairness): a healthy receiver's delivery delay, from each create's answer to its
+ * event's arrival, for `count` events of one account created one at a time (100 ms apart): first with no other
+ * webhook (the floor), then while five misbehaving receivers of another account (`noisy`) drain `badCount` events
+ * each. `quiet` and `noisy` are the two accounts' calls.
+ */
+export async function fairnessBench(
+  quiet: Call,
+  noisy: Call,
+  items: (prefix: string, count: number) => unknown[],
+  count: number,
+  badCount: number,
+): Promise<FairnessFigures> {
+  const healthy = await receiver();
+  const bad = Object.fromEntries(
+    await Promise.all(Object.entries(BAD).map(async ([name, answer]) => [name, await receiver(answer)] as const)),
+  );
+  const badHooks: string[] = [];
+  try {
+    const hook = await quiet('POST', '/api/v1/webhooks', { url: healthy.url, events: ['appointment.created'] });
+    const delays = async (prefix: string) => {
+      const answered = new Map<string, number>();
+      for (let i = 0; i < count; i++) {
+        const [item] = items(`${prefix}-${i}`, 1) as { appointment: { ref: string } }[];
+        await quiet('POST', '/api/v1/appointments', [item]);
+        answered.set(item.appointment.ref, now());
+        await sleep(100);
+      }
+      await until(() => [...answered.keys()].every((ref) => healthy.refs.has(ref)), `${count} healthy deliveries`, 120_000);
+      return [...answered].map(([ref, at]) => Math.max(0, healthy.refs.get(ref)! - at));
+    };
+    await quiet('POST', '/api/v1/appointments', items('fair-warm', 1));
+    await until(() => healthy.refs.size >= 1, 'the warm-up delivery', 30_000);
+    const alone = await delays('fair-alone');
+
+    for (const target of Object.values(bad))
+      badHooks.push((await noisy('POST', '/api/v1/webhooks', { url: target.url, events: ['appointment.created'] })).data.id as string);
+    await noisy('POST', '/api/v1/appointments', items('fair-bad', badCount));
+    await until(() => Object.values(bad).every((target) => target.requests > 0), 'every bad receiver to be tried', 30_000);
+    const withBad = await delays('fair-noisy');
+    const badRequests = Object.fromEntries(Object.entries(bad).map(([name, target]) => [name, target.requests]));
+    await quiet('DELETE', `/api/v1/webhooks/${hook.data.id as string}`);
+    return {
+      events: count,
+      bad_events: badCount,
+      alone: figures(alone, true),
+      with_bad: figures(withBad, true),
+      bad_requests: badRequests,
+    };
+  } finally {
+    for (const id of badHooks) await noisy('DELETE', `/api/v1/webhooks/${id}`).catch(() => undefined);
+    for (const target of [healthy, ...Object.values(bad)]) await target.close();
+  }
+}
+
+export function printFairness(f: FairnessFigures, say: (line: string) => void): void {
+  say(`webhook fairness: a healthy receiver's ${f.events} events, created one at a time, from the create's answer to arrival:`);
+  say(`  alone:                                       p50 ${f.alone.p50}, p95 ${f.alone.p95}, p99 ${f.alone.p99} ms`);
+  say(
+    `  while 5 bad receivers of another account drain ${f.bad_events} events each: p50 ${f.with_bad.p50}, p95 ${f.with_bad.p95}, p99 ${f.with_bad.p99} ms`,
+  );
+  say(
+    `  requests to the bad receivers meanwhile: ${Object.entries(f.bad_requests)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ')}\n`,
+  );
 }
 
 export function printWebhooks(f: WebhookFigures, say: (line: string) => void): void {

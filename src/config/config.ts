@@ -22,6 +22,10 @@ export interface AppConfig {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookConcurrency: number;
+  /** Attempts of one webhook under way at once, across instances. */
+  webhookMaxInFlight: number;
+  /** A webhook whose every attempt has failed for this many hours is paused by the service. */
+  webhookDisableAfterHours: number;
   /** Webhook URLs may reach loopback and private addresses (local development and tests only). */
   webhookAllowPrivate: boolean;
   jwtSecret: string | null;
@@ -58,6 +62,16 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+/** A number written in decimal (`72`, `0.5`), between min and max. */
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(name, `must be a number such as 72 or 0.5, got "${raw}"`);
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
@@ -158,6 +172,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
     webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 30),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    webhookMaxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 4, 1, 256),
+    webhookDisableAfterHours: decimal(env, 'WEBHOOK_DISABLE_AFTER_H', 72, 0.001, 8760),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     jwtSecret: secret(env, 'JWT_SECRET', 32),
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),

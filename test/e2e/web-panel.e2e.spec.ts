@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
 import { newCarrier, newTerminal } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
@@ -422,6 +423,38 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         async () => (await log.locator('tbody tr', { hasText: 'appointment.created' }).count()) === 2,
         'the replayed delivery in the log',
       );
+
+      // Pause, then resume.
+      await row.getByText('Active', { exact: true }).waitFor();
+      await page.getByRole('button', { name: `Pause the webhook to ${receiver.url}` }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Webhook to ${receiver.url} paused` })
+        .waitFor();
+      await row.getByText('Paused', { exact: true }).waitFor();
+      expect((await gate.http.get('/api/v1/webhooks').set('X-API-Key', terminal.key)).body.data[0].enabled).toBe(false);
+      await page.getByRole('button', { name: `Resume the webhook to ${receiver.url}` }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Webhook to ${receiver.url} resumed` })
+        .waitFor();
+      await row.getByText('Active', { exact: true }).waitFor();
+      expect((await gate.http.get('/api/v1/webhooks').set('X-API-Key', terminal.key)).body.data[0].enabled).toBe(true);
+      // A webhook the service paused (its deliveries kept failing) says so, and how to go on.
+      await gate.app
+        .get(DataSource)
+        .query(
+          `UPDATE webhooks SET enabled = false, disabled_reason = 'deliveries_failed', failing_since = now() - interval '3 days' WHERE account_id = $1`,
+          [terminal.id],
+        );
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('navigation').getByRole('button', { name: 'Webhooks' }).click();
+      await row.getByText('Paused by the service').waitFor();
+      await row.getByText(/Every delivery failed since .*Fix the receiver, then resume it/).waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await screenshot(`${store}-panel-webhook-paused`);
+      await page.getByRole('button', { name: `Resume the webhook to ${receiver.url}` }).click();
+      await row.getByText('Active', { exact: true }).waitFor();
 
       // Edit, then delete.
       await page.getByRole('button', { name: `Edit the webhook to ${receiver.url}` }).click();

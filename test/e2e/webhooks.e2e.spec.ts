@@ -61,6 +61,9 @@ describe('webhooks', () => {
       events: ['appointment.*', 'ticket.created'],
       description: 'TMS',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      enabled: true,
+      disabled_reason: null,
+      failing_since: null,
       previous_secret_expires_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -347,6 +350,99 @@ describe('webhooks', () => {
     expect(metrics).toMatch(/gate_webhook_oldest_pending_seconds [\d.e+-]+/);
   });
 
+  it('pauses and resumes: nothing is sent while paused; resumed, the events of the pause follow, none skipped', async () => {
+    const r = await receiver();
+    const witness = await receiver();
+    const hook = await createWebhook(t.http, terminal.key, { url: r.url, events: ['appointment.created'] });
+    await createWebhook(t.http, terminal.key, { url: witness.url, events: ['appointment.created'] });
+    const before = await newAppointments(t, terminal, 2);
+    await untilReceived(r, 2);
+    for (const enabled of [null, 'no', 0]) {
+      const bad = await t.http.patch(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', terminal.key).send({ enabled });
+      expect([enabled, bad.status, bad.body.error?.code, bad.body.error?.details.errors[0].path]).toEqual([
+        enabled,
+        400,
+        'VALIDATION_ERROR',
+        'enabled',
+      ]);
+    }
+
+    const off = await t.http.patch(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', terminal.key).send({ enabled: false }).expect(200);
+    expect(off.body.data).toMatchObject({ id: hook.id, enabled: false, disabled_reason: null });
+    const during = await newAppointments(t, terminal, 5);
+    const test = (await t.http.post(`/api/v1/webhooks/${hook.id}/test`).set('X-API-Key', terminal.key).expect(202)).body.data;
+    // The witness takes the same events: once it has them, the dispatcher has passed them for both.
+    await until(
+      () => during.every((ref) => witness.received.some((d) => (d.body.data.appointment as { ref: string }).ref === ref)),
+      'the witness to receive the events of the pause',
+    );
+    await t.app.get(DataSource).query('SELECT pg_sleep(0.5)');
+    expect(r.received).toHaveLength(2);
+    const log = (await t.http.get(`/api/v1/webhooks/${hook.id}/deliveries`).set('X-API-Key', terminal.key)).body.data.items;
+    expect(log).toHaveLength(2);
+    expect((await t.http.get(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', terminal.key)).body.data.enabled).toBe(false);
+
+    const on = await t.http.patch(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', terminal.key).send({ enabled: true }).expect(200);
+    expect(on.body.data).toMatchObject({ enabled: true, disabled_reason: null });
+    await untilReceived(r, 2 + during.length + 1);
+    await t.app.get(DataSource).query('SELECT pg_sleep(0.3)');
+    const refs = r.received
+      .filter((d) => d.body.type === 'appointment.created')
+      .map((d) => (d.body.data.appointment as { ref: string }).ref);
+    expect(refs.sort()).toEqual([...before, ...during].sort());
+    expect(r.ofType('webhook.test').map((d) => d.body.id)).toEqual([test.event_id]);
+  });
+
+  it('pauses a webhook whose every attempt has failed for WEBHOOK_DISABLE_AFTER_H, with a webhook.disabled event', async () => {
+    const account = await newTerminal(t.http);
+    await putLayout(t.http, account.key, 'appointment', 'card');
+    let up = false;
+    const failing = await receiver(() => (up ? 204 : 503));
+    const watcher = await receiver();
+    const hook = await createWebhook(t.http, account.key, { url: failing.url, events: ['appointment.created'] });
+    await createWebhook(t.http, account.key, { url: watcher.url, events: ['webhook.*'] });
+    const view = async () => (await t.http.get(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', account.key)).body.data;
+    await newAppointments(t, account, 1);
+    let failingSince: string | null = null;
+    await until(async () => (failingSince = (await view()).failing_since) !== null, 'the webhook to be failing');
+    // Not for long enough yet: still enabled.
+    expect(await view()).toMatchObject({ enabled: true, disabled_reason: null });
+
+    // As if its first failure were 72 hours old (WEBHOOK_DISABLE_AFTER_H's default): the next failed attempt pauses it.
+    await t.app.get(DataSource).query(`UPDATE webhooks SET failing_since = failing_since - interval '72 hours' WHERE id = $1`, [hook.id]);
+    await newAppointments(t, account, 1);
+    await until(async () => (await view()).enabled === false, 'the webhook to be paused');
+    const paused = await view();
+    expect(paused).toMatchObject({ enabled: false, disabled_reason: 'deliveries_failed' });
+    expect(Date.parse(paused.failing_since)).toBe(Date.parse(failingSince!) - 72 * 3600_000);
+
+    // The account's feed has the event, and its other webhook receives it.
+    await untilReceived(watcher, 1);
+    expect(watcher.received.map((d) => d.body.type)).toEqual(['webhook.disabled']);
+    expect(watcher.received[0].body.data).toEqual({ webhook: { ...paused, updated_at: expect.any(String) } });
+    const feed = (await t.http.get('/api/v1/events?limit=500').set('X-API-Key', account.key)).body.data.items as {
+      type: string;
+      id: string;
+      data: unknown;
+    }[];
+    const disabled = feed.filter((e) => e.type === 'webhook.disabled');
+    expect(disabled.map((e) => [e.id, e.data])).toEqual([[watcher.received[0].body.id, watcher.received[0].body.data]]);
+
+    // Events keep coming while it is paused; nothing is sent to it. Resumed, its health starts afresh and they follow.
+    const attempts = failing.received.length;
+    const [whilePaused] = await newAppointments(t, account, 1);
+    await t.app.get(DataSource).query('SELECT pg_sleep(0.5)');
+    expect(failing.received).toHaveLength(attempts);
+    up = true;
+    const resumed = await t.http.patch(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', account.key).send({ enabled: true }).expect(200);
+    expect(resumed.body.data).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+    await until(
+      () => failing.received.some((d) => (d.body.data.appointment as { ref: string } | undefined)?.ref === whilePaused),
+      'the event of the pause to be delivered',
+    );
+    expect(watcher.received).toHaveLength(1);
+  });
+
   it('waits exponentially longer between attempts, with jitter', () => {
     expect(retryDelayMs(1, 5000, () => 0)).toBe(2500);
     expect(retryDelayMs(1, 5000, () => 1)).toBe(5000);
@@ -386,12 +482,28 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
       'http://[fe80::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
       'http://[::ffff:10.0.0.1]/hook',
+      'http://[::127.0.0.1]/hook',
+      'http://[::7f00:1]/hook',
+      'http://[::]/hook',
+      'http://[::ffff:0:127.0.0.1]/hook',
+      'http://[64:ff9b::10.0.0.1]/hook',
+      'http://[2002:c0a8:1::1]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+      'http://[fec0::1]/hook',
       'http://2130706433/hook',
       'https://unresolvable.invalid/hook',
     ]) {
       const res = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url });
       expect([url, res.status, res.body.error?.code]).toEqual([url, 400, 'WEBHOOK_URL_NOT_ALLOWED']);
     }
+    // An IPv4-compatible address reaches the IPv4 address it carries on some systems: refused whatever it carries.
+    const compatible = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'http://[::127.0.0.1]/hook' });
+    expect(compatible.body.error.details).toEqual({
+      url: 'http://[::127.0.0.1]/hook',
+      host: '::7f00:1',
+      address: '::7f00:1',
+      range: 'ipv4Compatible',
+    });
     const ftp = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'ftp://example.com/hook' });
     expect(ftp.body.error.code).toBe('VALIDATION_ERROR');
     expect(['8.8.8.8', '2001:4860:4860::8888'].map(refusedRange)).toEqual([null, null]);

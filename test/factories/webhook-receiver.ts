@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type TestAgent from 'supertest/lib/agent.js';
 import { until } from '../setup/processes.js';
 
@@ -12,13 +12,18 @@ export interface Received {
   openAtArrival: number;
 }
 
+/** An answer the receiver writes itself (a slow body, a reset…). */
+export type Answer = (response: ServerResponse) => void;
+
 export interface Receiver {
   url: string;
   received: Received[];
   /** webhook-ids that arrived while a request with the same id was still being answered. */
   concurrentDuplicates: string[];
-  /** The status to answer the nth request (from 1); 204 unless set. */
-  respond: (request: Received, nth: number) => number | Promise<number>;
+  /** The status to answer the nth request (from 1), or an answer of its own written on the response; 204 unless set. */
+  respond: (request: Received, nth: number) => number | Promise<number> | Answer;
+  /** Most requests it had open at once. */
+  mostOpen: number;
   ofType(type: string): Received[];
   close(): Promise<void>;
 }
@@ -31,6 +36,7 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
     received: [],
     concurrentDuplicates: [],
     respond,
+    mostOpen: 0,
     ofType: (type) => receiver.received.filter((r) => r.body.type === type),
     close: () =>
       new Promise<void>((resolve) => {
@@ -41,6 +47,7 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
   let openRequests = 0;
   const server = createServer((request, response) => {
     openRequests++;
+    receiver.mostOpen = Math.max(receiver.mostOpen, openRequests);
     response.on('close', () => openRequests--);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -52,8 +59,9 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
       const entry: Received = { headers: request.headers, raw, body: JSON.parse(raw), at: Date.now(), openAtArrival: openRequests };
       receiver.received.push(entry);
       Promise.resolve(receiver.respond(entry, receiver.received.length))
-        .then((status) => {
-          response.writeHead(status).end();
+        .then((answer) => {
+          if (typeof answer === 'number') response.writeHead(answer).end();
+          else answer(response);
         })
         .finally(() => open.set(id, open.get(id)! - 1));
     });

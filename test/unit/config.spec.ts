@@ -19,6 +19,8 @@ describe('configuration', () => {
       webhookRetryBaseMs: 5000,
       webhookMaxAttempts: 8,
       webhookConcurrency: 16,
+      webhookMaxInFlight: 4,
+      webhookDisableAfterHours: 72,
       webhookAllowPrivate: false,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
@@ -39,6 +41,11 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
     ['WEBHOOK_ALLOW_PRIVATE', 'yes', /WEBHOOK_ALLOW_PRIVATE must be true or false/],
     ['WEBHOOK_MAX_ATTEMPTS', '0', /WEBHOOK_MAX_ATTEMPTS must be between 1/],
+    ['WEBHOOK_MAX_IN_FLIGHT', '0', /WEBHOOK_MAX_IN_FLIGHT must be between 1 and 256/],
+    ['WEBHOOK_MAX_IN_FLIGHT', '2.5', /WEBHOOK_MAX_IN_FLIGHT must be a whole number/],
+    ['WEBHOOK_DISABLE_AFTER_H', '0', /WEBHOOK_DISABLE_AFTER_H must be between 0.001 and 8760/],
+    ['WEBHOOK_DISABLE_AFTER_H', '1e3', /WEBHOOK_DISABLE_AFTER_H must be a number such as 72 or 0.5/],
+    ['WEBHOOK_DISABLE_AFTER_H', '-1', /WEBHOOK_DISABLE_AFTER_H must be a number/],
     ['CORS_ORIGINS', 'panel.example.com', /CORS_ORIGINS must be \* or a comma-separated list of origins such as https:\/\/panel/],
     ['CORS_ORIGINS', 'ftp://panel.example.com', /CORS_ORIGINS origins must use http:\/\/ or https:\/\//],
     [
@@ -71,8 +78,12 @@ describe('configuration', () => {
       REDIS_PREFIX: 'gate-eu.1',
       RATE_LIMIT_PER_MIN: '0',
       DATA_DIR: '/tmp/x',
+      WEBHOOK_MAX_IN_FLIGHT: '1',
+      WEBHOOK_DISABLE_AFTER_H: '0.5',
     });
     expect(config).toMatchObject({
+      webhookMaxInFlight: 1,
+      webhookDisableAfterHours: 0.5,
       port: 8080,
       databaseUrl: 'postgres://u@h/db',
       redisUrl: 'redis://h:6379',

@@ -15,6 +15,7 @@ export const ACCOUNT_EVENT_TYPES = [
   'checkin.requested',
   'checkin.rejected',
   'checkin.failed',
+  'webhook.disabled',
 ] as const;
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 

@@ -1,13 +1,17 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
+import { DataSource } from 'typeorm';
 import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { inTransaction } from '../../database/transaction.js';
+import { AccountEventsRepository } from '../events/account-events.repository.js';
 import { EventsService } from '../events/events.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { deliveryBody, type SendResult, WebhookSender } from './webhook-sender.js';
+import { toWebhookView } from './webhook-view.js';
 import { type ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
 
 /** How often each instance looks for events committed on other instances and for retries that fell due. */
@@ -17,6 +21,12 @@ const DISPATCH_SUBSCRIPTIONS = 50;
 const DISPATCH_EVENTS = 1000;
 /** How long a claim outlives the receiver's time to answer, for writing the outcome. */
 const LEASE_MARGIN_MS = 5000;
+/**
+ * The slow mark: an attempt still under way after this long leaves the prompt lane for the slow one at once (its
+ * slot in the prompt lane takes the next due delivery), and a webhook whose last attempts took this long, or
+ * failed, is sent in the slow lane until one is delivered in less.
+ */
+export const SLOW_MS = 1000;
 /** No retry waits longer than this, whatever the schedule says. */
 const MAX_RETRY_DELAY_MS = 6 * 3600_000;
 /** Old deliveries are purged this often by each instance, in batches of PURGE_BATCH. */
@@ -58,18 +68,43 @@ class SingleFlight {
   }
 }
 
+type Lane = 'prompt' | 'slow';
+
+/** A delivery of this instance from its claim until its outcome is written. */
+interface Sending {
+  webhookId: string;
+  lane: Lane;
+  /** Under way for SLOW_MS or more. */
+  overdue: boolean;
+  /** Its HTTP call is over (its slot is free); the outcome is being written. */
+  answered: boolean;
+  /** And it failed. */
+  failed: boolean;
+  /** Moves it to the slow lane once SLOW_MS have passed. */
+  slowMark?: NodeJS.Timeout;
+}
+
 /**
  * Webhook deliveries (docs/webhooks.md), on every instance. The dispatcher turns the feed into deliveries: each
  * subscription's cursor advances in the same statement that queues its events, so an event is queued once
  * whatever crashes. The senders claim due deliveries with a lease (`FOR UPDATE SKIP LOCKED`, so instances never
- * send the same one at once), send up to WEBHOOK_CONCURRENCY at a time, and write each outcome after the HTTP
- * call: no transaction is ever open across one. Woken by this instance's commits, and every POLL_MS for the rest.
+ * send the same one at once), webhook by webhook in turn, at most WEBHOOK_MAX_IN_FLIGHT of each webhook at once,
+ * in two lanes of WEBHOOK_CONCURRENCY slots each: one for webhooks that answer promptly, one for those that are
+ * slow or failing, so these never hold the others' slots. The outcome is written after the HTTP call: no
+ * transaction is ever open across one. Woken by this instance's commits, and every POLL_MS for the rest.
+ *
+ * Why the per-webhook limit is not a p-limit/p-queue per webhook: it must hold across instances, so the claim
+ * statement enforces it (counting the leases held); a local queue in front of the sends would hold claimed
+ * deliveries (and their leases) idle while other instances could send them; and an attempt moves from one lane
+ * to the other while under way. An instance claims only what it can send at once, so its only counters are its
+ * free slots per lane.
  */
 @Injectable()
 export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sender: WebhookSender;
   private readonly dispatcher = new SingleFlight(() => this.dispatchAll());
   private readonly pump = new SingleFlight(() => this.claimAndSend());
+  private readonly pauser = new SingleFlight(() => this.pauseFailing());
   private readonly poll = new Periodic(() => this.tick(), POLL_MS);
   private readonly purge = new Periodic(
     () =>
@@ -78,16 +113,10 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         .catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: purging old deliveries failed')),
     PURGE_EVERY_MS,
   );
-  /** Deliveries of this instance whose outcome is not written yet, by id; `sending` of them are in their HTTP call. */
-  private readonly inFlight = new Map<string, Promise<void>>();
-  private sending = 0;
-  /** HTTP calls under way per webhook. */
-  private readonly sendingTo = new Map<string, number>();
-  /**
-   * Webhooks whose last attempt from this instance failed: probed one delivery at a time until one succeeds, so a
-   * receiver that hangs holds one sending slot, not all of them.
-   */
-  private readonly failing = new Set<string>();
+  /** Deliveries of this instance whose outcome is not written yet, by id, and the promise of that write. */
+  private readonly inFlight = new Map<string, { sending: Sending; done: Promise<void> }>();
+  /** HTTP calls under way in each lane. */
+  private readonly busy: Record<Lane, number> = { prompt: 0, slow: 0 };
   private committed?: Subscription;
   /**
    * The accounts with a webhook, as of the last poll (and those given one on this instance since): a commit of
@@ -99,6 +128,8 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     private readonly repository: WebhooksRepository,
     private readonly events: EventsService,
+    private readonly accountEvents: AccountEventsRepository,
+    private readonly db: DataSource,
     private readonly instance: InstanceLiveness,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -123,15 +154,16 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     await Promise.all([this.poll.stop(), this.purge.stop()]);
     await Promise.all([this.dispatcher.idle(), this.pump.idle()]);
     // Sends under way end within WEBHOOK_TIMEOUT_MS; their outcomes are written before the store closes.
-    await Promise.all(this.inFlight.values());
+    await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
+    await this.pauser.idle();
     await this.sender.close();
   }
 
-  /** Queues what committed and sends what is due, now (after a commit, a test event, a replay). */
+  /** Queues what committed and sends what is due, now (after a commit, a test event, a replay, a resume). */
   async wake(): Promise<void> {
     if (this.stopped) return;
     await this.dispatcher.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: dispatching events failed'));
-    void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
+    this.send();
   }
 
   /** Sends what is due now (a test event, a replay); never throws. */
@@ -164,48 +196,80 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
+  /** Claims as many due deliveries as each lane has free slots, and sends them; again until fewer come than asked. */
   private async claimAndSend(): Promise<void> {
     const leaseSeconds = (this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
     while (!this.stopped) {
-      const free = this.config.webhookConcurrency - this.sending;
-      if (free <= 0) return;
-      const probed = [...this.failing];
-      const busy = probed.filter((webhook) => this.sendingTo.has(webhook));
-      const claimed = await this.repository.claimDue(free, leaseSeconds, this.instance.id, { busy, probed });
-      for (const delivery of claimed) {
-        this.sending++;
-        this.sendingTo.set(delivery.webhook_id, (this.sendingTo.get(delivery.webhook_id) ?? 0) + 1);
-        const done = this.deliver(delivery)
-          .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
-          .finally(() => this.inFlight.delete(delivery.id));
-        this.inFlight.set(delivery.id, done);
+      const free = (lane: Lane) => Math.max(0, this.config.webhookConcurrency - this.busy[lane]);
+      const asked = { prompt: free('prompt'), slow: free('slow') };
+      if (asked.prompt + asked.slow === 0) return;
+      const overdue = new Set<string>();
+      const finished: string[] = [];
+      const failing = new Set<string>();
+      for (const [id, { sending }] of this.inFlight) {
+        if (sending.overdue) overdue.add(sending.webhookId);
+        if (sending.answered) finished.push(id);
+        if (sending.failed) failing.add(sending.webhookId);
       }
-      // Fewer than asked: nothing more is due, unless failing webhooks held some back (then look again at once).
-      if (claimed.length === 0 || (claimed.length < free && probed.length === 0)) return;
+      const claimed = await this.repository.claimDue({
+        prompt: asked.prompt,
+        slow: asked.slow,
+        leaseSeconds,
+        instanceId: this.instance.id,
+        maxInFlight: this.config.webhookMaxInFlight,
+        overdue: [...overdue],
+        finished,
+        failing: [...failing],
+      });
+      for (const delivery of claimed) this.start(delivery);
+      // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again.
+      if (claimed.length < asked.prompt + asked.slow) return;
     }
   }
 
-  /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
-  private slotFreed(delivery: ClaimedDelivery, ok: boolean): void {
-    this.sending--;
-    const left = (this.sendingTo.get(delivery.webhook_id) ?? 1) - 1;
-    if (left > 0) this.sendingTo.set(delivery.webhook_id, left);
-    else this.sendingTo.delete(delivery.webhook_id);
-    if (ok) this.failing.delete(delivery.webhook_id);
-    else this.failing.add(delivery.webhook_id);
-    if (!this.stopped) void this.pump.run().catch(() => undefined);
+  private start(delivery: ClaimedDelivery): void {
+    const sending: Sending = {
+      webhookId: delivery.webhook_id,
+      lane: delivery.slow ? 'slow' : 'prompt',
+      overdue: false,
+      answered: false,
+      failed: false,
+    };
+    this.busy[sending.lane]++;
+    // Past the slow mark the attempt moves to the slow lane: its prompt slot takes the next due delivery now.
+    sending.slowMark = setTimeout(() => {
+      sending.overdue = true;
+      if (sending.lane === 'slow') return;
+      this.busy.prompt--;
+      this.busy.slow++;
+      sending.lane = 'slow';
+      this.send();
+    }, SLOW_MS);
+    const done = this.deliver(delivery, sending)
+      .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
+      .finally(() => this.inFlight.delete(delivery.id));
+    this.inFlight.set(delivery.id, { sending, done });
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+  /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
+  private slotFreed(sending: Sending, ok: boolean): void {
+    clearTimeout(sending.slowMark);
+    sending.answered = true;
+    sending.failed = !ok;
+    this.busy[sending.lane]--;
+    this.send();
+  }
+
+  private async deliver(delivery: ClaimedDelivery, sending: Sending): Promise<void> {
     let result: SendResult = { ok: false, status: null, error: 'not sent', durationMs: 0 };
     try {
       result = await this.attempt(delivery);
     } finally {
-      this.slotFreed(delivery, result.ok);
+      this.slotFreed(sending, result.ok);
     }
     const last = delivery.attempts >= this.config.webhookMaxAttempts || delivery.data === null;
     const status = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
-    await this.repository.recordOutcome(
+    const pauseDue = await this.repository.recordOutcome(
       {
         deliveryId: delivery.id,
         attempt: delivery.attempts,
@@ -214,8 +278,10 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         durationMs: result.durationMs,
         error: result.error,
         retryInMs: status === 'retrying' ? retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs) : null,
+        slow: sending.overdue || result.durationMs >= SLOW_MS,
       },
       this.instance.id,
+      this.config.webhookDisableAfterHours,
     );
     this.metrics.webhookAttempts.inc({ outcome: status });
     if (result.ok) this.metrics.webhookLatency.observe(Math.max(0, (Date.now() - delivery.event_created_at.getTime()) / 1000));
@@ -229,6 +295,29 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     };
     if (status === 'failed') this.logger.warn(failure, 'webhook delivery failed for good');
     else if (status === 'retrying') this.logger.warn(failure, 'webhook delivery attempt failed; retrying');
+    if (pauseDue)
+      void this.pauser.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: pausing failing webhooks failed'));
+  }
+
+  /**
+   * Pauses the webhooks whose every attempt has failed for WEBHOOK_DISABLE_AFTER_H, each with a `webhook.disabled`
+   * event in its account's feed, in one transaction; then wakes this instance's dispatcher for those accounts.
+   */
+  private async pauseFailing(): Promise<void> {
+    const paused = await inTransaction(this.db, async (manager) => {
+      const rows = await this.repository.pauseFailing(manager, this.config.webhookDisableAfterHours);
+      await this.accountEvents.append(
+        manager,
+        rows.map((row) => ({ accountId: row.account_id, type: 'webhook.disabled' as const, data: { webhook: toWebhookView(row) } })),
+      );
+      return rows;
+    });
+    for (const row of paused)
+      this.logger.warn(
+        { webhook: row.id, account: row.account_id, failing_since: row.failing_since },
+        'webhook paused: its deliveries kept failing',
+      );
+    if (paused.length) this.events.committed$.next([...new Set(paused.map((row) => row.account_id))]);
   }
 
   /** The HTTP call of one attempt (none for an event no longer kept). */

@@ -43,8 +43,13 @@ export function signatureHeaders(eventId: string, body: string, secrets: string[
   };
 }
 
-/** Most bytes of a receiver's answer read (and thrown away) before the connection is given back. */
-const MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * The cap on a receiver's answer once its status and headers are in: at most this many bytes of its body, within
+ * this long, are read (and thrown away) to keep the connection; past either, the connection is closed. The status
+ * alone decides the outcome, so a receiver streaming a huge or endless body holds its slot this long at most.
+ */
+export const ANSWER_MAX_BYTES = 64 * 1024;
+export const ANSWER_READ_MS = 1000;
 
 const causeOf = (error: unknown): unknown => {
   for (let e = error; e; e = (e as { cause?: unknown }).cause) if (e instanceof RefusedAddressError) return e;
@@ -61,8 +66,9 @@ function describe(error: unknown, timeoutMs: number): string {
 
 /**
  * Sends deliveries: one POST each, signed, no redirects followed (a 3xx is a failure), a 2xx within `timeoutMs`
- * is delivered. Unless private destinations are allowed, every connection is checked on the address it really
- * goes to (an IP literal as it is, a name as DNS answers at connect time).
+ * is delivered, whatever comes after its headers (the body is read within the answer's cap, then dropped).
+ * Unless private destinations are allowed, every connection is checked on the address it really goes to (an IP
+ * literal as it is, a name as DNS answers at connect time).
  */
 export class WebhookSender {
   private readonly agent: Agent;
@@ -98,7 +104,7 @@ export class WebhookSender {
         body: outgoing.body,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
+      await answer.body.dump({ limit: ANSWER_MAX_BYTES, signal: AbortSignal.timeout(ANSWER_READ_MS) }).catch(() => undefined);
       const ok = answer.statusCode >= 200 && answer.statusCode < 300;
       return { ok, status: answer.statusCode, error: ok ? null : `answered ${answer.statusCode}`, durationMs: took() };
     } catch (error) {

@@ -5,16 +5,40 @@ import ipaddr from 'ipaddr.js';
 /** Longest webhook URL taken. */
 export const WEBHOOK_URL_MAX = 2048;
 
+const cidr = (text: string) => ipaddr.parseCIDR(text) as [ipaddr.IPv6, number];
+/** Where IPv6 unicast addresses are allocated on the internet; nothing outside it is reachable there. */
+const GLOBAL_UNICAST = cidr('2000::/3');
+/** IPv4-compatible addresses (deprecated): `::a.b.c.d`, which WHATWG URLs write as `::7f00:1`. */
+const IPV4_COMPATIBLE = cidr('::/96');
+/** The well-known NAT64 prefix (RFC 6052): `64:ff9b::a.b.c.d` reaches the IPv4 address it carries. */
+const NAT64 = cidr('64:ff9b::/96');
+
+/** Why an IPv4 address may not be a webhook's destination, or null: every range ipaddr.js names but `unicast`. */
+function refusedIPv4(address: ipaddr.IPv4): string | null {
+  const range = address.range();
+  return range === 'unicast' ? null : range;
+}
+
 /**
- * Why an address may not be a webhook's destination, or null when it is a public unicast one. IPv4-mapped IPv6
- * addresses (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry; every range ipaddr.js names other than
- * `unicast` is refused: loopback, private, link-local, unique-local, carrier-grade NAT, unspecified, multicast,
- * broadcast, reserved, and the IPv6 ranges that embed an IPv4 address (6to4, Teredo, NAT64).
+ * Why an address may not be a webhook's destination, or null when it is a public unicast one. IPv4: every range
+ * ipaddr.js names other than `unicast` (loopback, private, link-local, carrier-grade NAT, unspecified, multicast,
+ * broadcast, reserved…). IPv6: only global unicast (`2000::/3`) outside every range ipaddr.js names (Teredo,
+ * 6to4, documentation, benchmarking…), so unique-local, link-local, site-local, multicast, `::`, `::1` and the
+ * deprecated IPv4-compatible `::/96` are refused, whatever way they are written. The two forms that reach an
+ * IPv4 address, IPv4-mapped (`::ffff:10.0.0.1`) and NAT64 (`64:ff9b::10.0.0.1`), are judged as that address.
  */
 export function refusedRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  const range = ipaddr.process(address).range();
-  return range === 'unicast' ? null : range;
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return refusedIPv4(ip as ipaddr.IPv4);
+  const v6 = ip as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return refusedIPv4(v6.toIPv4Address());
+  if (v6.match(NAT64)) return refusedIPv4(ipaddr.fromByteArray(v6.toByteArray().slice(12)) as ipaddr.IPv4);
+  const range = v6.range();
+  if (range !== 'unicast') return range;
+  if (v6.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+  if (!v6.match(GLOBAL_UNICAST)) return 'notGlobalUnicast';
+  return null;
 }
 
 /** An address a webhook may not reach: at create and update it is a 400, when sending a failed attempt. */
@@ -74,18 +98,29 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+type Resolve = (
+  hostname: string,
+  options: object,
+  callback: (error: NodeJS.ErrnoException | null, found: { address: string; family: number }[]) => void,
+) => void;
+
 /**
  * A `lookup` for sockets that refuses what checkDestination refuses, on the very addresses the socket connects
- * to: a host whose DNS answer changed since the URL was checked (DNS rebinding) fails the connection.
+ * to, as `resolve` (DNS) answers them: a host whose DNS answer changed since the URL was checked (DNS rebinding)
+ * fails the connection.
  */
-export function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  lookup(hostname, { ...options, all: true }, (error, found) => {
-    if (error) return callback(error, []);
-    for (const { address } of found) {
-      const range = refusedRange(address);
-      if (range) return callback(new RefusedAddressError(hostname, address, range) as NodeJS.ErrnoException, []);
-    }
-    if ((options as { all?: boolean }).all) return callback(null, found);
-    callback(null, found[0].address, found[0].family);
-  });
+export function guardLookup(resolve: Resolve): (hostname: string, options: object, callback: LookupCallback) => void {
+  return (hostname, options, callback) =>
+    resolve(hostname, { ...options, all: true }, (error, found) => {
+      if (error) return callback(error, []);
+      for (const { address } of found) {
+        const range = refusedRange(address);
+        if (range) return callback(new RefusedAddressError(hostname, address, range) as NodeJS.ErrnoException, []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, found);
+      callback(null, found[0].address, found[0].family);
+    });
 }
+
+/** guardLookup on the system's resolver: what the sender's sockets use. */
+export const guardedLookup = guardLookup(lookup as unknown as Resolve);

@@ -40,6 +40,22 @@ export class Webhook {
   @Column({ name: 'previous_secret_until', type: 'timestamptz', nullable: true })
   previousSecretUntil: Date | null;
 
+  /** false: paused, nothing is sent (by its partner, or by the service: `disabled_reason`). */
+  @Column({ type: 'boolean', default: true })
+  enabled: boolean;
+
+  /** Why the service paused it (`deliveries_failed`); null when enabled or paused by its partner. */
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason: string | null;
+
+  /** Since when every attempt has failed; null once one succeeds. Claims send it one delivery at a time meanwhile. */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince: Date | null;
+
+  /** Its last attempts took a second or more, or failed: its deliveries go in the slow lane. */
+  @Column({ type: 'boolean', default: false })
+  slow: boolean;
+
   @Column({ name: 'cursor_tx', type: 'bigint' })
   cursorTx: string;
 
@@ -60,6 +76,7 @@ export class Webhook {
  */
 @Entity('webhook_deliveries')
 @Index('webhook_deliveries_due_idx', { synchronize: false })
+@Index('webhook_deliveries_leased_idx', { synchronize: false })
 @Index('webhook_deliveries_webhook_idx', ['webhookId'])
 @Index('webhook_deliveries_created_idx', ['createdAt'])
 export class WebhookDelivery {

@@ -32,6 +32,9 @@ const CREATE = {
 const VIEW = {
   id: WEBHOOK_ID,
   ...CREATE,
+  enabled: true,
+  disabled_reason: null,
+  failing_since: null,
   previous_secret_expires_at: null,
   created_at: EXAMPLE.createdAt,
   updated_at: EXAMPLE.createdAt,
@@ -83,7 +86,10 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change the URL, the event types or the description; only the fields sent change' })
+  @ApiOperation({
+    summary: 'Change the URL, the event types or the description, or pause or resume it; only the fields sent change',
+    description: `A paused webhook receives nothing; resumed, it gets the events of the pause, nothing skipped: [pausing](${guideUrl('webhooks', 'pausing')}).`,
+  })
   @ApiParam(ID_PARAM)
   @ApiJsonBody(
     'Only the fields to change',
@@ -91,6 +97,8 @@ export class WebhooksController {
     {
       url: { summary: 'Move it', value: { url: 'https://partner.example.com/hooks/gate-v2' } },
       all: { summary: 'Every event type', value: { events: null } },
+      pause: { summary: 'Pause it', value: { enabled: false } },
+      resume: { summary: 'Resume it', value: { enabled: true } },
     },
   )
   @ApiEnvelope(200, WebhookView, { ...VIEW, url: 'https://partner.example.com/hooks/gate-v2', updated_at: EXAMPLE.updatedAt })

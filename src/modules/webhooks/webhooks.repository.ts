@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
+import { inTransaction } from '../../database/transaction.js';
 import { SAFE_HORIZON } from '../events/account-events.repository.js';
 
 /** A subscription as stored. */
@@ -13,12 +14,20 @@ export interface WebhookRow {
   description: string | null;
   secret: string;
   previous_secret_until: Date | null;
+  enabled: boolean;
+  disabled_reason: DisabledReason | null;
+  failing_since: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
+/** Why the service paused a webhook: every attempt failed for WEBHOOK_DISABLE_AFTER_H. */
+export const DISABLED_REASONS = ['deliveries_failed'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
 const WEBHOOK_COLUMNS = `id, account_id, url, events, description, secret,
-  CASE WHEN previous_secret_until > now() THEN previous_secret_until END AS previous_secret_until, created_at, updated_at`;
+  CASE WHEN previous_secret_until > now() THEN previous_secret_until END AS previous_secret_until,
+  enabled, disabled_reason, failing_since, created_at, updated_at`;
 
 /** A delivery a sender claimed: what to send, where, signed with which secrets. */
 export interface ClaimedDelivery {
@@ -35,6 +44,25 @@ export interface ClaimedDelivery {
   previous_secret: string | null;
   /** Null when the event is no longer kept. */
   data: Record<string, unknown> | null;
+  /** Sent in the slow lane: its webhook's last attempts were slow or failed, or one of this instance's is overdue. */
+  slow: boolean;
+}
+
+/** What a sender asks of CLAIM_DUE. */
+export interface ClaimRequest {
+  /** Free sending slots of this instance in each lane. */
+  prompt: number;
+  slow: number;
+  leaseSeconds: number;
+  instanceId: string;
+  /** WEBHOOK_MAX_IN_FLIGHT. */
+  maxInFlight: number;
+  /** Webhooks with an attempt of this instance under way for longer than the slow mark: slow, whatever is stored. */
+  overdue: string[];
+  /** Deliveries of this instance whose HTTP call is over, their outcome not written yet: no longer in flight. */
+  finished: string[];
+  /** Webhooks of those whose attempt failed: failing, whatever is stored yet. */
+  failing: string[];
 }
 
 /** How an attempt ended; `retryInMs` with `retrying`. */
@@ -46,6 +74,8 @@ export interface AttemptOutcome {
   durationMs: number;
   error: string | null;
   retryInMs: number | null;
+  /** The attempt took the slow mark or more. */
+  slow: boolean;
 }
 
 export interface AttemptRow {
@@ -67,8 +97,9 @@ const MATCHES = (filter: string, type: string) =>
   `(${filter} IS NULL OR ${type} = ANY(${filter}) OR split_part(${type}, '.', 1) || '.*' = ANY(${filter}))`;
 
 /**
- * Reads the feed of up to $1 subscriptions with events waiting (claimed with SKIP LOCKED, so instances share the
- * work and never queue one event twice), at most $2 events each, only below the oldest running transaction
+ * Reads the feed of up to $1 enabled subscriptions with events waiting (a paused one keeps its place, and goes on
+ * from it when resumed; claimed with SKIP LOCKED, so instances share the work and never queue one event twice),
+ * at most $2 events each, only below the oldest running transaction
  * (exactly as the feed: an event that commits late is never skipped), queues a delivery for each event that
  * matches, and advances each cursor past what it read. One statement, so one transaction.
  */
@@ -76,7 +107,7 @@ export const DISPATCH = `
   WITH horizon AS (SELECT ${SAFE_HORIZON} AS xmin),
   subs AS (
     SELECT w.id, w.account_id, w.events, w.cursor_tx, w.cursor_seq FROM webhooks w
-     WHERE EXISTS (
+     WHERE w.enabled AND EXISTS (
        SELECT 1 FROM account_events e
         WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < (SELECT xmin FROM horizon)
      )
@@ -105,37 +136,59 @@ export const DISPATCH = `
          (SELECT count(*)::int FROM batch) AS read`;
 
 /**
- * Claims up to $1 due deliveries for this instance ($3) for $2 seconds (the lease), skipping those another sender
- * holds; a lease that passed (its instance died mid-send) is taken over. Counts the attempt at the claim, so an
- * attempt cut short by a crash still counts. Webhooks whose receiver is failing are probed one delivery at a time:
- * none of those in $4 (one of theirs is being sent), at most one of each in $5; the others' deliveries go meanwhile.
- * The candidates are the first $6 due (locked for this statement only; those not taken are free again at its end).
+ * Claims due deliveries for this instance ($4) for $3 seconds (the lease), fairly: each enabled webhook may have
+ * $5 attempts in flight across instances (one while it is failing: a probe), counting the leases held now (but
+ * not this instance's deliveries in $7, whose HTTP call is over); its due deliveries are taken in turns, every
+ * webhook's first before any webhook's second, and so on (among webhooks, the one waiting longest first). Two
+ * lanes: up to $1 deliveries of webhooks answering promptly, up to $2 of those whose last attempts were slow or
+ * failed (or, $6, have an attempt of this instance overdue now; $8, one that failed and whose outcome is being
+ * written), so those never take the others' slots.
+ * Skips deliveries another sender holds; a lease that passed (its instance died mid-send) is taken over. Counts
+ * the attempt at the claim, so an attempt cut short by a crash still counts. The candidates are locked for this
+ * statement only: those not taken are free again at its end.
  */
 export const CLAIM_DUE = `
-  WITH candidates AS (
-    SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-     WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-       AND webhook_id <> ALL($4::uuid[])
-     ORDER BY next_attempt_at, id LIMIT $6 FOR UPDATE SKIP LOCKED
+  WITH in_flight AS (
+    SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
+     WHERE locked_until >= now() AND status = 'pending' AND id <> ALL($7::bigint[])
+     GROUP BY webhook_id
+  ),
+  hooks AS (
+    SELECT w.id, (w.slow OR failing OR w.id = ANY($6::uuid[])) AS slow,
+           CASE WHEN failing THEN 1 ELSE $5::int END - COALESCE(f.n, 0) AS room
+      FROM webhooks w CROSS JOIN LATERAL (SELECT w.failing_since IS NOT NULL OR w.id = ANY($8::uuid[]) AS failing) s
+      LEFT JOIN in_flight f ON f.webhook_id = w.id
+     WHERE w.enabled
+  ),
+  candidates AS (
+    SELECT d.id, h.id AS webhook_id, h.slow, d.next_attempt_at,
+           row_number() OVER (PARTITION BY h.id ORDER BY d.next_attempt_at, d.id) AS turn,
+           min(d.next_attempt_at) OVER (PARTITION BY h.id) AS waiting_since
+      FROM hooks h CROSS JOIN LATERAL (
+        SELECT id, next_attempt_at FROM webhook_deliveries d
+         WHERE d.webhook_id = h.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+           AND (d.locked_until IS NULL OR d.locked_until < now())
+         ORDER BY d.next_attempt_at, d.id
+         LIMIT GREATEST(0, LEAST(h.room, CASE WHEN h.slow THEN $2::int ELSE $1::int END))
+         FOR UPDATE SKIP LOCKED
+      ) d
   ),
   due AS (
     SELECT id FROM (
-      SELECT id, next_attempt_at, webhook_id = ANY($5::uuid[]) AS probed,
-             row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
-        FROM candidates
+      SELECT id, slow, row_number() OVER (PARTITION BY slow ORDER BY turn, waiting_since, webhook_id) AS place FROM candidates
     ) c
-     WHERE NOT probed OR n = 1
-     ORDER BY next_attempt_at, id LIMIT $1
+     WHERE place <= CASE WHEN slow THEN $2::int ELSE $1::int END
   ),
   claimed AS (
-    UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $2), locked_by = $3, attempts = d.attempts + 1
+    UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3), locked_by = $4, attempts = d.attempts + 1
       FROM due WHERE d.id = due.id
     RETURNING d.id, d.webhook_id, d.event_id, d.event_seq, d.event_type, d.event_created_at, d.payload, d.attempts
   )
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-         COALESCE(c.payload, e.data) AS data
-    FROM claimed c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN account_events e ON e.seq = c.event_seq
+         COALESCE(c.payload, e.data) AS data, h.slow
+    FROM claimed c JOIN hooks h ON h.id = c.webhook_id JOIN webhooks w ON w.id = c.webhook_id
+    LEFT JOIN account_events e ON e.seq = c.event_seq
    ORDER BY c.id`;
 
 /** The webhooks' SQL (docs/webhooks.md). */
@@ -179,17 +232,25 @@ export class WebhooksRepository {
     return rows[0] ?? null;
   }
 
-  /** Sets the fields given (`undefined`: unchanged); null when there is no such webhook of the account. */
+  /**
+   * Sets the fields given (`undefined`: unchanged); null when there is no such webhook of the account. Setting
+   * `enabled` clears `disabled_reason` (paused or resumed by its partner); resuming, or a new URL, starts its health
+   * afresh (not failing, not slow).
+   */
   async update(
     accountId: string,
     id: string,
-    patch: { url?: string; events?: string[] | null; description?: string | null },
+    patch: { url?: string; events?: string[] | null; description?: string | null; enabled?: boolean },
   ): Promise<WebhookRow | null> {
     const rows: WebhookRow[] = await this.db.query(
       `WITH updated AS (
          UPDATE webhooks SET url = CASE WHEN $3 THEN $4 ELSE url END,
                              events = CASE WHEN $5 THEN $6::text[] ELSE events END,
                              description = CASE WHEN $7 THEN $8 ELSE description END,
+                             enabled = CASE WHEN $9 THEN $10 ELSE enabled END,
+                             disabled_reason = CASE WHEN $9 THEN NULL ELSE disabled_reason END,
+                             failing_since = CASE WHEN ($9 AND $10 AND NOT enabled) OR ($3 AND $4 <> url) THEN NULL ELSE failing_since END,
+                             slow = CASE WHEN ($9 AND $10 AND NOT enabled) OR ($3 AND $4 <> url) THEN false ELSE slow END,
                              updated_at = now()
           WHERE account_id = $1 AND id = $2
          RETURNING *
@@ -204,18 +265,29 @@ export class WebhooksRepository {
         patch.events ?? null,
         patch.description !== undefined,
         patch.description ?? null,
+        patch.enabled !== undefined,
+        patch.enabled ?? null,
       ],
     );
     return rows[0] ?? null;
   }
 
-  /** Deletes the subscription with its deliveries and their log; whether it existed. */
-  async delete(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.db.query(
-      `WITH deleted AS (DELETE FROM webhooks WHERE account_id = $1 AND id = $2 RETURNING id) SELECT id FROM deleted`,
-      [accountId, id],
-    );
-    return rows.length > 0;
+  /**
+   * Deletes the subscription with its deliveries and their log; whether it existed. The deliveries go first, then
+   * the webhook: the order in which an attempt's outcome locks them, so a delete and an outcome never deadlock.
+   */
+  delete(accountId: string, id: string): Promise<boolean> {
+    return inTransaction(this.db, async (manager) => {
+      await manager.query(
+        `DELETE FROM webhook_deliveries d USING webhooks w WHERE w.account_id = $1 AND w.id = $2 AND d.webhook_id = w.id`,
+        [accountId, id],
+      );
+      const rows = await manager.query(
+        `WITH deleted AS (DELETE FROM webhooks WHERE account_id = $1 AND id = $2 RETURNING id) SELECT id FROM deleted`,
+        [accountId, id],
+      );
+      return rows.length > 0;
+    });
   }
 
   /** A new secret; the one it replaces keeps signing deliveries for `graceHours`. */
@@ -244,31 +316,49 @@ export class WebhooksRepository {
     return row;
   }
 
-  /** See CLAIM_DUE: `busy` webhooks get none, `probed` ones at most one each. */
-  claimDue(
-    limit: number,
-    leaseSeconds: number,
-    instanceId: string,
-    failing: { busy: string[]; probed: string[] } = { busy: [], probed: [] },
-  ): Promise<ClaimedDelivery[]> {
-    return this.run('claim', CLAIM_DUE, [limit, leaseSeconds, instanceId, failing.busy, failing.probed, limit * 4]);
+  /** See CLAIM_DUE. */
+  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.run('claim', CLAIM_DUE, [
+      request.prompt,
+      request.slow,
+      request.leaseSeconds,
+      request.instanceId,
+      request.maxInFlight,
+      request.overdue,
+      request.finished,
+      request.failing,
+    ]);
   }
 
   /**
    * Writes how attempts ended: the delivery is delivered, failed or pending again at its next attempt (only while
-   * this instance still holds its claim of that attempt), and the attempt is logged. Concurrent outcomes share one
-   * statement.
+   * this instance still holds its claim of that attempt), and the attempt is logged. Each webhook's health goes
+   * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
+   * delivered (its row written only when that changes). Concurrent outcomes share one statement. Answers whether a
+   * webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause it.
    */
-  recordOutcome(outcome: AttemptOutcome, instanceId: string): Promise<void> {
-    return this.outcomes.run({ ...outcome, instanceId });
+  recordOutcome(outcome: AttemptOutcome, instanceId: string, pauseAfterHours: number): Promise<boolean> {
+    return this.outcomes.run({ ...outcome, instanceId, pauseAfterHours });
   }
 
-  private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string }, void>(async (inputs) => {
-    await this.run(
+  private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(async (inputs) => {
+    // A delivery deleted (with its webhook, or purged) while the statement ran fails the attempt's insert on its
+    // foreign key: once more, the delivery is no longer seen, and the others' outcomes are written.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeOutcomes(inputs);
+      } catch (error) {
+        if (attempt >= 3 || (error as { code?: string }).code !== '23503') throw error;
+      }
+    }
+  });
+
+  private async writeOutcomes(inputs: (AttemptOutcome & { instanceId: string; pauseAfterHours: number })[]): Promise<boolean[]> {
+    const [{ pause_due }] = await this.run<{ pause_due: boolean }>(
       'outcome',
       `WITH x AS (
-         SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::smallint[], $5::int[], $6::text[], $7::float8[], $8::uuid[])
-                  AS x(id, attempt, status, response_status, duration_ms, error, retry_in_ms, instance_id)
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::smallint[], $5::int[], $6::text[], $7::float8[], $8::uuid[], $9::bool[])
+                  AS x(id, attempt, status, response_status, duration_ms, error, retry_in_ms, instance_id, slow)
        ),
        updated AS (
          UPDATE webhook_deliveries d
@@ -278,11 +368,31 @@ export class WebhooksRepository {
            FROM x
           WHERE d.id = x.id AND d.locked_by = x.instance_id AND d.attempts = x.attempt
          RETURNING d.id, d.next_attempt_at
+       ),
+       logged AS (
+         INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, status, response_status, duration_ms, error, next_attempt_at, instance_id)
+         SELECT x.id, d.webhook_id, x.attempt, x.status, x.response_status, x.duration_ms, x.error,
+                CASE WHEN x.status = 'retrying' THEN u.next_attempt_at END, x.instance_id
+           FROM x JOIN webhook_deliveries d ON d.id = x.id LEFT JOIN updated u ON u.id = x.id
+       ),
+       health AS (
+         SELECT d.webhook_id, bool_or(x.status = 'delivered') AS ok, bool_or(x.status = 'delivered' AND NOT x.slow) AS prompt
+           FROM x JOIN webhook_deliveries d ON d.id = x.id
+          GROUP BY d.webhook_id
+       ),
+       changed AS (
+         SELECT w.id, h.ok, h.prompt FROM webhooks w JOIN health h ON h.webhook_id = w.id
+          WHERE w.slow = h.prompt OR (w.failing_since IS NULL) <> h.ok
+          ORDER BY w.id FOR NO KEY UPDATE OF w
+       ),
+       marked AS (
+         UPDATE webhooks w SET slow = NOT c.prompt, failing_since = CASE WHEN c.ok THEN NULL ELSE COALESCE(w.failing_since, now()) END
+           FROM changed c WHERE w.id = c.id
        )
-       INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, status, response_status, duration_ms, error, next_attempt_at, instance_id)
-       SELECT x.id, d.webhook_id, x.attempt, x.status, x.response_status, x.duration_ms, x.error,
-              CASE WHEN x.status = 'retrying' THEN u.next_attempt_at END, x.instance_id
-         FROM x JOIN webhook_deliveries d ON d.id = x.id LEFT JOIN updated u ON u.id = x.id`,
+       SELECT EXISTS (
+         SELECT 1 FROM webhooks w JOIN health h ON h.webhook_id = w.id
+          WHERE NOT h.ok AND w.enabled AND w.failing_since <= now() - make_interval(secs => $10)
+       ) AS pause_due`,
       [
         inputs.map((i) => i.deliveryId),
         inputs.map((i) => i.attempt),
@@ -292,10 +402,28 @@ export class WebhooksRepository {
         inputs.map((i) => i.error),
         inputs.map((i) => i.retryInMs),
         inputs.map((i) => i.instanceId),
+        inputs.map((i) => i.slow),
+        inputs[0].pauseAfterHours * 3600,
       ],
     );
-    return inputs.map(() => undefined);
-  });
+    return inputs.map(() => pause_due);
+  }
+
+  /**
+   * Pauses, in the caller's transaction, the enabled webhooks whose every attempt has failed for `hours`
+   * (`disabled_reason` deliveries_failed); those it paused.
+   */
+  pauseFailing(manager: EntityManager, hours: number): Promise<WebhookRow[]> {
+    return manager.query(
+      `WITH paused AS (
+         UPDATE webhooks SET enabled = false, disabled_reason = 'deliveries_failed', updated_at = now()
+          WHERE enabled AND failing_since <= now() - make_interval(secs => $1)
+         RETURNING *
+       )
+       SELECT ${WEBHOOK_COLUMNS} FROM paused ORDER BY account_id, id`,
+      [hours * 3600],
+    );
+  }
 
   /** Queues a `webhook.test` event, carried by the delivery itself. */
   async queueTest(webhookId: string, eventId: string, data: Record<string, unknown>): Promise<void> {

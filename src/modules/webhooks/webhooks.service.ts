@@ -16,6 +16,7 @@ import {
   type WebhookWithSecretView,
 } from './dto/webhook.dto.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
+import { toWebhookView } from './webhook-view.js';
 import { checkDestination, RefusedAddressError, urlFormIssue } from './webhook-url.js';
 import { type AttemptRow, type WebhookRow, WebhooksRepository } from './webhooks.repository.js';
 
@@ -27,16 +28,6 @@ export const REPLAY_MAX = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-
-const toView = (row: WebhookRow): WebhookView => ({
-  id: row.id,
-  url: row.url,
-  events: row.events,
-  description: row.description,
-  previous_secret_expires_at: row.previous_secret_until?.toISOString() ?? null,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-});
 
 const toAttempt = (row: AttemptRow): DeliveryAttemptView => ({
   id: row.id,
@@ -78,15 +69,15 @@ export class WebhooksService {
       secret,
     });
     this.deliveries.watch(principal.accountId!);
-    return { ...toView(row), secret };
+    return { ...toWebhookView(row), secret };
   }
 
   async list(principal: Principal): Promise<WebhookView[]> {
-    return (await this.repository.list(principal.accountId!)).map(toView);
+    return (await this.repository.list(principal.accountId!)).map(toWebhookView);
   }
 
   async get(principal: Principal, id: string): Promise<WebhookView> {
-    return toView(await this.find(principal, id));
+    return toWebhookView(await this.find(principal, id));
   }
 
   async update(principal: Principal, id: string, body: UpdateWebhookDto): Promise<WebhookView> {
@@ -94,7 +85,9 @@ export class WebhooksService {
     if (!UUID.test(id)) throw this.notFound(id);
     const row = await this.repository.update(principal.accountId!, id, { ...body, events: distinct(body.events) });
     if (!row) throw this.notFound(id);
-    return toView(row);
+    // Resumed: what waited goes now.
+    if (body.enabled) void this.deliveries.wake();
+    return toWebhookView(row);
   }
 
   async delete(principal: Principal, id: string): Promise<{ id: string; status: 'deleted' }> {
@@ -107,7 +100,7 @@ export class WebhooksService {
     const secret = newSecret();
     const row = await this.repository.rotate(principal.accountId!, id, secret, ROTATION_GRACE_HOURS);
     if (!row) throw this.notFound(id);
-    return { ...toView(row), secret };
+    return { ...toWebhookView(row), secret };
   }
 
   async sendTest(principal: Principal, id: string): Promise<WebhookTestView> {

@@ -26,13 +26,35 @@ function explainUrlNotAllowed({ t }: Translator, error: ApiError): string {
   return t('webhooks.url.private', { host: details.host ?? '', address: details.address, range });
 }
 
+/** Whether a webhook is sending, and why not, in the panel's words. */
+function WebhookState({ hook }: { hook: WebhookView }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const since = hook.failing_since ? i18n.time(hook.failing_since) : '';
+  if (hook.enabled)
+    return (
+      <>
+        <span class="status status-active">{t('webhooks.state.active')}</span>
+        {hook.failing_since && <span class="muted"> {t('webhooks.state.failingSince', { time: since })}</span>}
+      </>
+    );
+  if (hook.disabled_reason === 'deliveries_failed')
+    return (
+      <>
+        <span class="status status-paused-by-service">{t('webhooks.state.pausedByService')}</span>
+        <span class="muted"> {t('webhooks.state.pausedByServiceWhy', { time: since })}</span>
+      </>
+    );
+  return <span class="status status-paused">{t('webhooks.state.paused')}</span>;
+}
+
 /** The field an API problem belongs to (`events[1]` belongs to events), or null for the form as a whole. */
 function fieldOf(path: string): Field | null {
   const name = /^[a-z_]+/.exec(path)?.[0];
   return name === 'url' || name === 'events' || name === 'description' ? name : null;
 }
 
-/** The account's webhooks: subscribe, change, delete, rotate the secret, send a test, read the delivery log, replay. */
+/** The account's webhooks: subscribe, change, pause and resume, delete, rotate the secret, send a test, read the delivery log, replay. */
 export function Webhooks({ credential }: { credential: Credential }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -70,6 +92,15 @@ export function Webhooks({ credential }: { credential: Credential }) {
       setNotice({ ok: true, text: t('webhooks.testSent', { url: hook.url }) });
       setOpen(hook.id);
       setLogVersion((n) => n + 1);
+    });
+  const toggle = (hook: WebhookView) =>
+    act(async () => {
+      await api(credential, 'PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: !hook.enabled });
+      setNotice({
+        ok: true,
+        text: t(hook.enabled ? 'webhooks.pausedNotice' : 'webhooks.resumedNotice', { url: hook.url }),
+      });
+      void load();
     });
   const remove = (hook: WebhookView) =>
     act(async () => {
@@ -122,7 +153,13 @@ export function Webhooks({ credential }: { credential: Credential }) {
       )}
       <ListTable
         caption={t('webhooks.caption')}
-        headings={[t('webhooks.col.url'), t('webhooks.col.events'), t('webhooks.col.description'), t('webhooks.col.created')]}
+        headings={[
+          t('webhooks.col.url'),
+          t('webhooks.col.state'),
+          t('webhooks.col.events'),
+          t('webhooks.col.description'),
+          t('webhooks.col.created'),
+        ]}
         actions={t('webhooks.col.actions')}
         items={hooks}
         itemKey={(hook) => hook.id}
@@ -131,6 +168,9 @@ export function Webhooks({ credential }: { credential: Credential }) {
           <tr>
             <td>
               <code>{hook.url}</code>
+            </td>
+            <td>
+              <WebhookState hook={hook} />
             </td>
             <td>{hook.events ? hook.events.join(', ') : t('webhooks.everyEvent')}</td>
             <td>{hook.description ?? '—'}</td>
@@ -152,6 +192,13 @@ export function Webhooks({ credential }: { credential: Credential }) {
               </button>
               <button type="button" aria-label={t('webhooks.rotateNamed', { url: hook.url })} onClick={() => void rotate(hook)}>
                 {t('webhooks.rotate')}
+              </button>
+              <button
+                type="button"
+                aria-label={t(hook.enabled ? 'webhooks.pauseNamed' : 'webhooks.resumeNamed', { url: hook.url })}
+                onClick={() => void toggle(hook)}
+              >
+                {t(hook.enabled ? 'webhooks.pause' : 'webhooks.resume')}
               </button>
               <ConfirmDelete
                 asking={confirming === hook.id}

@@ -3,6 +3,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsDefined,
   IsOptional,
   IsString,
@@ -14,6 +15,7 @@ import { NULL_WHEN_REPLAYED } from '../../../common/secrets/carries-secret.js';
 import { IsIntegerText } from '../../../common/validation/validators.js';
 import { ACCOUNT_EVENT_TYPES } from '../../events/account-events.js';
 import { WEBHOOK_URL_MAX } from '../webhook-url.js';
+import { DISABLED_REASONS, type DisabledReason } from '../webhooks.repository.js';
 
 /** What `events` may list: every event type, and each type's family as a prefix (`appointment.*`). */
 export const EVENT_FILTERS: readonly string[] = [
@@ -97,6 +99,15 @@ export class UpdateWebhookDto {
   @IsString()
   @Length(0, DESCRIPTION_MAX)
   description?: string | null;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'false pauses it: nothing is sent, events keep their place. true resumes it: the events of the pause follow, nothing skipped',
+  })
+  @ValidateIf((object: { enabled?: unknown }) => object.enabled !== undefined)
+  @IsBoolean()
+  enabled?: boolean;
 }
 
 export class ReplayWebhookDto {
@@ -142,6 +153,22 @@ export class WebhookView {
   @ApiProperty({ example: 'https://partner.example.com/hooks/gate' }) url: string;
   @ApiProperty({ type: [String], nullable: true, description: 'Types and prefixes it takes; null: every type' }) events: string[] | null;
   @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ description: 'false: paused, nothing is sent to it (by its partner, or by the service: disabled_reason)' })
+  enabled: boolean;
+  @ApiProperty({
+    type: String,
+    enum: [...DISABLED_REASONS, null],
+    nullable: true,
+    description: `Why the service paused it: deliveries_failed, every attempt failed for WEBHOOK_DISABLE_AFTER_H hours (72 by default). null when enabled or paused by its partner`,
+  })
+  disabled_reason: DisabledReason | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Since when every attempt has failed (it is sent one delivery at a time meanwhile); null once one is delivered',
+  })
+  failing_since: string | null;
   @ApiProperty({
     type: String,
     format: 'date-time',
