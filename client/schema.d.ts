@@ -2144,10 +2144,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2807,10 +2804,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3040,10 +3034,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3474,10 +3465,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3841,10 +3829,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4268,10 +4253,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4578,10 +4560,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4890,10 +4869,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5123,10 +5099,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5548,10 +5521,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -5827,10 +5797,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -6088,10 +6055,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -6762,10 +6726,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7041,10 +7002,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7302,10 +7260,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7962,10 +7917,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8240,10 +8192,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8518,10 +8467,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8796,10 +8742,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -9849,10 +9792,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -10276,10 +10216,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -10739,10 +10676,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -10982,10 +10916,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -11216,10 +11147,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {

@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import { accessLog } from './common/http/access-log.middleware.js';
 import { jsonBodyParser } from './common/http/body-parser.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
+import { noSniff } from './common/http/security-headers.js';
 import { webPages } from './common/http/web-pages.js';
 import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
@@ -48,7 +49,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     });
     app.set('trust proxy', true);
     app.disable('x-powered-by');
-    app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
+    app.use(noSniff, requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
     // Ahead of the routes, so every answer (errors included) carries the headers; preflights still get a request id and a log line.
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
     app.use(jsonBodyParser());
