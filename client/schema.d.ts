@@ -1905,7 +1905,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2078,7 +2078,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2339,7 +2339,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2510,7 +2510,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2738,7 +2738,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2968,7 +2968,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3200,7 +3200,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3399,7 +3399,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3763,7 +3763,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3998,7 +3998,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4187,7 +4187,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4494,7 +4494,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4803,7 +4803,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5033,7 +5033,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5263,7 +5263,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5455,7 +5455,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5731,7 +5731,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5989,7 +5989,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6265,7 +6265,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6461,7 +6461,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6660,7 +6660,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6936,7 +6936,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7194,7 +7194,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7470,7 +7470,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7673,7 +7673,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7851,7 +7851,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8126,7 +8126,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8401,7 +8401,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8676,7 +8676,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8911,7 +8911,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9106,7 +9106,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9280,7 +9280,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9416,7 +9416,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9583,7 +9583,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9726,7 +9726,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9986,7 +9986,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10150,7 +10150,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10381,7 +10381,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10610,7 +10610,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10850,7 +10850,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11081,7 +11081,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11358,7 +11358,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11565,7 +11565,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;

@@ -20,6 +20,8 @@ describe('configuration', () => {
       webhookMaxAttempts: 8,
       webhookConcurrency: 16,
       webhookAllowPrivate: false,
+      authFailuresPerMin: 60,
+      trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
@@ -51,6 +53,10 @@ describe('configuration', () => {
     ['CORS_ORIGINS', 'https://Panel.example.com', /as browsers send them: "https:\/\/panel.example.com"/],
     ['CORS_ORIGINS', 'https://panel.example.com:443', /as browsers send them: "https:\/\/panel.example.com"/],
     ['CORS_ORIGINS', '*,https://panel.example.com', /CORS_ORIGINS must be \* alone/],
+    ['AUTH_FAILURES_PER_MIN', '-1', /AUTH_FAILURES_PER_MIN must be between 0/],
+    ['TRUST_PROXY', 'my-proxy', /TRUST_PROXY must be true, false, a number of hops or a list of addresses/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be true, false, a number of hops/],
+    ['TRUST_PROXY', '101', /TRUST_PROXY must be between 0 and 100/],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     let caught: unknown;
     try {
@@ -80,6 +86,17 @@ describe('configuration', () => {
       rateLimitPerMin: 0,
       dataDir: '/tmp/x',
     });
+  });
+
+  it('reads TRUST_PROXY as true, false, a hop count or a list of addresses, subnets and named ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , loopback,2001:db8::1 ' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::1']);
+  });
+
+  it('reads the failure budget', () => {
+    expect(loadConfig({ AUTH_FAILURES_PER_MIN: '0' })).toMatchObject({ authFailuresPerMin: 0 });
   });
 
   it('reads CORS_ORIGINS as exact origins, or *', () => {

@@ -23,7 +23,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_IN_USE: 'The first request with this Idempotency-Key is still running; see Retry-After',
   PAYLOAD_TOO_LARGE: 'The body exceeds 10 MB',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as application/json',
-  RATE_LIMITED: 'Too many requests for this key; see Retry-After',
+  RATE_LIMITED: 'Too many requests for this key, or too many failed authentications from this address; see Retry-After',
   INTERNAL_ERROR: 'Unexpected failure; quote the X-Request-Id',
   SERVICE_UNAVAILABLE: 'The database is unreachable',
   CHECKIN_OUTSIDE_WINDOW: 'Now is outside the appointment window widened by its tolerances',

@@ -175,7 +175,7 @@ function docsPageHeaders(): RequestHandler {
 export function mountOpenApi(app: INestApplication, port: number, asyncApi: (host: string) => object): void {
   const headers = docsPageHeaders();
   for (const path of ['/docs', '/docs-json', '/docs-yaml', '/asyncapi.json', '/guide']) app.use(path, headers);
-  // The socket server is the host the document was fetched from (behind a proxy too: trust proxy is on); the configured port without a Host header.
+  // The socket server is the host the document was fetched from (behind a proxy too, one TRUST_PROXY trusts); the configured port without a Host header.
   app
     .getHttpAdapter()
     .get('/asyncapi.json', (request: Request, response: Response) => response.json(asyncApi(request.host || `localhost:${port}`)));
