@@ -8,7 +8,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Prometheus metrics (no key: expose it only to your scraper) */
+    /**
+     * Prometheus metrics
+     * @description With `METRICS_TOKEN` set, only for `Authorization: Bearer <METRICS_TOKEN>` (a wrong token counts as a failed authentication of the address); unset, open to whoever reaches the port: then expose it only to your scraper.
+     */
     get: operations['MetricsController_scrape'];
     put?: never;
     post?: never;
@@ -1678,6 +1681,46 @@ export interface operations {
         };
         content: {
           'text/plain': string;
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
         };
       };
     };

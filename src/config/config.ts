@@ -32,6 +32,8 @@ export interface AppConfig {
   authFailuresPerMin: number;
   /** Which proxies in front of the service are believed about the client's address (`X-Forwarded-For`). */
   trustProxy: TrustProxy;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
+  metricsToken: string | null;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /** Browser origins allowed cross-origin access (HTTP and Socket.IO); `*` any; null none (same-origin only). */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),
     authFailuresPerMin: int(env, 'AUTH_FAILURES_PER_MIN', 60, 0, 10_000_000),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    metricsToken: secret(env, 'METRICS_TOKEN', 16),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),

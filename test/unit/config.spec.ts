@@ -22,6 +22,7 @@ describe('configuration', () => {
       webhookAllowPrivate: false,
       authFailuresPerMin: 60,
       trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
+      metricsToken: null,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
@@ -57,6 +58,7 @@ describe('configuration', () => {
     ['TRUST_PROXY', 'my-proxy', /TRUST_PROXY must be true, false, a number of hops or a list of addresses/],
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be true, false, a number of hops/],
     ['TRUST_PROXY', '101', /TRUST_PROXY must be between 0 and 100/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters/],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     let caught: unknown;
     try {
@@ -95,8 +97,11 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , loopback,2001:db8::1 ' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::1']);
   });
 
-  it('reads the failure budget', () => {
-    expect(loadConfig({ AUTH_FAILURES_PER_MIN: '0' })).toMatchObject({ authFailuresPerMin: 0 });
+  it('reads the failure budget and the metrics token', () => {
+    expect(loadConfig({ AUTH_FAILURES_PER_MIN: '0', METRICS_TOKEN: 'a-metrics-token-of-some-length' })).toMatchObject({
+      authFailuresPerMin: 0,
+      metricsToken: 'a-metrics-token-of-some-length',
+    });
   });
 
   it('reads CORS_ORIGINS as exact origins, or *', () => {
