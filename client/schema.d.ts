@@ -231,15 +231,35 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * A driver token for the driver app; the caller must own a live trip or appointment of this driver
+     * A driver token for the driver app, and a sign-in code for it; the caller must own a live trip or appointment of this driver
      * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See [driver tokens](/guide/driver-tokens.md).
      */
     post: operations['DriverTokensController_issue'];
     /**
-     * Revoke every driver token the caller minted for this driver; their open /driver sockets are closed at once
+     * Revoke every driver token the caller minted for this driver, and their unused sign-in codes; their open /driver sockets are closed at once
      * @description Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](/guide/driver-tokens.md#revoking).
      */
     delete: operations['DriverTokensController_revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/driver/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in by code: exchange a sign-in code for a driver token (no key: the code is the credential)
+     * @description The code is used up: a second exchange of it is refused. The token is of the same driver and partner, and expires at the same time, as the one minted with the code. A code that does not sign in counts as a failed authentication of the client address, which is refused for the rest of the minute once over AUTH_FAILURES_PER_MIN. See [sign-in by code](/guide/driver-tokens.md#sign-in-by-code).
+     */
+    post: operations['DriverSessionsController_exchange'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -808,11 +828,21 @@ export interface components {
       /** @enum {string} */
       status: 'deleted';
     };
-    DriverTokenView: {
+    MintedTokenView: {
       /** @description Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver) */
       token: string;
       /** Format: date-time */
       expires_at: string;
+      /**
+       * @description The same sign-in as a code a person can type: 8 characters without look-alikes, valid once and for 15 minutes (never past the token's expires_at). The driver app exchanges it at POST /api/v1/driver/sessions.
+       * @example K7M4XQ2P
+       */
+      code: string;
+      /**
+       * Format: date-time
+       * @description The code is refused from then on
+       */
+      code_expires_at: string;
     };
     RevokedTokensView: {
       /**
@@ -822,6 +852,19 @@ export interface components {
       tax_id: string;
       /** @enum {string} */
       status: 'revoked';
+    };
+    SignInCodeDto: {
+      /**
+       * @description As given with the token; letter case, spaces and dashes do not matter
+       * @example K7M4XQ2P
+       */
+      code: string;
+    };
+    DriverTokenView: {
+      /** @description Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver) */
+      token: string;
+      /** Format: date-time */
+      expires_at: string;
     };
     DriverDto: {
       /**
@@ -4935,14 +4978,16 @@ export interface operations {
            *       "success": true,
            *       "data": {
            *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwMSIsImlhdCI6MTc5NTMzNjkzNCwiZXhwIjoxNzk1MzgwMTM0fQ.kpkgiTBY0iazC8VmkiWQgrPqA47ZLPmQOinpGQ59gyA",
-           *         "expires_at": "2026-11-22T16:48:54.000Z"
+           *         "expires_at": "2026-11-22T16:48:54.000Z",
+           *         "code": "K7M4XQ2P",
+           *         "code_expires_at": "2026-11-22T04:03:54.000Z"
            *       }
            *     }
            */
           'application/json': {
             /** @enum {boolean} */
             success: true;
-            data: components['schemas']['DriverTokenView'];
+            data: components['schemas']['MintedTokenView'];
           };
         };
       };
@@ -5298,6 +5343,184 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  DriverSessionsController_exchange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The code */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SignInCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwMSIsImlhdCI6MTc5NTMzNjkzNCwiZXhwIjoxNzk1MzgwMTM0fQ.kpkgiTBY0iazC8VmkiWQgrPqA47ZLPmQOinpGQ59gyA",
+           *         "expires_at": "2026-11-22T16:48:54.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['DriverTokenView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SIGN_IN_CODE_INVALID`: The sign-in code is wrong, was used already or has expired (counted as a failed authentication) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SIGN_IN_CODE_INVALID';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -11,6 +11,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   BATCH_TOO_LARGE: 'More items than MAX_BATCH_SIZE',
   PROTECTED_FIELD: 'An update tried to change a protected field',
   UNAUTHORIZED: 'X-API-Key (or the driver token) missing, unknown, revoked or expired',
+  SIGN_IN_CODE_INVALID: 'The sign-in code is wrong, was used already or has expired (counted as a failed authentication)',
   FORBIDDEN: "The key's account kind cannot use this endpoint",
   NOT_FOUND: 'No such route or resource',
   REFS_NOT_FOUND: 'Some refs do not exist for the calling account',

@@ -74,7 +74,8 @@ function documentIdempotency(document: OpenAPIObject): void {
     if (!path.startsWith(IDEMPOTENT_PREFIX)) continue;
     for (const method of IDEMPOTENT_METHODS) {
       const operation = item[method.toLowerCase() as 'post' | 'put' | 'delete'];
-      if (!operation) continue;
+      // A route without credentials (sign-in by code) has no caller to keep answers for.
+      if (!operation || operation.security?.length === 0) continue;
       operation.parameters = [
         ...(operation.parameters ?? []),
         {

@@ -11,7 +11,7 @@ import { rateLimited } from './rate-limiter.js';
 
 /**
  * Failed authentications per client address (docs/errors.md#failed-authentication): a missing or bad API key or
- * driver token, on HTTP or at a socket connect, a wrong metrics token. An address may fail
+ * driver token, on HTTP or at a socket connect, a wrong sign-in code, a wrong metrics token. An address may fail
  * `AUTH_FAILURES_PER_MIN` times in a minute (counted across instances in Redis when it is configured); from then
  * until that minute ends every attempt from it is refused, good credentials included, so guessing stops there.
  *
