@@ -46,8 +46,10 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
 
   afterInit(namespace: GateNamespace<'/driver'>): void {
     guardConnections(namespace, this.failures, async (auth, socket) => {
-      const driver = await this.auth.authenticateDriver(String(auth.token ?? ''));
-      if (!driver) return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token' };
+      const token = String(auth.token ?? '');
+      const driver = await this.auth.authenticateDriver(token);
+      if (!driver)
+        return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token', stale: this.auth.isStaleDriverToken(token) };
       socket.data.driver = driver;
       return null;
     });

@@ -4,6 +4,8 @@ import type { GateNamespace, GateSocket, NamespaceName } from './socket-events.j
 export interface Refusal {
   code: 'UNAUTHORIZED' | 'FORBIDDEN';
   message: string;
+  /** A credential the service handed out that is no longer good (an expired token): not counted as a failure. */
+  stale?: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export function guardConnections<N extends NamespaceName>(
       typeof socket.handshake.auth === 'object' && socket.handshake.auth !== null ? (socket.handshake.auth as Record<string, unknown>) : {};
     admit(auth, socket)
       .then(async (refusal) => {
-        if (refusal?.code === 'UNAUTHORIZED') await failures.failed(address);
+        if (refusal?.code === 'UNAUTHORIZED' && !refusal.stale) await failures.failed(address);
         return refusal;
       })
       .then(

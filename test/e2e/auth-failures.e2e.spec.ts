@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io } from 'socket.io-client';
 import type TestAgent from 'supertest/lib/agent.js';
+import { DriverTokens } from '../../src/modules/auth/driver-tokens.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
@@ -18,7 +19,11 @@ const urlOf = (t: TestApp) => `http://127.0.0.1:${(t.app.getHttpServer().address
 /** A request from `address` with `key`, answering status, code and Retry-After. */
 async function getFrom(http: TestAgent, address: string, key: string, path = '/api/v1/appointments') {
   const res = await http.get(path).set('X-Forwarded-For', address).set('X-API-Key', key);
-  return { status: res.status, code: res.body?.error?.code as string | undefined, retryAfter: res.headers['retry-after'] as string | undefined };
+  return {
+    status: res.status,
+    code: res.body?.error?.code as string | undefined,
+    retryAfter: res.headers['retry-after'] as string | undefined,
+  };
 }
 
 /** Connects to a namespace from `address`: null when admitted, else the connect_error's data. */
@@ -53,7 +58,8 @@ describe('failed authentication, per client address', () => {
 
   it('answers 401 to the first failures, then 429 RATE_LIMITED with Retry-After to every attempt, a good key included', async () => {
     const address = freshAddress();
-    for (let i = 0; i < BUDGET; i++) expect(await getFrom(t.http, address, `gsk_guess-${i}`)).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    for (let i = 0; i < BUDGET; i++)
+      expect(await getFrom(t.http, address, `gsk_guess-${i}`)).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     const refused = await getFrom(t.http, address, 'gsk_guess-next');
     expect(refused).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
@@ -73,14 +79,47 @@ describe('failed authentication, per client address', () => {
     expect(badToken.status).toBe(401);
     expect(await connectFrom(t, '/terminal', address, { apiKey: 'gsk_guess' })).toEqual({ code: 'UNAUTHORIZED' });
     expect(await connectFrom(t, '/driver', address, { token: 'not-a-token' })).toEqual({ code: 'UNAUTHORIZED' });
-    const refused = await t.http.get('/api/v1/driver/appointments').set('X-Forwarded-For', address).set('Authorization', `Bearer ${scene.token}`);
+    const refused = await t.http
+      .get('/api/v1/driver/appointments')
+      .set('X-Forwarded-For', address)
+      .set('Authorization', `Bearer ${scene.token}`);
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
   });
 
+  it('does not count a driver token the service signed that has expired or was revoked: handed out, not guessed', async () => {
+    const stale = await gateScene(t.http);
+    const expired = t.app.get(DriverTokens).issue(stale.taxId, stale.terminal.id, 0, new Date(Date.now() - 60_000)).token;
+    expect((await t.http.delete(`/api/v1/drivers/${stale.taxId}/tokens`).set('X-API-Key', stale.terminal.key)).status).toBe(200);
+    const address = freshAddress();
+    for (const token of [expired, stale.token]) {
+      for (let i = 0; i < BUDGET; i++) {
+        const res = await t.http.get('/api/v1/driver/appointments').set('X-Forwarded-For', address).set('Authorization', `Bearer ${token}`);
+        expect(res.status).toBe(401);
+      }
+      expect(await connectFrom(t, '/driver', address, { token })).toEqual({ code: 'UNAUTHORIZED' });
+    }
+    expect(
+      (await t.http.get('/api/v1/driver/appointments').set('X-Forwarded-For', address).set('Authorization', `Bearer ${scene.token}`))
+        .status,
+    ).toBe(200);
+    // The same token with its signature changed is a guess.
+    const forged = `${scene.token.slice(0, -2)}${scene.token.endsWith('AA') ? 'BB' : 'AA'}`;
+    for (let i = 0; i < BUDGET; i++) {
+      expect(
+        (await t.http.get('/api/v1/driver/appointments').set('X-Forwarded-For', address).set('Authorization', `Bearer ${forged}`)).status,
+      ).toBe(401);
+    }
+    expect(
+      (await t.http.get('/api/v1/driver/appointments').set('X-Forwarded-For', address).set('Authorization', `Bearer ${scene.token}`))
+        .status,
+    ).toBe(429);
+  });
+
   it('refuses a socket connect from an address over its budget with RATE_LIMITED and retry_after, good credentials included', async () => {
     const address = freshAddress();
-    for (let i = 0; i < BUDGET; i++) expect(await connectFrom(t, '/terminal', address, { apiKey: `gsk_guess-${i}` })).toEqual({ code: 'UNAUTHORIZED' });
+    for (let i = 0; i < BUDGET; i++)
+      expect(await connectFrom(t, '/terminal', address, { apiKey: `gsk_guess-${i}` })).toEqual({ code: 'UNAUTHORIZED' });
     for (const [namespace, auth] of [
       ['/terminal', { apiKey: scene.terminal.key }],
       ['/driver', { token: scene.token }],
@@ -139,7 +178,12 @@ describe('failed authentication on two instances sharing Redis', () => {
   let b: TestApp;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = { DATABASE_URL: database.url, REDIS_URL, REDIS_PREFIX: uniqueName('gate-auth-failures'), AUTH_FAILURES_PER_MIN: String(BUDGET) };
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_PREFIX: uniqueName('gate-auth-failures'),
+      AUTH_FAILURES_PER_MIN: String(BUDGET),
+    };
     a = await startTestApp(env);
     b = await startTestApp(env);
   });

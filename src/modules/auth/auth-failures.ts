@@ -11,7 +11,8 @@ import { rateLimited } from './rate-limiter.js';
 
 /**
  * Failed authentications per client address (docs/errors.md#failed-authentication): a missing or bad API key or
- * driver token, on HTTP or at a socket connect, a wrong sign-in code, a wrong metrics token. An address may fail
+ * driver token (not one the service signed that has since expired or been revoked), on HTTP or at a socket connect,
+ * a wrong sign-in code, a wrong metrics token. An address may fail
  * `AUTH_FAILURES_PER_MIN` times in a minute (counted across instances in Redis when it is configured); from then
  * until that minute ends every attempt from it is refused, good credentials included, so guessing stops there.
  *
@@ -69,14 +70,16 @@ export class AuthFailures implements OnModuleDestroy {
 
   /**
    * One authentication attempt by the client of a request (or an address): `429 RATE_LIMITED` at once while its
-   * address is refused; otherwise `authenticate` runs, and a null outcome counts as a failure.
+   * address is refused; otherwise `authenticate` runs, and a null outcome counts as a failure unless `stale` says
+   * the credential was handed out by the service, not guessed.
    */
-  async attempt<T>(from: IncomingMessage | string, authenticate: () => Promise<T | null>): Promise<T | null> {
+  async attempt<T>(from: IncomingMessage | string, authenticate: () => Promise<T | null>, stale?: () => boolean): Promise<T | null> {
+    if (this.config.authFailuresPerMin === 0) return authenticate();
     const address = typeof from === 'string' ? from : this.addressOf(from);
     const wait = this.waitFor(address);
     if (wait > 0) throw rateLimited('Too many failed authentications from this address', wait);
     const outcome = await authenticate();
-    if (outcome === null) await this.failed(address);
+    if (outcome === null && !stale?.()) await this.failed(address);
     return outcome;
   }
 

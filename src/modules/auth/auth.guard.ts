@@ -31,7 +31,11 @@ export class AuthGuard implements CanActivate {
 
     if (this.reflector.getAllAndOverride<boolean>(DRIVER_AUTH, targets)) {
       const bearer = /^Bearer (.+)$/i.exec(request.header('authorization') ?? '')?.[1];
-      const driver = await this.failures.attempt(request, () => this.auth.authenticateDriver(bearer));
+      const driver = await this.failures.attempt(
+        request,
+        () => this.auth.authenticateDriver(bearer),
+        () => this.auth.isStaleDriverToken(bearer),
+      );
       if (!driver) throw new AppError('UNAUTHORIZED', 'Send a valid driver token as Authorization: Bearer <token>');
       request.driver = driver;
       await this.limit(`driver:${driver.driverId}:${driver.partnerId}`);

@@ -74,18 +74,29 @@ export class DriverTokens implements OnModuleInit {
 
   /** The claims of a well-signed token that is valid now (`nbf`, when present, ≤ now < `exp`); null for anything else. */
   verify(token: string | undefined, now = Date.now()): DriverClaims | null {
-    if (!token || token.length > 2048) return null;
-    const [header, payload, signature, ...rest] = token.split('.');
-    if (rest.length || !header || !payload || !signature || header !== HEADER) return null;
-    const expected = Buffer.from(hmac(this.key, `${header}.${payload}`));
-    const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    const payload = this.signedPayload(token);
+    if (!payload) return null;
     try {
       const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       return validClaims(claims, now) ? claims : null;
     } catch {
       return null;
     }
+  }
+
+  /** Whether this service signed the token, whatever its claims say now (expired, of a revoked generation…). */
+  signed(token: string | undefined): boolean {
+    return this.signedPayload(token) !== null;
+  }
+
+  /** The payload of a token with this service's header and signature; null for anything else. */
+  private signedPayload(token: string | undefined): string | null {
+    if (!token || token.length > 2048) return null;
+    const [header, payload, signature, ...rest] = token.split('.');
+    if (rest.length || !header || !payload || !signature || header !== HEADER) return null;
+    const expected = Buffer.from(hmac(this.key, `${header}.${payload}`));
+    const given = Buffer.from(signature);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? payload : null;
   }
 
   private get key(): Buffer {
