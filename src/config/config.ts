@@ -129,7 +129,10 @@ function trustProxy(env: Env, name: string): TrustProxy {
   try {
     proxyAddr.compile(list);
   } catch {
-    throw new ConfigError(name, `must be true, false, a number of hops or a list of addresses, subnets, loopback, linklocal or uniquelocal, got "${raw}"`);
+    throw new ConfigError(
+      name,
+      `must be true, false, a number of hops or a list of addresses, subnets, loopback, linklocal or uniquelocal, got "${raw}"`,
+    );
   }
   return list;
 }

@@ -23,7 +23,9 @@ afterAll(async () => {
 
 /** The operation block of `method path`, expanded. */
 async function operation(page: Page, method: string, path: string): Promise<Locator> {
-  const block = page.locator(`.opblock-${method.toLowerCase()}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+  const block = page
+    .locator(`.opblock-${method.toLowerCase()}`)
+    .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
   await block.locator('.opblock-summary').first().click();
   await block.getByRole('button', { name: 'Try it out' }).click();
   return block;
@@ -70,7 +72,9 @@ describe('Swagger UI at /docs', () => {
 
       // 2. a ticket, then 3. a layout preview: two writes one after the other, neither refused for its Idempotency-Key
       const ticket = await operation(page, 'POST', '/api/v1/tickets');
-      await ticket.locator('textarea.body-param__text').fill(JSON.stringify({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: 'B7' } }));
+      await ticket
+        .locator('textarea.body-param__text')
+        .fill(JSON.stringify({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: 'B7' } }));
       expect(await execute(ticket)).toMatchObject({ status: 201 });
       const preview = await operation(page, 'POST', '/api/v1/layouts/{set}/{layout_ref}/preview');
       await preview.locator('tr[data-param-name="set"] select').selectOption('ticket');

@@ -21,7 +21,11 @@ describe('/metrics with METRICS_TOKEN set', () => {
     for (const authorization of [undefined, `Bearer ${METRICS_TOKEN}x`, `Bearer ${METRICS_TOKEN.slice(1)}`, METRICS_TOKEN]) {
       const request = t.http.get('/metrics').set('X-Forwarded-For', `192.0.2.${authorization?.length ?? 0}`);
       const res = authorization ? await request.set('Authorization', authorization) : await request;
-      expect({ authorization, status: res.status, code: res.body.error?.code }).toEqual({ authorization, status: 401, code: 'UNAUTHORIZED' });
+      expect({ authorization, status: res.status, code: res.body.error?.code }).toEqual({
+        authorization,
+        status: 401,
+        code: 'UNAUTHORIZED',
+      });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
       expect(res.text).not.toContain('gate_http_requests_total');
     }

@@ -20,12 +20,20 @@ describe('security headers', () => {
     const json = { ...key, 'Content-Type': 'application/json' };
     const answers: [string, Promise<Response>, number][] = [
       ['API success', fetch(`${url}/api/v1/appointments`, { headers: key }), 200],
-      ['API write', fetch(`${url}/api/v1/layouts/ticket/headers`, { method: 'PUT', headers: json, body: JSON.stringify({ elements: [] }) }), 201],
+      [
+        'API write',
+        fetch(`${url}/api/v1/layouts/ticket/headers`, { method: 'PUT', headers: json, body: JSON.stringify({ elements: [] }) }),
+        201,
+      ],
       ['no key', fetch(`${url}/api/v1/appointments`), 401],
       ['wrong kind', fetch(`${url}/api/v1/trips`, { headers: key }), 403],
       ['validation', fetch(`${url}/api/v1/appointments?limit=0`, { headers: key }), 400],
       ['malformed JSON', fetch(`${url}/api/v1/appointments`, { method: 'POST', headers: json, body: '{' }), 400],
-      ['wrong media type', fetch(`${url}/api/v1/appointments`, { method: 'POST', headers: { ...key, 'Content-Type': 'text/plain' }, body: 'x' }), 415],
+      [
+        'wrong media type',
+        fetch(`${url}/api/v1/appointments`, { method: 'POST', headers: { ...key, 'Content-Type': 'text/plain' }, body: 'x' }),
+        415,
+      ],
       ['no such route', fetch(`${url}/nowhere`), 404],
       ['no such API route', fetch(`${url}/api/v1/nowhere`, { headers: key }), 404],
       ['liveness', fetch(`${url}/health/live`), 200],
@@ -42,7 +50,11 @@ describe('security headers', () => {
     ];
     for (const [what, answer, status] of answers) {
       const res = await answer;
-      expect({ what, status: res.status, nosniff: res.headers.get('x-content-type-options') }).toEqual({ what, status, nosniff: 'nosniff' });
+      expect({ what, status: res.status, nosniff: res.headers.get('x-content-type-options') }).toEqual({
+        what,
+        status,
+        nosniff: 'nosniff',
+      });
     }
   });
 

@@ -32,11 +32,8 @@ const exchange = (t: TestApp, code: unknown, address = freshAddress()) =>
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
 const codesOf = async (t: TestApp, scene: GateScene): Promise<number> =>
-  (
-    await t.app
-      .get(DataSource)
-      .query(`SELECT count(*)::int AS n FROM driver_sign_in_codes WHERE account_id = $1`, [scene.terminal.id])
-  )[0].n;
+  (await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM driver_sign_in_codes WHERE account_id = $1`, [scene.terminal.id]))[0]
+    .n;
 
 describe.each(['postgresql', 'embedded'] as const)('sign-in by code on %s', (store) => {
   let t: TestApp;
@@ -67,7 +64,10 @@ describe.each(['postgresql', 'embedded'] as const)('sign-in by code on %s', (sto
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({ success: true, data: { token: expect.any(String), expires_at: minted.expires_at } });
     const { sub, partner, gen, exp } = claimsOf(res.body.data.token);
-    expect({ sub, partner, gen, exp }).toEqual({ ...pick(claimsOf(minted.token), 'sub', 'partner', 'gen'), exp: claimsOf(minted.token).exp });
+    expect({ sub, partner, gen, exp }).toEqual({
+      ...pick(claimsOf(minted.token), 'sub', 'partner', 'gen'),
+      exp: claimsOf(minted.token).exp,
+    });
     const records = await t.http.get('/api/v1/driver/appointments').set('Authorization', `Bearer ${res.body.data.token}`);
     expect(records.status).toBe(200);
     expect(records.body.data.length).toBeGreaterThan(0);
@@ -143,7 +143,8 @@ describe('sign-in by code: once, throttled, input', () => {
       const res = await t.http.post('/api/v1/driver/sessions').set('X-Forwarded-For', address).send(body);
       expect({ body, status: res.status, code: res.body.error.code }).toEqual({ body, status: 400, code: 'VALIDATION_ERROR' });
     }
-    for (let i = 0; i < BUDGET + 1; i++) expect((await t.http.post('/api/v1/driver/sessions').set('X-Forwarded-For', address).send({})).status).toBe(400);
+    for (let i = 0; i < BUDGET + 1; i++)
+      expect((await t.http.post('/api/v1/driver/sessions').set('X-Forwarded-For', address).send({})).status).toBe(400);
     expect((await exchange(t, 'AAAAAAAA', address)).status).toBe(401);
   });
 

@@ -130,7 +130,11 @@ function nullableRefs(node: unknown): void {
  */
 export function docsCsp(styles: { elements: string[]; attributes: string[] } = { elements: [], attributes: [] }): string {
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-  const styleSrc = ["'self'", ...styles.elements.map(hash), ...(styles.attributes.length ? ["'unsafe-hashes'", ...styles.attributes.map(hash)] : [])];
+  const styleSrc = [
+    "'self'",
+    ...styles.elements.map(hash),
+    ...(styles.attributes.length ? ["'unsafe-hashes'", ...styles.attributes.map(hash)] : []),
+  ];
   return contentSecurityPolicy(
     "script-src 'self'",
     `style-src ${[...new Set(styleSrc)].join(' ')}`,

@@ -67,7 +67,8 @@ export class DriverTokensController {
 
   @Delete(':tax_id/tokens')
   @ApiOperation({
-    summary: 'Revoke every driver token the caller minted for this driver, and their unused sign-in codes; their open /driver sockets are closed at once',
+    summary:
+      'Revoke every driver token the caller minted for this driver, and their unused sign-in codes; their open /driver sockets are closed at once',
     description: `Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](${guideUrl('driver-tokens', 'revoking')}).`,
   })
   @ApiParam({ name: 'tax_id', example: '12345678901' })

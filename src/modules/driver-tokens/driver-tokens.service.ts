@@ -47,7 +47,8 @@ export class DriverTokensService {
    */
   async exchangeCode(code: string, address: string): Promise<{ token: string; expires_at: string }> {
     const redeemed = await this.failures.attempt(address, () => this.codes.redeem(code));
-    if (!redeemed) throw new AppError('SIGN_IN_CODE_INVALID', 'This sign-in code is wrong, was used already or has expired; ask for a new one');
+    if (!redeemed)
+      throw new AppError('SIGN_IN_CODE_INVALID', 'This sign-in code is wrong, was used already or has expired; ask for a new one');
     return this.tokens.issue(redeemed.taxId, redeemed.partnerId, redeemed.generation, redeemed.tokenExpiresAt);
   }
 

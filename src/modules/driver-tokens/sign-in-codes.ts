@@ -48,7 +48,12 @@ export class SignInCodes implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   /** A new code for the driver's grant with the partner, as of `generation`; null when the driver is gone. */
-  async mint(taxId: string, partnerId: string, generation: number, tokenExpiresAt: Date): Promise<{ code: string; expires_at: string } | null> {
+  async mint(
+    taxId: string,
+    partnerId: string,
+    generation: number,
+    tokenExpiresAt: Date,
+  ): Promise<{ code: string; expires_at: string } | null> {
     // Two live codes with one digest are all but impossible (30^8 codes); should it happen, another code is drawn.
     for (let attempt = 0; attempt < 3; attempt++) {
       const code = Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
