@@ -128,7 +128,7 @@ function nullableRefs(node: unknown): void {
  * draws itself), and its requests (Try it out) to the service only. The page @nestjs/swagger writes has a few inline
  * styles of its own: `styles` allows exactly those, by their hashes (docsPageHeaders).
  */
-export function docsCsp(styles: { elements: string[]; attributes: string[] } = { elements: [], attributes: [] }): string {
+function docsCsp(styles: { elements: string[]; attributes: string[] } = { elements: [], attributes: [] }): string {
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
   const styleSrc = [
     "'self'",

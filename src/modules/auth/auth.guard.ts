@@ -8,9 +8,15 @@ import { AuthService } from './auth.service.js';
 import { AuthFailures } from './auth-failures.js';
 import { RateLimiter, rateLimited } from './rate-limiter.js';
 
+/** The credential of `Authorization: Bearer <credential>`, the scheme in any case. */
+export function bearerToken(request: Request): string | undefined {
+  return /^Bearer (.+)$/i.exec(request.header('authorization') ?? '')?.[1];
+}
+
 /**
  * The global HTTP guard, in the order of docs/errors.md: an address refused for its failed authentications (429),
- * the credential (401, counted against the address: AuthFailures), its kind (403), its rate limit (429). Partner routes take `X-API-Key`; driver routes a driver token (`Authorization: Bearer`).
+ * the credential (401, counted against the address: AuthFailures), its kind (403), its rate limit (429). Partner
+ * routes take `X-API-Key`; driver routes a driver token (`Authorization: Bearer`).
  * A body that failed to parse is raised after every guard, by RequestInputInterceptor.
  * HTTP only: socket handlers authenticate at connect.
  */
@@ -30,7 +36,7 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
     if (this.reflector.getAllAndOverride<boolean>(DRIVER_AUTH, targets)) {
-      const bearer = /^Bearer (.+)$/i.exec(request.header('authorization') ?? '')?.[1];
+      const bearer = bearerToken(request);
       const driver = await this.failures.attempt(
         request,
         () => this.auth.authenticateDriver(bearer),

@@ -7,6 +7,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AuthFailures } from '../auth/auth-failures.js';
 import { Public } from '../auth/auth.decorators.js';
+import { bearerToken } from '../auth/auth.guard.js';
 import { MetricsService } from './metrics.service.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -47,7 +48,7 @@ export class MetricsController {
   }
 
   private bearerMatches(request: Request): boolean {
-    const given = /^Bearer (.+)$/i.exec(request.header('authorization') ?? '')?.[1];
+    const given = bearerToken(request);
     return given !== undefined && timingSafeEqual(digest(given), this.token!);
   }
 }
