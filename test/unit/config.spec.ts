@@ -94,7 +94,11 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , loopback,2001:db8::1 ' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::1']);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , loopback,2001:db8::1 ' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      'loopback',
+      '2001:db8::1',
+    ]);
   });
 
   it('reads the failure budget and the metrics token', () => {
