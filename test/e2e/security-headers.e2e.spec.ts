@@ -59,7 +59,15 @@ describe('security headers', () => {
   });
 
   it('Swagger UI, its documents and the guide carry the page headers: a CSP with nothing inline but its own styles, never framed', async () => {
-    for (const path of ['/docs', '/docs/', '/docs/swagger-ui-bundle.js', '/docs-json', '/asyncapi.json', '/guide/errors.md']) {
+    for (const path of [
+      '/docs',
+      '/docs/',
+      '/docs/swagger-ui-bundle.js',
+      '/docs-json',
+      '/docs-yaml',
+      '/asyncapi.json',
+      '/guide/errors.md',
+    ]) {
       const res = await fetch(`${url}${path}`);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       const csp = res.headers.get('content-security-policy') ?? '';
