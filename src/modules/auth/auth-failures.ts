@@ -12,9 +12,9 @@ import { rateLimited } from './rate-limiter.js';
 /**
  * Failed authentications per client address (docs/errors.md#failed-authentication): a missing or bad API key or
  * driver token (not one the service signed that has since expired or been revoked), on HTTP or at a socket connect,
- * a wrong sign-in code, a wrong metrics token. An address may fail
- * `AUTH_FAILURES_PER_MIN` times in a minute (counted across instances in Redis when it is configured); from then
- * until that minute ends every attempt from it is refused, good credentials included, so guessing stops there.
+ * a wrong sign-in code, a wrong metrics token. An address may fail `AUTH_FAILURES_PER_MIN` times in a minute
+ * (counted across instances in Redis when it is configured); from then until that minute ends every attempt from it
+ * is refused, good credentials included, so guessing stops there.
  *
  * The refusal is decided without a round trip: each instance refuses an address from the moment one of its own
  * failures finds the shared count over the budget.
@@ -44,7 +44,7 @@ export class AuthFailures implements OnModuleDestroy {
 
   /** Seconds until the address may try again; 0 when it may now. */
   waitFor(address: string): number {
-    if (this.config.authFailuresPerMin === 0) return 0;
+    if (this.config.authFailuresPerMin === 0 || this.refused.size === 0) return 0;
     const bucket = addressBucket(address);
     const until = this.refused.get(bucket);
     if (until === undefined) return 0;
