@@ -8,7 +8,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Prometheus metrics (no key: expose it only to your scraper) */
+    /**
+     * Prometheus metrics
+     * @description With `METRICS_TOKEN` set, only for `Authorization: Bearer <METRICS_TOKEN>` (a wrong token counts as a failed authentication of the address); unset, open to whoever reaches the port: then expose it only to your scraper.
+     */
     get: operations['MetricsController_scrape'];
     put?: never;
     post?: never;
@@ -234,17 +237,39 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * A driver token for the driver app; the caller must own a live trip or appointment of this driver
+     * A driver token for the driver app, and a sign-in code for it; the caller must own a live trip or appointment of this driver
      * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See [driver tokens](/guide/driver-tokens.md).
      *
-     *     **Carries a secret** (`token`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `token` as null with a `withheld` note: if the first answer never reached you, mint another (the same call, with a new Idempotency-Key); DELETE /api/v1/drivers/{tax_id}/tokens revokes those you minted. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *     **Carries a secret** (`token`, `code`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `token`, `code` as null with a `withheld` note: if the first answer never reached you, mint another (the same call, with a new Idempotency-Key); DELETE /api/v1/drivers/{tax_id}/tokens revokes those you minted. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
      */
     post: operations['DriverTokensController_issue'];
     /**
-     * Revoke every driver token the caller minted for this driver; their open /driver sockets are closed at once
+     * Revoke every driver token the caller minted for this driver, and their unused sign-in codes; their open /driver sockets are closed at once
      * @description Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](/guide/driver-tokens.md#revoking).
      */
     delete: operations['DriverTokensController_revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/driver/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in by code: exchange a sign-in code for a driver token (no key: the code is the credential)
+     * @description The code is used up: a second exchange of it is refused. The token is of the same driver and partner, and expires at the same time, as the one minted with the code. A code that does not sign in counts as a failed authentication of the client address, which is refused for the rest of the minute once over AUTH_FAILURES_PER_MIN. See [sign-in by code](/guide/driver-tokens.md#sign-in-by-code).
+     *
+     *     **Carries a secret** (`token`): answered with `Cache-Control: no-store` and never kept.
+     */
+    post: operations['DriverSessionsController_exchange'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -821,11 +846,21 @@ export interface components {
       /** @enum {string} */
       status: 'deleted';
     };
-    DriverTokenView: {
+    MintedTokenView: {
       /** @description Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
       token: string | null;
       /** Format: date-time */
       expires_at: string;
+      /**
+       * @description The same sign-in as a code a person can type: 8 characters without look-alikes, valid once and for 15 minutes (never past the token's expires_at). The driver app exchanges it at POST /api/v1/driver/sessions.
+       * @example K7M4XQ2P
+       */
+      code: string;
+      /**
+       * Format: date-time
+       * @description The code is refused from then on
+       */
+      code_expires_at: string;
     };
     RevokedTokensView: {
       /**
@@ -835,6 +870,19 @@ export interface components {
       tax_id: string;
       /** @enum {string} */
       status: 'revoked';
+    };
+    SignInCodeDto: {
+      /**
+       * @description As given with the token; letter case, spaces and dashes do not matter
+       * @example K7M4XQ2P
+       */
+      code: string;
+    };
+    DriverTokenView: {
+      /** @description Send as Authorization: Bearer <token> (REST) or auth: {token} (socket /driver); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      token: string | null;
+      /** Format: date-time */
+      expires_at: string;
     };
     DriverDto: {
       /**
@@ -1726,6 +1774,46 @@ export interface operations {
           'text/plain': string;
         };
       };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
     };
   };
   HealthController_live: {
@@ -1951,7 +2039,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2124,7 +2212,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2190,10 +2278,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2396,7 +2481,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2567,7 +2652,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2795,7 +2880,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2861,10 +2946,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3036,7 +3118,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3102,10 +3184,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3271,7 +3350,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3470,7 +3549,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3536,10 +3615,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3837,7 +3913,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3903,10 +3979,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4075,7 +4148,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4264,7 +4337,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4330,10 +4403,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4574,7 +4644,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4640,10 +4710,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4886,7 +4953,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4952,10 +5019,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4980,18 +5044,20 @@ export interface operations {
            *       "success": true,
            *       "data": {
            *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwMSIsImlhdCI6MTc5NTMzNjkzNCwiZXhwIjoxNzk1MzgwMTM0fQ.kpkgiTBY0iazC8VmkiWQgrPqA47ZLPmQOinpGQ59gyA",
-           *         "expires_at": "2026-11-22T16:48:54.000Z"
+           *         "expires_at": "2026-11-22T16:48:54.000Z",
+           *         "code": "K7M4XQ2P",
+           *         "code_expires_at": "2026-11-22T04:03:54.000Z"
            *       }
            *     }
            */
           'application/json': {
             /** @enum {boolean} */
             success: true;
-            data: components['schemas']['DriverTokenView'];
+            data: components['schemas']['MintedTokenView'];
             /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
             withheld?: {
               /** @description The properties of `data` withheld (null here) */
-              fields: 'token'[];
+              fields: ('token' | 'code')[];
               message: string;
             };
           };
@@ -5127,7 +5193,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5193,10 +5259,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -5360,7 +5423,187 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  DriverSessionsController_exchange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The code */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SignInCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwMSIsImlhdCI6MTc5NTMzNjkzNCwiZXhwIjoxNzk1MzgwMTM0fQ.kpkgiTBY0iazC8VmkiWQgrPqA47ZLPmQOinpGQ59gyA",
+           *         "expires_at": "2026-11-22T16:48:54.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['DriverTokenView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SIGN_IN_CODE_INVALID`: The sign-in code is wrong, was used already or has expired (counted as a failed authentication) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SIGN_IN_CODE_INVALID';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5552,7 +5795,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5618,10 +5861,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -5831,7 +6071,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5897,10 +6137,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -6092,7 +6329,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6158,10 +6395,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -6371,7 +6605,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6567,7 +6801,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6766,7 +7000,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6832,10 +7066,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7045,7 +7276,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7111,10 +7342,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7306,7 +7534,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7372,10 +7600,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -7585,7 +7810,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7788,7 +8013,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7966,7 +8191,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8032,10 +8257,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8244,7 +8466,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8310,10 +8532,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8522,7 +8741,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8588,10 +8807,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -8800,7 +9016,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8866,10 +9082,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -9038,7 +9251,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9233,7 +9446,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9407,7 +9620,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9543,7 +9756,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9710,7 +9923,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9856,7 +10069,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9922,10 +10135,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -10130,7 +10340,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10297,7 +10507,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10363,10 +10573,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -10531,7 +10738,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10763,7 +10970,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10829,10 +11036,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -11017,7 +11221,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11083,10 +11287,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -11251,7 +11452,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11317,10 +11518,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md).
-         * @example 6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15
-         */
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -11531,7 +11729,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11738,7 +11936,7 @@ export interface operations {
           };
         };
       };
-      /** @description `RATE_LIMITED`: Too many requests for this key; see Retry-After */
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;

@@ -5,8 +5,10 @@ import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { accessLog } from './common/http/access-log.middleware.js';
+import { compileTrust } from './common/http/client-address.js';
 import { jsonBodyParser } from './common/http/body-parser.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
+import { noSniff } from './common/http/security-headers.js';
 import { webPages } from './common/http/web-pages.js';
 import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
@@ -46,9 +48,10 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
       bodyParser: false,
       logger: new PinoNestLogger(logger),
     });
-    app.set('trust proxy', true);
+    // The client's address (req.ip), host and protocol as the proxies TRUST_PROXY names report them.
+    app.set('trust proxy', compileTrust(config.trustProxy));
     app.disable('x-powered-by');
-    app.use(requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
+    app.use(noSniff, requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
     // Ahead of the routes, so every answer (errors included) carries the headers; preflights still get a request id and a log line.
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
     app.use(jsonBodyParser());

@@ -6,6 +6,7 @@ import { Layout } from './modules/layouts/layout.entity.js';
 import { Checkin } from './modules/checkin/checkin.entity.js';
 import { DriverEvent, DriverFeedHead } from './modules/feed/driver-event.entity.js';
 import { DriverTokenGrant } from './modules/auth/driver-token-grant.entity.js';
+import { DriverSignInCode } from './modules/driver-tokens/sign-in-code.entity.js';
 import { Ticket } from './modules/tickets/ticket.entity.js';
 import { Trip, TripLog } from './modules/trips/trip.entity.js';
 import { Setting } from './database/setting.entity.js';
@@ -26,6 +27,7 @@ export const ENTITIES = [
   DriverEvent,
   DriverFeedHead,
   DriverTokenGrant,
+  DriverSignInCode,
   Checkin,
   Setting,
   IdempotencyKey,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import proxyAddr from 'proxy-addr';
 
 /** Every setting of the service, read once from the environment at start-up. */
 export interface AppConfig {
@@ -31,6 +32,12 @@ export interface AppConfig {
   jwtSecret: string | null;
   driverTokenTtlMinutes: number;
   rateLimitPerMin: number;
+  /** Failed authentications an address may make in a minute before it is refused until the minute ends; 0: off. */
+  authFailuresPerMin: number;
+  /** Which proxies in front of the service are believed about the client's address (`X-Forwarded-For`). */
+  trustProxy: TrustProxy;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
+  metricsToken: string | null;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /** Browser origins allowed cross-origin access (HTTP and Socket.IO); `*` any; null none (same-origin only). */
@@ -38,6 +45,12 @@ export interface AppConfig {
 }
 
 export type CorsOrigins = '*' | string[] | null;
+
+/** `true` every proxy, `false` none, a number of hops, or the proxies' addresses, subnets and named ranges. */
+export type TrustProxy = boolean | number | string[];
+
+/** Loopback and private networks: a proxy beside the service (Docker, Kubernetes, a local nginx), never a public client. */
+export const DEFAULT_TRUST_PROXY = ['loopback', 'linklocal', 'uniquelocal'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -115,6 +128,30 @@ function secret(env: Env, name: string, minLength: number): string | null {
 }
 
 /**
+ * TRUST_PROXY: `true`, `false`, a number of proxy hops, or a comma-separated list of addresses, subnets (CIDR) and
+ * the names `loopback`, `linklocal`, `uniquelocal`, as Express's `trust proxy` takes them.
+ */
+function trustProxy(env: Env, name: string): TrustProxy {
+  const raw = read(env, name);
+  if (raw === undefined) return DEFAULT_TRUST_PROXY;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) return int(env, name, 0, 0, 100);
+  const list = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  try {
+    proxyAddr.compile(list);
+  } catch {
+    throw new ConfigError(
+      name,
+      `must be true, false, a number of hops or a list of addresses, subnets, loopback, linklocal or uniquelocal, got "${raw}"`,
+    );
+  }
+  return list;
+}
+
+/**
  * Exact origins, as browsers send them in `Origin` (scheme, lower-case host, port unless the default, no path),
  * so a listed origin always matches: anything else is refused rather than silently never matching.
  */
@@ -178,6 +215,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jwtSecret: secret(env, 'JWT_SECRET', 32),
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),
+    authFailuresPerMin: int(env, 'AUTH_FAILURES_PER_MIN', 60, 0, 10_000_000),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    metricsToken: secret(env, 'METRICS_TOKEN', 16),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),

@@ -312,7 +312,9 @@ export function buildAsyncApi(serverHost: string) {
       description:
         'Socket.IO (v4) namespaces of the gate service. Terminal servers connect to `/terminal` with `auth: {apiKey}` (a terminal API key); ' +
         'driver apps connect to `/driver` with `auth: {token}` (a driver token from `POST /api/v1/drivers/{tax_id}/tokens`). ' +
-        'Anything else is refused at connect: the client gets `connect_error` with `data.code` UNAUTHORIZED, FORBIDDEN or SERVICE_UNAVAILABLE; ' +
+        'Anything else is refused at connect: the client gets `connect_error` with `data.code` UNAUTHORIZED, FORBIDDEN or SERVICE_UNAVAILABLE, ' +
+        "or RATE_LIMITED with `data.retry_after` (seconds) while the client's address is over its failed authentications " +
+        `([${guideUrl('errors', 'failed-authentication')}](${guideUrl('errors', 'failed-authentication')})); ` +
         'the default namespace `/` always refuses.\n\n' +
         'Acknowledgements use the REST envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`.\n\n' +
         'The driver feed: every ticket change and every status change of the driver’s trips and appointments is stored with a `seq` that is ' +

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { LOGGER } from '../common/logging/logger.js';
 import { requireInput } from '../common/validation/validate.js';
+import { AuthFailures } from '../modules/auth/auth-failures.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { Revocations } from '../modules/auth/revocations.js';
 import { CheckinService } from '../modules/checkin/checkin.service.js';
@@ -34,6 +35,7 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
 
   constructor(
     private readonly auth: AuthService,
+    private readonly failures: AuthFailures,
     private readonly checkins: CheckinService,
     private readonly feed: DriverFeed,
     private readonly listener: DriverFeedListener,
@@ -43,9 +45,11 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
   ) {}
 
   afterInit(namespace: GateNamespace<'/driver'>): void {
-    guardConnections(namespace, async (auth, socket) => {
-      const driver = await this.auth.authenticateDriver(String(auth.token ?? ''));
-      if (!driver) return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token' };
+    guardConnections(namespace, this.failures, async (auth, socket) => {
+      const token = String(auth.token ?? '');
+      const driver = await this.auth.authenticateDriver(token);
+      if (!driver)
+        return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token', stale: this.auth.isStaleDriverToken(token) };
       socket.data.driver = driver;
       return null;
     });

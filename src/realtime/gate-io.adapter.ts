@@ -30,6 +30,10 @@ export class GateIoAdapter extends IoAdapter {
     // CORS_ORIGINS, as on HTTP; unset: no CORS headers (only the long-polling transport needs them; WebSocket has none).
     const cors = this.corsOrigins ? { origin: this.corsOrigins, methods: ['GET', 'POST'] } : undefined;
     const server: Server = super.createIOServer(port, { ...options, cors, serveClient: false } as ServerOptions);
+    // Long-polling answers are HTTP answers too: typed as they say, as every answer of the service.
+    server.engine.on('headers', (headers: Record<string, string>) => {
+      headers['X-Content-Type-Options'] = 'nosniff';
+    });
     if (this.redis.url) {
       const pub = new Redis(this.redis.url, { maxRetriesPerRequest: 1 });
       const sub = pub.duplicate();

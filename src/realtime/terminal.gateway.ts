@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { LOGGER } from '../common/logging/logger.js';
 import { requireInput } from '../common/validation/validate.js';
+import { AuthFailures } from '../modules/auth/auth-failures.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { Revocations } from '../modules/auth/revocations.js';
 import { CheckinService } from '../modules/checkin/checkin.service.js';
@@ -32,6 +33,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   constructor(
     private readonly auth: AuthService,
+    private readonly failures: AuthFailures,
     private readonly checkins: CheckinService,
     private readonly channel: TerminalChannel,
     private readonly metrics: MetricsService,
@@ -41,7 +43,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   afterInit(namespace: GateNamespace<'/terminal'>): void {
     this.channel.attach(namespace);
-    guardConnections(namespace, async (auth, socket) => {
+    guardConnections(namespace, this.failures, async (auth, socket) => {
       const principal = await this.auth.authenticate(String(auth.apiKey ?? ''));
       if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
       if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to /terminal` };

@@ -66,7 +66,12 @@ describe('connecting', () => {
     await createRecords(t.http, carrier.key, 'trip', [createItem('trip', 'trip-l', {}, driver(scene.taxId))]);
     const issued = await t.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', carrier.key);
     expect(issued.status).toBe(201);
-    expect(issued.body.data).toEqual({ token: expect.any(String), expires_at: expect.any(String) });
+    expect(issued.body.data).toEqual({
+      token: expect.any(String),
+      expires_at: expect.any(String),
+      code: expect.any(String),
+      code_expires_at: expect.any(String),
+    });
     expect((await t.http.get('/api/v1/driver/events').set('Authorization', `Bearer ${issued.body.data.token}`)).status).toBe(200);
     expect((await t.http.get('/api/v1/driver/events')).status).toBe(401);
     expect((await t.http.get('/api/v1/driver/events').set('Authorization', 'Bearer x.y.z')).body.error.code).toBe('UNAUTHORIZED');

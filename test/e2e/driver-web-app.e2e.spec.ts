@@ -374,9 +374,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  // Needs the sign-in code's backend (`code` in the token answer, POST /api/v1/driver/sessions), built on another
-  // branch: remove `.skip` once it is merged.
-  it.skip('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
+  it('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
     const scene = await gateScene(gate.http);
     const minted = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
     const code = minted.body.data.code as string;

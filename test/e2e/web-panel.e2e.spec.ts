@@ -564,9 +564,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     }
   });
 
-  // Needs the sign-in code's backend (`code` in the token answer, POST /api/v1/driver/sessions), built on another
-  // branch: remove `.skip` once it is merged.
-  it.skip('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
+  it('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
     const scene = await gateScene(gate.http);
     const { page, context, problems, screenshot } = await openPage(browser);
     try {

@@ -30,6 +30,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MIN: '0',
+    // Many tests send bad keys on purpose, all from 127.0.0.1; the tests of the failure budget turn it on.
+    AUTH_FAILURES_PER_MIN: '0',
     REDIS_PREFIX: uniqueName('gate-test'),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,

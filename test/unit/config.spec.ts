@@ -22,6 +22,9 @@ describe('configuration', () => {
       webhookMaxInFlight: 4,
       webhookDisableAfterHours: 72,
       webhookAllowPrivate: false,
+      authFailuresPerMin: 60,
+      trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
+      metricsToken: null,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
@@ -58,6 +61,11 @@ describe('configuration', () => {
     ['CORS_ORIGINS', 'https://Panel.example.com', /as browsers send them: "https:\/\/panel.example.com"/],
     ['CORS_ORIGINS', 'https://panel.example.com:443', /as browsers send them: "https:\/\/panel.example.com"/],
     ['CORS_ORIGINS', '*,https://panel.example.com', /CORS_ORIGINS must be \* alone/],
+    ['AUTH_FAILURES_PER_MIN', '-1', /AUTH_FAILURES_PER_MIN must be between 0/],
+    ['TRUST_PROXY', 'my-proxy', /TRUST_PROXY must be true, false, a number of hops or a list of addresses/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be true, false, a number of hops/],
+    ['TRUST_PROXY', '101', /TRUST_PROXY must be between 0 and 100/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN must be at least 16 characters/],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     let caught: unknown;
     try {
@@ -90,6 +98,24 @@ describe('configuration', () => {
       redisPrefix: 'gate-eu.1',
       rateLimitPerMin: 0,
       dataDir: '/tmp/x',
+    });
+  });
+
+  it('reads TRUST_PROXY as true, false, a hop count or a list of addresses, subnets and named ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , loopback,2001:db8::1 ' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      'loopback',
+      '2001:db8::1',
+    ]);
+  });
+
+  it('reads the failure budget and the metrics token', () => {
+    expect(loadConfig({ AUTH_FAILURES_PER_MIN: '0', METRICS_TOKEN: 'a-metrics-token-of-some-length' })).toMatchObject({
+      authFailuresPerMin: 0,
+      metricsToken: 'a-metrics-token-of-some-length',
     });
   });
 

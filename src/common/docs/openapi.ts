@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, SwaggerModule } from '@nestjs/swagger';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -13,6 +14,7 @@ import {
 import { addApiErrors } from './api-responses.js';
 import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from './security-schemes.js';
 import { GUIDE_CSS, guideUrl, loadGuide } from './guide.js';
+import { contentSecurityPolicy, setPageHeaders } from '../http/security-headers.js';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -72,7 +74,8 @@ function documentIdempotency(document: OpenAPIObject): void {
     if (!path.startsWith(IDEMPOTENT_PREFIX)) continue;
     for (const method of IDEMPOTENT_METHODS) {
       const operation = item[method.toLowerCase() as 'post' | 'put' | 'delete'];
-      if (!operation) continue;
+      // A route without credentials (sign-in by code) has no caller to keep answers for.
+      if (!operation || operation.security?.length === 0) continue;
       operation.parameters = [
         ...(operation.parameters ?? []),
         {
@@ -83,8 +86,8 @@ function documentIdempotency(document: OpenAPIObject): void {
             `Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 ` +
             `is kept ${KEPT_FOR_HOURS} h for the caller and sent again to a retry with the same method, path and body, which then ` +
             `writes nothing. [How it works](${guideUrl('idempotency')}).`,
+          // No example: Swagger UI would fill it in for every operation, and the second one sent with it would be a mismatch.
           schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_PATTERN },
-          example: '6f1c2a9e-5b7d-4c1e-9a8f-2d6b0e4c7a15',
         },
       ];
       addApiErrors(operation.responses, 'VALIDATION_ERROR', 'IDEMPOTENCY_KEY_MISMATCH', 'IDEMPOTENCY_KEY_IN_USE');
@@ -121,12 +124,63 @@ function nullableRefs(node: unknown): void {
 }
 
 /**
+ * Swagger UI and what it loads: scripts, styles and images from the service (images also as data: URIs, which it
+ * draws itself), and its requests (Try it out) to the service only. The page @nestjs/swagger writes has a few inline
+ * styles of its own: `styles` allows exactly those, by their hashes (docsPageHeaders).
+ */
+function docsCsp(styles: { elements: string[]; attributes: string[] } = { elements: [], attributes: [] }): string {
+  const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+  const styleSrc = [
+    "'self'",
+    ...styles.elements.map(hash),
+    ...(styles.attributes.length ? ["'unsafe-hashes'", ...styles.attributes.map(hash)] : []),
+  ];
+  return contentSecurityPolicy(
+    "script-src 'self'",
+    `style-src ${[...new Set(styleSrc)].join(' ')}`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'none'",
+  );
+}
+
+/**
+ * The page headers on /docs and the documents beside it; Swagger UI's HTML page gets a CSP that also allows its own
+ * inline styles (the `<style>` elements and `style` attributes of that HTML, by hash), nothing else inline.
+ */
+function docsPageHeaders(): RequestHandler {
+  const csp = docsCsp();
+  const pages = new Map<string, string>();
+  return (_req: Request, res: Response, next: NextFunction) => {
+    setPageHeaders(res, csp);
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      if (typeof body === 'string' && /^text\/html\b/.test(String(res.get('Content-Type')))) {
+        let pageCsp = pages.get(body);
+        if (!pageCsp) {
+          pageCsp = docsCsp({
+            elements: [...body.matchAll(/<style[^>]*>([^]*?)<\/style>/gi)].map((match) => match[1]),
+            attributes: [...body.matchAll(/\sstyle="([^"]*)"/gi)].map((match) => match[1]),
+          });
+          pages.set(body, pageCsp);
+        }
+        res.setHeader('Content-Security-Policy', pageCsp);
+      }
+      return send(body);
+    };
+    next();
+  };
+}
+
+/**
  * Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json,
  * and the guide's pages (docs/) at /guide/<page>.md, as HTML.
  */
 /** `asyncApi`: the real-time channel's document for a host (src/realtime builds it). */
 export function mountOpenApi(app: INestApplication, port: number, asyncApi: (host: string) => object): void {
-  // The socket server is the host the document was fetched from (behind a proxy too: trust proxy is on); the configured port without a Host header.
+  const headers = docsPageHeaders();
+  for (const path of ['/docs', '/docs-json', '/docs-yaml', '/asyncapi.json', '/guide']) app.use(path, headers);
+  // The socket server is the host the document was fetched from (behind a proxy too, one TRUST_PROXY trusts); the configured port without a Host header.
   app
     .getHttpAdapter()
     .get('/asyncapi.json', (request: Request, response: Response) => response.json(asyncApi(request.host || `localhost:${port}`)));
@@ -148,6 +202,8 @@ export function mountOpenApi(app: INestApplication, port: number, asyncApi: (hos
   SwaggerModule.setup('docs', app, buildOpenApi(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Gate service API',
-    swaggerOptions: { persistAuthorization: true },
+    // The key given to Authorize lives in the page only (not persisted: gone with the tab); the spec is not sent to
+    // an outside validator; no top bar (its only content, the Swagger logo, is an SVG with an inline style).
+    swaggerOptions: { persistAuthorization: false, validatorUrl: null, layout: 'BaseLayout' },
   });
 }

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   BATCH_TOO_LARGE: 400,
   PROTECTED_FIELD: 400,
   UNAUTHORIZED: 401,
+  // A driver's sign-in code (docs/driver-tokens.md#sign-in-by-code) that is wrong, used already or expired.
+  SIGN_IN_CODE_INVALID: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   REFS_NOT_FOUND: 404,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { setPageHeaders } from './security-headers.js';
 
 /** The pages the service serves itself: the web panel and the reference driver app (built from web/ into dist/web). */
 export const WEB_PAGES = ['panel', 'app'] as const;
@@ -34,13 +35,7 @@ export function webFolder(): string | null {
   return null;
 }
 
-function securityHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', WEB_CSP);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-}
+const securityHeaders = (res: Response): void => setPageHeaders(res, WEB_CSP);
 
 /** The driver app's own files beside its page: its service worker, web manifest and icons. */
 const APP_FILES = /^\/(sw\.js|manifest\.webmanifest|icon(-[a-z]+)?-\d+\.png)$/;

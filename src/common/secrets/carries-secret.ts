@@ -18,8 +18,11 @@ import { guideUrl } from '../docs/guide.js';
 export interface SecretAnswer {
   /** The properties of the answer's `data` that hold a secret. */
   fields: readonly string[];
-  /** What a client whose first answer never arrived does instead, ending the replay's note: "rotate it: POST …". */
-  instead: string;
+  /**
+   * What a client whose first answer never arrived does instead, ending the replay's note: "rotate it: POST …".
+   * Absent for a route that takes no Idempotency-Key (nothing is ever kept, so there is no replay to explain).
+   */
+  instead?: string;
 }
 
 const SecretAnswerOf = Reflector.createDecorator<SecretAnswer>();
@@ -68,9 +71,11 @@ function documentSecret(answer: SecretAnswer): MethodDecorator {
     if (!operation || success.length === 0)
       throw new Error(`@CarriesSecret on ${String(method)}: put it above the route's @ApiOperation and @ApiEnvelope`);
     const note =
-      `**Carries a secret** (${fields}): answered with \`Cache-Control: no-store\` and never kept. With an ` +
-      `Idempotency-Key, a replay answers ${fields} as null with a \`withheld\` note: if the first answer never reached you, ` +
-      `${answer.instead}. [Why](${guideUrl('idempotency', 'answers-that-carry-a-secret')}).`;
+      `**Carries a secret** (${fields}): answered with \`Cache-Control: no-store\` and never kept.` +
+      (answer.instead
+        ? ` With an Idempotency-Key, a replay answers ${fields} as null with a \`withheld\` note: if the first answer never ` +
+          `reached you, ${answer.instead}. [Why](${guideUrl('idempotency', 'answers-that-carry-a-secret')}).`
+        : '');
     Reflect.defineMetadata(
       API_OPERATION,
       { ...operation, description: [operation.description, note].filter(Boolean).join('\n\n') },
@@ -88,7 +93,9 @@ function documentSecret(answer: SecretAnswer): MethodDecorator {
             schema: { type: 'string', enum: ['no-store'] },
           },
         },
-        schema: { ...response.schema, properties: { ...response.schema?.properties, withheld: withheldSchema(answer.fields) } },
+        schema: answer.instead
+          ? { ...response.schema, properties: { ...response.schema?.properties, withheld: withheldSchema(answer.fields) } }
+          : response.schema,
       };
     }
     Reflect.defineMetadata(API_RESPONSE, amended, handler);

@@ -10,6 +10,7 @@ import { NoShows1763902800000 } from './1763902800000-no-shows.js';
 import { AccountEvents1763906400000 } from './1763906400000-account-events.js';
 import { Webhooks1763910000000 } from './1763910000000-webhooks.js';
 import { KeptAnswersWithoutSecrets1763913600000 } from './1763913600000-kept-answers-without-secrets.js';
+import { DriverSignInCodes1763914500000 } from './1763914500000-driver-sign-in-codes.js';
 import { WebhookLanes1763915000000 } from './1763915000000-webhook-lanes.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   AccountEvents1763906400000,
   Webhooks1763910000000,
   KeptAnswersWithoutSecrets1763913600000,
+  DriverSignInCodes1763914500000,
   WebhookLanes1763915000000,
 ];

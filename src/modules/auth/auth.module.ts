@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { AuthCache } from './auth-cache.js';
+import { AuthFailures } from './auth-failures.js';
 import { AuthGuard } from './auth.guard.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { DriverTokens } from './driver-tokens.js';
@@ -19,8 +20,9 @@ import { RevocationListener } from './revocation-listener.js';
     DriverTokens,
     DriverTokenGrantsRepository,
     RateLimiter,
+    AuthFailures,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [AuthService, DriverTokens, DriverTokenGrantsRepository],
+  exports: [AuthService, AuthFailures, DriverTokens, DriverTokenGrantsRepository],
 })
 export class AuthModule {}

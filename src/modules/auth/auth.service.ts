@@ -38,6 +38,14 @@ export class AuthService {
     });
   }
 
+  /**
+   * Whether a refused driver token is one this service signed (expired, revoked, of a driver gone): handed out, not
+   * guessed, so not counted as a failed authentication (phones behind one carrier-grade NAT share an address).
+   */
+  isStaleDriverToken(token: string | undefined): boolean {
+    return this.tokens.signed(token);
+  }
+
   /** A driver token's driver and partner; null when the token is bad, expired, revoked or names no known driver. */
   async authenticateDriver(token: string | undefined): Promise<DriverPrincipal | null> {
     const claims = this.tokens.verify(token);

@@ -60,24 +60,43 @@ export class DriverTokens implements OnModuleInit {
     this.secret = Buffer.from(await driverTokenSecret(this.config, this.db), 'utf8');
   }
 
-  issue(taxId: string, partnerId: string, generation: number, now = Date.now()): { token: string; expires_at: string } {
-    return signDriverToken(this.key, { taxId, partnerId, generation }, this.config.driverTokenTtlMinutes, now);
+  /** A token of the grant, expiring after DRIVER_TOKEN_TTL_MIN, or at `expiresAt` when given (a later token of the same grant). */
+  issue(taxId: string, partnerId: string, generation: number, expiresAt?: Date, now = Date.now()): { token: string; expires_at: string } {
+    const grant = { taxId, partnerId, generation };
+    if (!expiresAt) return signDriverToken(this.key, grant, this.config.driverTokenTtlMinutes, now);
+    return signUntil(this.key, grant, Math.floor(now / 1000), Math.floor(expiresAt.getTime() / 1000));
+  }
+
+  /** A digest of `text` keyed with the signing secret: what is kept of a sign-in code, useless without the secret. */
+  digest(text: string): Buffer {
+    return createHmac('sha256', this.key).update(text).digest();
   }
 
   /** The claims of a well-signed token that is valid now (`nbf`, when present, ≤ now < `exp`); null for anything else. */
   verify(token: string | undefined, now = Date.now()): DriverClaims | null {
-    if (!token || token.length > 2048) return null;
-    const [header, payload, signature, ...rest] = token.split('.');
-    if (rest.length || !header || !payload || !signature || header !== HEADER) return null;
-    const expected = Buffer.from(hmac(this.key, `${header}.${payload}`));
-    const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    const payload = this.signedPayload(token);
+    if (!payload) return null;
     try {
       const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       return validClaims(claims, now) ? claims : null;
     } catch {
       return null;
     }
+  }
+
+  /** Whether this service signed the token, whatever its claims say now (expired, of a revoked generation…). */
+  signed(token: string | undefined): boolean {
+    return this.signedPayload(token) !== null;
+  }
+
+  /** The payload of a token with this service's header and signature; null for anything else. */
+  private signedPayload(token: string | undefined): string | null {
+    if (!token || token.length > 2048) return null;
+    const [header, payload, signature, ...rest] = token.split('.');
+    if (rest.length || !header || !payload || !signature || header !== HEADER) return null;
+    const expected = Buffer.from(hmac(this.key, `${header}.${payload}`));
+    const given = Buffer.from(signature);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? payload : null;
   }
 
   private get key(): Buffer {
@@ -98,7 +117,15 @@ export function signDriverToken(
   now = Date.now(),
 ): { token: string; expires_at: string } {
   const iat = Math.floor(now / 1000);
-  const exp = iat + ttlMinutes * 60;
+  return signUntil(secret, grant, iat, iat + ttlMinutes * 60);
+}
+
+function signUntil(
+  secret: Buffer,
+  grant: { taxId: string; partnerId: string; generation: number },
+  iat: number,
+  exp: number,
+): { token: string; expires_at: string } {
   const claims: DriverClaims = { sub: grant.taxId, partner: grant.partnerId, gen: grant.generation, iat, exp };
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return { token: `${HEADER}.${payload}.${hmac(secret, `${HEADER}.${payload}`)}`, expires_at: new Date(exp * 1000).toISOString() };

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { AppError } from '../../common/errors/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LOGGER } from '../../common/logging/logger.js';
 import { REDIS } from '../../redis/redis.module.js';
-
-const WINDOW_MS = 60_000;
+import { FixedWindows, retryAfterSeconds } from './fixed-windows.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -13,22 +13,25 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/** `429 RATE_LIMITED` with `Retry-After`. */
+export function rateLimited(message: string, seconds: number): AppError {
+  return new AppError('RATE_LIMITED', `${message}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+}
+
 /**
- * Fixed one-minute windows per API key: `RATE_LIMIT_PER_MIN` requests each. Counted in Redis when it is
- * configured, so every instance shares the budget; in memory otherwise. If Redis fails the request is
- * let through: a rate limiter must not take the service down with it.
+ * Fixed one-minute windows per API key: `RATE_LIMIT_PER_MIN` requests each, counted across instances in Redis
+ * when it is configured (FixedWindows). If Redis fails the request is let through.
  */
 @Injectable()
 export class RateLimiter implements OnModuleDestroy {
-  private readonly windows = new Map<string, { count: number; endsAt: number }>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly windows: FixedWindows;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis | null,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(REDIS) redis: Redis | null,
+    @Inject(LOGGER) logger: Logger,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), WINDOW_MS).unref();
+    this.windows = new FixedWindows(redis, `${config.redisPrefix}:ratelimit`, logger);
   }
 
   get enabled(): boolean {
@@ -36,40 +39,11 @@ export class RateLimiter implements OnModuleDestroy {
   }
 
   async hit(keyId: string): Promise<RateDecision> {
-    const { count, msLeft } = this.redis ? await this.hitRedis(keyId) : this.hitMemory(keyId);
-    return { allowed: count <= this.config.rateLimitPerMin, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)) };
-  }
-
-  private hitMemory(keyId: string): { count: number; msLeft: number } {
-    const now = Date.now();
-    let window = this.windows.get(keyId);
-    if (!window || window.endsAt <= now) {
-      window = { count: 0, endsAt: now + WINDOW_MS };
-      this.windows.set(keyId, window);
-    }
-    window.count++;
-    return { count: window.count, msLeft: window.endsAt - now };
-  }
-
-  private async hitRedis(keyId: string): Promise<{ count: number; msLeft: number }> {
-    const key = `${this.config.redisPrefix}:ratelimit:${keyId}`;
-    try {
-      const results = await this.redis!.multi().incr(key).pexpire(key, WINDOW_MS, 'NX').pttl(key).exec();
-      const count = Number(results?.[0]?.[1] ?? 0);
-      const msLeft = Number(results?.[2]?.[1] ?? WINDOW_MS);
-      return { count, msLeft: msLeft > 0 ? msLeft : WINDOW_MS };
-    } catch (error) {
-      this.logger.warn({ err: error }, 'rate limiter: Redis unavailable, request let through');
-      return { count: 0, msLeft: WINDOW_MS };
-    }
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+    const { count, msLeft } = await this.windows.hit(keyId);
+    return { allowed: count <= this.config.rateLimitPerMin, retryAfterSeconds: retryAfterSeconds(msLeft) };
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.sweeper);
+    this.windows.close();
   }
 }

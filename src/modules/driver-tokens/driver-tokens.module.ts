@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AppointmentsModule } from '../appointments/appointments.module.js';
 import { TripsModule } from '../trips/trips.module.js';
-import { DriverTokensController } from './driver-tokens.controller.js';
+import { DriverSessionsController, DriverTokensController } from './driver-tokens.controller.js';
 import { DriverTokensService } from './driver-tokens.service.js';
+import { SignInCodes } from './sign-in-codes.js';
 
-/** Driver tokens minted and revoked by partners for the drivers of their records (docs/driver-tokens.md). */
-@Module({ imports: [AppointmentsModule, TripsModule], controllers: [DriverTokensController], providers: [DriverTokensService] })
+/** Driver tokens minted and revoked by partners for the drivers of their records, and sign-in by code (docs/driver-tokens.md). */
+@Module({
+  imports: [AppointmentsModule, TripsModule],
+  controllers: [DriverTokensController, DriverSessionsController],
+  providers: [DriverTokensService, SignInCodes],
+})
 export class DriverTokensModule {}
