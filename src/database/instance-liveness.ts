@@ -4,9 +4,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DATABASE, type Database } from './data-source.js';
-
-/** Advisory locks of this service live under this first key, apart from any other user of the database. */
-const LOCK_SPACE = 0x67617465; // "gate"
+import { LOCK_SPACE } from './lock-space.js';
 
 /** An instance id's advisory lock key: its first 32 bits, as PostgreSQL's signed integer. */
 const lockKey = (instanceId: string) => Number.parseInt(instanceId.slice(0, 8), 16) | 0;

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { LOCK_SPACE } from '../../database/lock-space.js';
 import type { AccountEventType, AccountEventView, EventPosition, NewAccountEvent } from './account-events.js';
 
 interface EventRow {
@@ -25,11 +27,42 @@ export const toStoredEvent = (row: EventRow): StoredEvent => ({
   position: { tx: row.tx, seq: row.seq },
 });
 
+/** The event writers' lock: one bigint key, the service's lock space in its high half and "evnt" in its low half. */
+const WRITERS = 0x65766e74;
+const WRITERS_LOCK = ((BigInt(LOCK_SPACE) << 32n) | BigInt(WRITERS)).toString();
+
 /**
- * The oldest transaction still running, as a bigint: every transaction below it has ended, so the events
- * below it are all there is and ever will be. PostgreSQL and the embedded store both have it.
+ * Marks the transaction as a writer of events, as its first statement, before it has an id: a shared lock held
+ * until it ends (shared locks never wait on each other), and the setting the table's trigger checks before any
+ * insert. No row when the transaction already has an id: marked that late, a reader may already have passed it.
  */
-export const SAFE_HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+export const MARK_EVENT_WRITER = `SELECT pg_advisory_xact_lock_shared(${WRITERS_LOCK}), set_config('gate.event_writer', 'on', true)
+   WHERE pg_current_xact_id_if_assigned() IS NULL`;
+
+/**
+ * The feed's horizon (docs/events.md#the-horizon): every event of a transaction below it has committed, or never
+ * will. It is the xmax of the statement's snapshot (every transaction below it had its id then, and had ended unless
+ * the snapshot lists it as running), lowered to the id of each transaction the snapshot lists as running that holds
+ * the event writers' lock in this database and still runs with that id (its backend's xid, read live). Both are read
+ * after the snapshot, and a writer holds its mark from before it has an id until after it has ended: so a writer
+ * below the horizon had ended before this statement did. Transactions of other databases, and those here that write
+ * no events, hold no mark: they hold nothing back.
+ *
+ * Run it as a statement of its own, outside a transaction (the activity list is read once per transaction), and
+ * read the feed with the value in a later statement, whose snapshot sees every transaction that had ended. The
+ * embedded store has one session: no other transaction runs during a statement, so there it is the xmax, and
+ * every event below it has committed.
+ */
+export const EVENT_HORIZON = `
+  SELECT LEAST(pg_snapshot_xmax(s)::text::bigint, (
+           SELECT min(x::text::bigint) FROM pg_snapshot_xip(s) x
+            WHERE xid(x) = ANY (ARRAY(
+              SELECT a.backend_xid FROM pg_locks l CROSS JOIN LATERAL pg_stat_get_activity(l.pid) a
+               WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                 AND l.classid = ${LOCK_SPACE} AND l.objid = ${WRITERS} AND l.objsubid = 1 AND l.granted
+            ))
+         ))::text AS horizon
+    FROM pg_current_snapshot() s`;
 
 /** The head of an insert into the feed, and the writing transaction's id: the columns every event is written with. */
 export const INSERT_EVENTS = `INSERT INTO account_events (account_id, tx, type, data)`;
@@ -43,9 +76,25 @@ export const isoSql = (timestamp: string) => `to_char(${timestamp} AT TIME ZONE 
 export class AccountEventsRepository {
   constructor(private readonly db: DataSource) {}
 
+  /** Marks the manager's transaction as an event writer (see MARK_EVENT_WRITER); throws when it already has an id. */
+  async markWriter(manager: EntityManager): Promise<void> {
+    const rows: unknown[] = await manager.query(MARK_EVENT_WRITER);
+    if (rows.length === 0) throw new Error('an event writer must be marked before its transaction has an id: mark it first');
+  }
+
   /**
-   * Writes the events in one statement, in the caller's transaction, in their order: each gets the
-   * transaction's id and the next seq.
+   * The feed's horizon now (see EVENT_HORIZON), as a statement of its own: a named prepared statement on TypeORM's
+   * pool (one connection on the embedded store), kept out of its query log, as the feed and the webhooks poll it.
+   */
+  async horizon(): Promise<string> {
+    const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
+    const { rows } = await pool.query<{ horizon: string }>({ name: 'events-horizon', text: EVENT_HORIZON });
+    return rows[0].horizon;
+  }
+
+  /**
+   * Writes the events in one statement, in the caller's transaction (an event writer's), in their order: each
+   * gets the transaction's id and the next seq.
    */
   async append(manager: EntityManager, events: NewAccountEvent[]): Promise<void> {
     if (events.length === 0) return;
@@ -58,15 +107,16 @@ export class AccountEventsRepository {
   }
 
   /**
-   * Up to `limit` of the account's events after `after`, in feed order, and only those of transactions below
-   * the oldest one still running: an event whose transaction is still open can only come after them.
+   * Up to `limit` of the account's events after `after`, in feed order, and only those below the horizon: an
+   * event whose transaction is still open can only come after them.
    */
   async page(accountId: string, after: EventPosition | null, limit: number): Promise<StoredEvent[]> {
+    const horizon = await this.horizon();
     const rows: EventRow[] = await this.db.query(
       `SELECT id, seq, tx, type, data, created_at FROM account_events
-        WHERE account_id = $1 AND (tx, seq) > ($2::bigint, $3::bigint) AND tx < ${SAFE_HORIZON}
-        ORDER BY tx, seq LIMIT $4`,
-      [accountId, after?.tx ?? '0', after?.seq ?? '0', limit],
+        WHERE account_id = $1 AND (tx, seq) > ($2::bigint, $3::bigint) AND tx < $4::bigint
+        ORDER BY tx, seq LIMIT $5`,
+      [accountId, after?.tx ?? '0', after?.seq ?? '0', horizon, limit],
     );
     return rows.map(toStoredEvent);
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../../database/transaction.js';
+import { AccountEventsRepository } from '../events/account-events.repository.js';
 import { EventsService } from '../events/events.service.js';
 import { DriverFeed, type FeedEvent, type NewFeedEvent } from './driver-feed.js';
 
@@ -16,15 +17,18 @@ export interface EventWriter {
 }
 
 /**
- * The transaction of every change to records, tickets and check-ins: the driver events its work adds are
- * written in one statement when the work is done, inside the transaction, and pushed once it has committed;
- * then the accounts whose events it wrote are announced.
+ * The transaction of every change to records, tickets and check-ins, and the only one that may write account
+ * events: its first statement marks it as an event writer, before it has an id, so the feed's horizon waits for
+ * it while it runs (docs/events.md#the-horizon); the table refuses events from any other transaction. The driver
+ * events its work adds are written in one statement when the work is done, inside the transaction, and pushed
+ * once it has committed; then the accounts whose events it wrote are announced.
  */
 @Injectable()
 export class Changes {
   constructor(
     private readonly db: DataSource,
     private readonly driverFeed: DriverFeed,
+    private readonly accountEvents: AccountEventsRepository,
     private readonly events: EventsService,
   ) {}
 
@@ -32,6 +36,7 @@ export class Changes {
     let pushed: FeedEvent[] = [];
     let accounts: string[] = [];
     const result = await inTransaction(this.db, async (manager) => {
+      await this.accountEvents.markWriter(manager);
       const driver: NewFeedEvent[] = [];
       const announced = new Set<string>();
       const value = await work(manager, {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
-import { SAFE_HORIZON } from '../events/account-events.repository.js';
+import { AccountEventsRepository } from '../events/account-events.repository.js';
 
 /** A subscription as stored. */
 export interface WebhookRow {
@@ -68,17 +68,16 @@ const MATCHES = (filter: string, type: string) =>
 
 /**
  * Reads the feed of up to $1 subscriptions with events waiting (claimed with SKIP LOCKED, so instances share the
- * work and never queue one event twice), at most $2 events each, only below the oldest running transaction
- * (exactly as the feed: an event that commits late is never skipped), queues a delivery for each event that
- * matches, and advances each cursor past what it read. One statement, so one transaction.
+ * work and never queue one event twice), at most $2 events each, only below the horizon $3 (read just before, in a
+ * statement of its own, exactly as the feed: an event that commits late is never skipped), queues a delivery for
+ * each event that matches, and advances each cursor past what it read. One statement, so one transaction.
  */
 export const DISPATCH = `
-  WITH horizon AS (SELECT ${SAFE_HORIZON} AS xmin),
-  subs AS (
+  WITH subs AS (
     SELECT w.id, w.account_id, w.events, w.cursor_tx, w.cursor_seq FROM webhooks w
      WHERE EXISTS (
        SELECT 1 FROM account_events e
-        WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < (SELECT xmin FROM horizon)
+        WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < $3::bigint
      )
      LIMIT $1 FOR UPDATE SKIP LOCKED
   ),
@@ -86,7 +85,7 @@ export const DISPATCH = `
     SELECT s.id AS webhook_id, s.events AS filter, e.id, e.seq, e.tx, e.type, e.created_at
       FROM subs s CROSS JOIN LATERAL (
         SELECT id, seq, tx, type, created_at FROM account_events e
-         WHERE e.account_id = s.account_id AND (e.tx, e.seq) > (s.cursor_tx, s.cursor_seq) AND e.tx < (SELECT xmin FROM horizon)
+         WHERE e.account_id = s.account_id AND (e.tx, e.seq) > (s.cursor_tx, s.cursor_seq) AND e.tx < $3::bigint
          ORDER BY e.tx, e.seq LIMIT $2
       ) e
   ),
@@ -141,7 +140,10 @@ export const CLAIM_DUE = `
 /** The webhooks' SQL (docs/webhooks.md). */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly events: AccountEventsRepository,
+  ) {}
 
   /**
    * A statement of the background work (dispatching, claiming, outcomes, metrics, purge), as a named prepared
@@ -153,16 +155,17 @@ export class WebhooksRepository {
     return (await pool.query<T & pg.QueryResultRow>({ name: `webhooks-${name}`, text, values })).rows;
   }
 
-  /** A new subscription, starting at the feed's present: events of transactions still running or yet to come. */
+  /** A new subscription, starting at the feed's horizon: events of writers still running or yet to come. */
   async create(
     accountId: string,
     input: { url: string; events: string[] | null; description: string | null; secret: string },
   ): Promise<WebhookRow> {
+    const horizon = await this.events.horizon();
     const [row]: WebhookRow[] = await this.db.query(
       `INSERT INTO webhooks (account_id, url, events, description, secret, cursor_tx, cursor_seq)
-       VALUES ($1, $2, $3, $4, $5, ${SAFE_HORIZON}, 0)
+       VALUES ($1, $2, $3, $4, $5, $6, 0)
        RETURNING ${WEBHOOK_COLUMNS}`,
-      [accountId, input.url, input.events, input.description, input.secret],
+      [accountId, input.url, input.events, input.description, input.secret, horizon],
     );
     return row;
   }
@@ -240,7 +243,12 @@ export class WebhooksRepository {
 
   /** See DISPATCH: how many subscriptions advanced, events read and deliveries queued. */
   async dispatch(subscriptions: number, eventsEach: number): Promise<{ queued: number; advanced: number; read: number }> {
-    const [row] = await this.run<{ queued: number; advanced: number; read: number }>('dispatch', DISPATCH, [subscriptions, eventsEach]);
+    const horizon = await this.events.horizon();
+    const [row] = await this.run<{ queued: number; advanced: number; read: number }>('dispatch', DISPATCH, [
+      subscriptions,
+      eventsEach,
+      horizon,
+    ]);
     return row;
   }
 
