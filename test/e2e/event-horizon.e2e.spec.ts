@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { encodePair } from '../../src/common/http/cursor.js';
 import { AccountEventsRepository } from '../../src/modules/events/account-events.repository.js';
 import { Changes } from '../../src/modules/feed/changes.js';
-import { newTerminal } from '../factories/accounts.js';
+import { newTerminal, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { createWebhook, type Receiver, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
@@ -236,7 +237,7 @@ describe('the horizon: the feed waits only for the event writers of its own data
     expect(new Set(seen.map((e) => e.id)).size).toBe(written);
     // The same order when read again from the start.
     expect((await feed(terminal.key)).items.map((e) => e.id)).toEqual(seen.map((e) => e.id));
-    // A writer's events in its order, each writer's rounds in theirs: by seq too.
+    // A writer's events in its order, each writer's rounds in theirs: by the account's own seq too.
     const ofWriter = (writer: number) => seen.filter((e) => e.data.writer === writer);
     for (let writer = 0; writer < 8; writer++) {
       const mine = ofWriter(writer);
@@ -277,6 +278,53 @@ describe('the horizon: the feed waits only for the event writers of its own data
   });
 });
 
+describe('seq: each account numbers its own events', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t?.close());
+
+  const seqs = async (account: TestAccount) =>
+    ((await t.http.get('/api/v1/events').set('X-API-Key', account.key)).body.data.items as FeedEvent[]).map((e) => e.seq);
+
+  it('counts from 1 per account, whatever the other accounts write meanwhile', async () => {
+    const [a, b] = [await newTerminal(t.http), await newTerminal(t.http)];
+    for (const account of [a, b]) await putLayout(t.http, account.key, 'appointment', 'card');
+    const create = (account: TestAccount, count: number) =>
+      createRecords(
+        t.http,
+        account.key,
+        'appointment',
+        Array.from({ length: count }, () => createItem('appointment', 'card')),
+      );
+    await create(a, 2);
+    await create(b, 5);
+    await create(a, 1);
+    await Promise.all([create(b, 3), create(a, 2)]);
+    await until(async () => (await seqs(a)).length === 5 && (await seqs(b)).length === 8, 'every event', 10_000);
+    expect([...(await seqs(a))].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5]);
+    expect([...(await seqs(b))].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('goes on from a cursor written before seqs were the account’s own ([tx, seq])', async () => {
+    const account = await newTerminal(t.http);
+    await putLayout(t.http, account.key, 'appointment', 'card');
+    await createRecords(t.http, account.key, 'appointment', [createItem('appointment', 'card'), createItem('appointment', 'card')]);
+    const db = t.app.get(DataSource);
+    await until(async () => (await seqs(account)).length === 2, 'both events', 10_000);
+    const [first] = await db.query(`SELECT tx::text, seq::text FROM account_events WHERE account_id = $1 ORDER BY tx, seq LIMIT 1`, [
+      account.id,
+    ]);
+    const res = await t.http
+      .get('/api/v1/events')
+      .query({ after: encodePair(first.tx, first.seq) })
+      .set('X-API-Key', account.key);
+    expect(res.status).toBe(200);
+    expect(res.body.data.items.map((e: FeedEvent) => e.seq)).toEqual([2]);
+  });
+});
+
 describe('the horizon on the embedded store (one session)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gate-horizon-'));
   let t: TestApp;
@@ -288,7 +336,7 @@ describe('the horizon on the embedded store (one session)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reads and delivers every event once its transaction has committed, and refuses unmarked writers', async () => {
+  it('reads and delivers every event once its transaction has committed, numbered per account, and refuses unmarked writers', async () => {
     const terminal = await newTerminal(t.http);
     await putLayout(t.http, terminal.key, 'appointment', 'card');
     const receiver = await startReceiver();
@@ -303,9 +351,13 @@ describe('the horizon on the embedded store (one session)', () => {
       const [{ xmax }] = await db.query(`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`);
       expect(BigInt(await t.app.get(AccountEventsRepository).horizon())).toBeGreaterThanOrEqual(BigInt(xmax));
       const items = (await t.http.get('/api/v1/events').set('X-API-Key', terminal.key)).body.data.items as FeedEvent[];
-      expect(items.map((e) => e.data.appointment.ref)).toEqual(refs);
+      expect(items.map((e) => [e.seq, e.data.appointment.ref])).toEqual([
+        [1, refs[0]],
+        [2, refs[1]],
+      ]);
       await untilReceived(receiver, 2, 'both deliveries', 10_000);
       expect(new Set(receiver.received.map((r) => r.body.id))).toEqual(new Set(items.map((e) => e.id)));
+      expect(receiver.received.map((r) => r.body.seq).sort()).toEqual([1, 2]);
       await expect(
         db.transaction((manager) =>
           t.app.get(AccountEventsRepository).append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: {} }]),

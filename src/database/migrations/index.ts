@@ -10,6 +10,7 @@ import { NoShows1763902800000 } from './1763902800000-no-shows.js';
 import { AccountEvents1763906400000 } from './1763906400000-account-events.js';
 import { Webhooks1763910000000 } from './1763910000000-webhooks.js';
 import { EventWriters1763914500000 } from './1763914500000-event-writers.js';
+import { AccountEventSeqs1763914600000 } from './1763914600000-account-event-seqs.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   AccountEvents1763906400000,
   Webhooks1763910000000,
   EventWriters1763914500000,
+  AccountEventSeqs1763914600000,
 ];

@@ -2,29 +2,22 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LOCK_SPACE } from '../../database/lock-space.js';
-import type { AccountEventType, AccountEventView, EventPosition, NewAccountEvent } from './account-events.js';
+import type { AccountEventType, AccountEventView, EventCursor, NewAccountEvent } from './account-events.js';
 
 interface EventRow {
   id: string;
   seq: string;
-  tx: string;
   type: AccountEventType;
   data: Record<string, unknown>;
   created_at: Date;
 }
 
-/** An event as read, with its place in the feed. */
-export interface StoredEvent extends AccountEventView {
-  position: EventPosition;
-}
-
-export const toStoredEvent = (row: EventRow): StoredEvent => ({
+const toView = (row: EventRow): AccountEventView => ({
   id: row.id,
   seq: Number(row.seq),
   type: row.type,
   created_at: row.created_at.toISOString(),
   data: row.data,
-  position: { tx: row.tx, seq: row.seq },
 });
 
 /** The event writers' lock: one bigint key, the service's lock space in its high half and "evnt" in its low half. */
@@ -64,7 +57,7 @@ export const EVENT_HORIZON = `
          ))::text AS horizon
     FROM pg_current_snapshot() s`;
 
-/** The head of an insert into the feed, and the writing transaction's id: the columns every event is written with. */
+/** The head of an insert into the feed, and the writing transaction's id: the columns every event is written with (seq: by the table). */
 export const INSERT_EVENTS = `INSERT INTO account_events (account_id, tx, type, data)`;
 export const CURRENT_TX = `pg_current_xact_id()::text::bigint`;
 
@@ -94,7 +87,7 @@ export class AccountEventsRepository {
 
   /**
    * Writes the events in one statement, in the caller's transaction (an event writer's), in their order: each
-   * gets the transaction's id and the next seq.
+   * gets the transaction's id and the account's next seq.
    */
   async append(manager: EntityManager, events: NewAccountEvent[]): Promise<void> {
     if (events.length === 0) return;
@@ -108,25 +101,34 @@ export class AccountEventsRepository {
 
   /**
    * Up to `limit` of the account's events after `after`, in feed order, and only those below the horizon: an
-   * event whose transaction is still open can only come after them.
+   * event whose transaction is still open can only come after them. `after` is the position of the event of that
+   * seq (from the start when it is no longer kept), or a position given whole (cursors written before seqs were
+   * the account's own).
    */
-  async page(accountId: string, after: EventPosition | null, limit: number): Promise<StoredEvent[]> {
+  async page(accountId: string, after: EventCursor | null, limit: number): Promise<AccountEventView[]> {
     const horizon = await this.horizon();
     const rows: EventRow[] = await this.db.query(
-      `SELECT id, seq, tx, type, data, created_at FROM account_events
-        WHERE account_id = $1 AND (tx, seq) > ($2::bigint, $3::bigint) AND tx < $4::bigint
+      `SELECT id, seq, type, data, created_at FROM account_events
+        WHERE account_id = $1 AND tx < $4::bigint
+          AND (tx, seq) > (
+            SELECT COALESCE(max(p.tx), 0), COALESCE(max(p.seq), 0) FROM (
+              SELECT $2::bigint AS tx, $3::bigint AS seq WHERE $2::bigint IS NOT NULL
+              UNION ALL
+              SELECT tx, seq FROM account_events WHERE account_id = $1 AND seq = $3::bigint AND $2::bigint IS NULL
+            ) p
+          )
         ORDER BY tx, seq LIMIT $5`,
-      [accountId, after?.tx ?? '0', after?.seq ?? '0', horizon, limit],
+      [accountId, after?.tx ?? null, after?.seq ?? null, horizon, limit],
     );
-    return rows.map(toStoredEvent);
+    return rows.map(toView);
   }
 
   /** Deletes up to `limit` events older than `days` days; answers how many. */
   async purgeOlderThan(days: number, limit: number): Promise<number> {
     const [{ purged }]: { purged: number }[] = await this.db.query(
       `WITH purged AS (
-         DELETE FROM account_events WHERE seq IN (
-           SELECT seq FROM account_events WHERE created_at < now() - make_interval(days => $1) LIMIT $2
+         DELETE FROM account_events WHERE (account_id, seq) IN (
+           SELECT account_id, seq FROM account_events WHERE created_at < now() - make_interval(days => $1) LIMIT $2
          ) RETURNING 1
        )
        SELECT count(*)::int AS purged FROM purged`,

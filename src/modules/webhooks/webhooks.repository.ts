@@ -134,7 +134,7 @@ export const CLAIM_DUE = `
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
          COALESCE(c.payload, e.data) AS data
-    FROM claimed c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN account_events e ON e.seq = c.event_seq
+    FROM claimed c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
    ORDER BY c.id`;
 
 /** The webhooks' SQL (docs/webhooks.md). */
