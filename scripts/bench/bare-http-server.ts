@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import './child-preload.js';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
-import { BEGIN_EVENT_WRITER, LOG_AND_EVENT } from './plain-sql.js';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
+import { LOG_AND_EVENT } from './plain-sql.js';
 
 /**
  * The floor of a single-item create: `node:http` and a `pg` pool of the service's size, nothing else. POST

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
-import { MARK_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
 
 export interface AppointmentItem {
   driver: { tax_id: string; driver_license_number: string; license_category: string };
@@ -44,12 +44,7 @@ export const LOG_AND_EVENT = (event: string, message: string, type: string) =>
      FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, ord) JOIN appointments a ON a.id = x.id JOIN drivers d ON d.id = a.driver_id
     ORDER BY x.ord`;
 
-/**
- * A transaction that may write account events begins marked as an event writer, as the service's do (the table
- * refuses events of any other): here both in one round trip, the cheapest plain form.
- */
-export const BEGIN_EVENT_WRITER = `BEGIN; ${MARK_EVENT_WRITER}`;
-
+/** A transaction that writes account events begins marked as an event writer (the table refuses any other), as the service's do. */
 async function inTransaction(client: pg.Client | pg.PoolClient, work: () => Promise<void>): Promise<void> {
   await client.query(BEGIN_EVENT_WRITER);
   try {

@@ -138,9 +138,8 @@ describe('check-in requested by the driver', () => {
     }
     expect(counts[1]).toBe(counts[0]);
     // appointment; attempt started with its log entry and event; then, in one transaction: status with its log
-    // entry and event, ticket layouts, tickets with theirs, trips inside the fence, attempt accepted, driver feed;
-    // each of the two transactions that write events is marked as an event writer first (docs/events.md#the-horizon)
-    expect(counts[0]).toBeLessThanOrEqual(10);
+    // entry and event, ticket layouts, tickets with theirs, trips inside the fence, attempt accepted, driver feed
+    expect(counts[0]).toBeLessThanOrEqual(8);
   });
 
   it('refuses an appointment that moved while the terminal was deciding: its status now, no tickets stored', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { encodePair } from '../../src/common/http/cursor.js';
-import { AccountEventsRepository } from '../../src/modules/events/account-events.repository.js';
+import { AccountEventsRepository, MARK_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
 import { Changes } from '../../src/modules/feed/changes.js';
 import { newTerminal, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
@@ -262,12 +262,14 @@ describe('the horizon: the feed waits only for the event writers of its own data
     await expect(db.transaction((manager) => events.append(manager, [event]))).rejects.toMatchObject({
       driverError: { code: '55000', message: expect.stringContaining('marked as an event writer') },
     });
+    // Marked too late: the mark takes nothing once the transaction has an id, so its events are refused too.
     await expect(
       db.transaction(async (manager) => {
         await manager.query('SELECT pg_current_xact_id()');
-        await events.markWriter(manager);
+        expect(await manager.query(MARK_EVENT_WRITER)).toEqual([]);
+        await events.append(manager, [event]);
       }),
-    ).rejects.toThrow('an event writer must be marked before its transaction has an id');
+    ).rejects.toMatchObject({ driverError: { code: '55000' } });
     // Outside any transaction, a statement of its own is not marked either (even one that writes nothing).
     await expect(
       db.query(`INSERT INTO account_events (account_id, tx, type, data) SELECT id, 0, 'x', '{}' FROM accounts WHERE false`),
@@ -366,5 +368,20 @@ describe('the horizon on the embedded store (one session)', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('rolls back a writer that fails, and leaves the one session outside any transaction', async () => {
+    const terminal = await newTerminal(t.http);
+    const db = t.app.get(DataSource);
+    const failing = t.app.get(Changes).transaction(async (manager) => {
+      await t.app.get(AccountEventsRepository).append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: {} }]);
+      throw new Error('the work failed');
+    });
+    await expect(failing).rejects.toThrow('the work failed');
+    expect(await db.query(`SELECT count(*)::int AS n FROM account_events WHERE account_id = $1`, [terminal.id])).toEqual([{ n: 0 }]);
+    // The session is back outside any transaction (no id held), and not marked.
+    expect(await db.query(`SELECT pg_current_xact_id_if_assigned() AS xid, current_setting('gate.event_writer', true) AS mark`)).toEqual([
+      { xid: null, mark: '' },
+    ]);
   });
 });

@@ -32,6 +32,9 @@ const WRITERS_LOCK = ((BigInt(LOCK_SPACE) << 32n) | BigInt(WRITERS)).toString();
 export const MARK_EVENT_WRITER = `SELECT pg_advisory_xact_lock_shared(${WRITERS_LOCK}), set_config('gate.event_writer', 'on', true)
    WHERE pg_current_xact_id_if_assigned() IS NULL`;
 
+/** The opening of a transaction that writes events: started and marked, in one simple query (one round trip). */
+export const BEGIN_EVENT_WRITER = `START TRANSACTION; ${MARK_EVENT_WRITER}`;
+
 /**
  * The feed's horizon (docs/events.md#the-horizon): every event of a transaction below it has committed, or never
  * will. It is the xmax of the statement's snapshot (every transaction below it had its id then, and had ended unless
@@ -68,12 +71,6 @@ export const isoSql = (timestamp: string) => `to_char(${timestamp} AT TIME ZONE 
 @Injectable()
 export class AccountEventsRepository {
   constructor(private readonly db: DataSource) {}
-
-  /** Marks the manager's transaction as an event writer (see MARK_EVENT_WRITER); throws when it already has an id. */
-  async markWriter(manager: EntityManager): Promise<void> {
-    const rows: unknown[] = await manager.query(MARK_EVENT_WRITER);
-    if (rows.length === 0) throw new Error('an event writer must be marked before its transaction has an id: mark it first');
-  }
 
   /**
    * The feed's horizon now (see EVENT_HORIZON), as a statement of its own: a named prepared statement on TypeORM's
