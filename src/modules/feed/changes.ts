@@ -20,9 +20,8 @@ export interface EventWriter {
  * The transaction of every change to records, tickets and check-ins, and the only one that may write account
  * events: it begins marked as an event writer (with its START TRANSACTION, before it has an id), so the feed's
  * horizon waits for it while it runs (docs/events.md#the-horizon); the table refuses events from any other
- * transaction. The driver
- * events its work adds are written in one statement when the work is done, inside the transaction, and pushed
- * once it has committed; then the accounts whose events it wrote are announced.
+ * transaction. The driver events its work adds are written in one statement when the work is done, inside the
+ * transaction, and pushed once it has committed; then the accounts whose events it wrote are announced.
  */
 @Injectable()
 export class Changes {
