@@ -612,7 +612,7 @@ export interface components {
        * @description Unique per event; the `webhook-id` of its deliveries
        */
       id: string;
-      /** @description Unique and increasing: a later change to the same record has a higher seq. Use it to order and deduplicate */
+      /** @description The account's own number (it says nothing of other accounts): unique in the account's feed and increasing; a later change to the same record has a higher seq. Use it to order and deduplicate */
       seq: number;
       /** @enum {string} */
       type:
@@ -1968,7 +1968,7 @@ export interface operations {
            *             }
            *           }
            *         ],
-           *         "next_cursor": "WyI4MTIzNCIsIjEwNDMiXQ"
+           *         "next_cursor": "WyIxMDQzIl0"
            *       }
            *     }
            */

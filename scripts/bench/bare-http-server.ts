@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import './child-preload.js';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
 import { LOG_AND_EVENT } from './plain-sql.js';
 
 /**
@@ -23,7 +24,7 @@ interface Item {
 async function create({ driver, appointment: a }: Item): Promise<string> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(BEGIN_EVENT_WRITER);
     const upserted = await client.query<{ id: string }>(DRIVERS_UPSERT, [
       [driver.tax_id],
       [driver.driver_license_number],

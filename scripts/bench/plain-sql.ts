@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
 
 export interface AppointmentItem {
   driver: { tax_id: string; driver_license_number: string; license_category: string };
@@ -43,14 +44,27 @@ export const LOG_AND_EVENT = (event: string, message: string, type: string) =>
      FROM unnest($1::uuid[]) WITH ORDINALITY AS x(id, ord) JOIN appointments a ON a.id = x.id JOIN drivers d ON d.id = a.driver_id
     ORDER BY x.ord`;
 
-async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {
-  await client.query('BEGIN');
+/** A transaction that writes account events begins marked as an event writer (the table refuses any other), as the service's do. */
+async function inTransaction(client: pg.Client | pg.PoolClient, work: () => Promise<void>): Promise<void> {
+  await client.query(BEGIN_EVENT_WRITER);
   try {
     await work();
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+/** One statement that writes account events, in a transaction of its own marked as an event writer. */
+async function writingEvents(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  const client = await pool.connect();
+  try {
+    let result!: pg.QueryResult;
+    await inTransaction(client, async () => void (result = await client.query(text, values)));
+    return result;
+  } finally {
+    client.release();
   }
 }
 
@@ -147,7 +161,8 @@ export async function plainCheckin(
   ids: { checkin: string; ticket: string },
   ticket: { layout_ref: string; content: Record<string, unknown> },
 ): Promise<void> {
-  const started = await pool.query(
+  const started = await writingEvents(
+    pool,
     `WITH a AS (
        SELECT a.*, d.tax_id, d.driver_license_number, d.license_category
          FROM appointments a JOIN drivers d ON d.id = a.driver_id WHERE a.id = $1
@@ -168,7 +183,8 @@ export async function plainCheckin(
     [appointmentId, ids.checkin],
   );
   if (started.rows.length !== 1) throw new Error(`plain check-in: appointment ${appointmentId} cannot be checked in`);
-  const accepted = await pool.query(
+  const accepted = await writingEvents(
+    pool,
     `WITH moved AS (
        UPDATE appointments SET status = 'CHECKED_IN', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
        RETURNING *

@@ -4,12 +4,13 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DATABASE, type Database } from './data-source.js';
+import { LOCK_SPACE } from './lock-space.js';
 
 /**
- * Advisory locks of this service live under these first keys, apart from any other user of the database: an
- * instance holds its lock under each of them, on two connections of its own ("gate", "gatf").
+ * An instance holds its lock under each of these first keys, on two connections of its own ("gate", "gatf"), so
+ * that one dropped connection does not make a living instance look gone.
  */
-const LOCK_SPACES = [0x67617465, 0x67617466] as const;
+const LOCK_SPACES = [LOCK_SPACE, 0x67617466] as const;
 
 /** An instance id's advisory lock key: its first 32 bits, as PostgreSQL's signed integer. */
 const lockKey = (instanceId: string) => Number.parseInt(instanceId.slice(0, 8), 16) | 0;

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
 import { EventsService } from '../../src/modules/events/events.service.js';
 import { AccountEventsRepository } from '../../src/modules/events/account-events.repository.js';
+import { Changes } from '../../src/modules/feed/changes.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { gateScene, minutes, TERMINAL_FENCE } from '../factories/checkin.js';
 import { putLayout } from '../factories/layouts.js';
@@ -322,7 +323,7 @@ describe('reading the feed', () => {
     const held = new Promise<void>((resolve) => (commit = resolve));
     let written!: () => void;
     const inside = new Promise<void>((resolve) => (written = resolve));
-    const late = db.transaction(async (manager) => {
+    const late = t.app.get(Changes).transaction(async (manager) => {
       await t.app
         .get(AccountEventsRepository)
         .append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: { late: true } }]);

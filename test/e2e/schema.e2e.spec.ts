@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
+import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
+import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 describe('schema: migrations and entities agree', () => {
@@ -24,12 +26,14 @@ describe('schema: migrations and entities agree', () => {
     expect((await db.driver.createSchemaBuilder().log()).upQueries).toEqual([]);
   });
 
+  /** Undoes the migrations down to and including `name`. */
+  const revertThrough = async (name: string) => {
+    const db = t.app.get(DataSource);
+    while ((await db.query(`SELECT 1 FROM migrations WHERE name = $1`, [name])).length) await db.undoLastMigration({ transaction: 'each' });
+  };
+
   it('gives existing feed events the partner owning their record, renumbered per (driver, partner), and back', async () => {
     const db = t.app.get(DataSource);
-    const revertThrough = async (name: string) => {
-      while ((await db.query(`SELECT 1 FROM migrations WHERE name = $1`, [name])).length)
-        await db.undoLastMigration({ transaction: 'each' });
-    };
     await revertThrough(PartnerScopedDrivers1763888400000.name);
     const [t1, t2, c1] = await Promise.all(
       ['terminal', 'terminal', 'carrier'].map(
@@ -94,6 +98,60 @@ describe('schema: migrations and entities agree', () => {
       events.map(([seq, type]) => ({ seq, type })),
     );
     expect(await db.query(`SELECT last_event_seq::int FROM drivers WHERE id = $1`, [driverId])).toEqual([{ last_event_seq: 5 }]);
+    await db.runMigrations({ transaction: 'each' });
+  });
+
+  it("keeps each event's seq and numbers each account's next events above its own highest, and back", async () => {
+    const db = t.app.get(DataSource);
+    await revertThrough(AccountEventSeqs1763916600000.name);
+    const account = async () => (await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`))[0].id as string;
+    const [a, b] = [await account(), await account()];
+    const write = (accountId: string) =>
+      db.transaction(async (manager) => {
+        await manager.query(MARK_EVENT_WRITER);
+        const [row] = await manager.query(`${INSERT_EVENTS} VALUES ($1, ${CURRENT_TX}, 'x', '{}') RETURNING seq::int`, [accountId]);
+        return row.seq as number;
+      });
+    const before: [string, number][] = [];
+    for (const owner of [a, b, a, a, b]) before.push([owner, await write(owner)]);
+    const seqsOf = (owner: string) => before.filter(([o]) => o === owner).map(([, seq]) => seq);
+    // A webhook whose cursor is past every event, and a delivery already failed: the app's dispatcher and senders
+    // leave both alone while the test runs.
+    const [{ id: webhook }] = await db.query(
+      `INSERT INTO webhooks (account_id, url, secret, cursor_tx, cursor_seq)
+       VALUES ($1, 'https://example.com', 's', 9223372036854775807, $2) RETURNING id`,
+      [a, seqsOf(a)[1]],
+    );
+    await db.query(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, event_type, event_created_at, status)
+       VALUES ($1, gen_random_uuid(), $2, 'x', now(), 'failed')`,
+      [webhook, seqsOf(a)[2]],
+    );
+
+    await db.runMigrations({ transaction: 'each' });
+    const stored = async (): Promise<[string, number][]> =>
+      (await db.query(`SELECT account_id, seq::int FROM account_events WHERE account_id = ANY($1::uuid[]) ORDER BY tx, seq`, [[a, b]])).map(
+        (row: { account_id: string; seq: number }) => [row.account_id, row.seq],
+      );
+    expect(await stored()).toEqual(before);
+    expect(await write(a)).toBe(Math.max(...seqsOf(a)) + 1);
+    expect(await write(b)).toBe(Math.max(...seqsOf(b)) + 1);
+    const c = await account();
+    expect(await write(c)).toBe(1);
+
+    await revertThrough(AccountEventSeqs1763916600000.name);
+    const renumbered = await stored();
+    expect(renumbered.map(([owner]) => owner)).toEqual([a, b, a, a, b, a, b]);
+    const [{ last }] = await db.query(`SELECT max(seq)::int AS last FROM account_events`);
+    const seqs = renumbered.map(([, seq]) => seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    const ofA = renumbered.filter(([owner]) => owner === a).map(([, seq]) => seq);
+    expect(await db.query(`SELECT cursor_seq::int FROM webhooks WHERE id = $1`, [webhook])).toEqual([{ cursor_seq: ofA[1] }]);
+    expect(await db.query(`SELECT event_seq::int FROM webhook_deliveries WHERE webhook_id = $1`, [webhook])).toEqual([
+      { event_seq: ofA[2] },
+    ]);
+    expect(await write(a)).toBe(last + 1);
     await db.runMigrations({ transaction: 'each' });
   });
 });

@@ -12,6 +12,8 @@ import { Webhooks1763910000000 } from './1763910000000-webhooks.js';
 import { KeptAnswersWithoutSecrets1763913600000 } from './1763913600000-kept-answers-without-secrets.js';
 import { DriverSignInCodes1763914500000 } from './1763914500000-driver-sign-in-codes.js';
 import { WebhookLanes1763915000000 } from './1763915000000-webhook-lanes.js';
+import { EventWriters1763916000000 } from './1763916000000-event-writers.js';
+import { AccountEventSeqs1763916600000 } from './1763916600000-account-event-seqs.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -29,4 +31,6 @@ export const MIGRATIONS = [
   KeptAnswersWithoutSecrets1763913600000,
   DriverSignInCodes1763914500000,
   WebhookLanes1763915000000,
+  EventWriters1763916000000,
+  AccountEventSeqs1763916600000,
 ];

@@ -1,12 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { storableText } from '../../common/validation/json-input.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { AccountEventType } from '../events/account-events.js';
-import { EventsService } from '../events/events.service.js';
 import { Changes } from '../feed/changes.js';
 import type { CheckinStatus } from './checkin.entity.js';
 import { type AppointmentForCheckin, type AttemptEvent, CheckinRepository } from './checkin.repository.js';
@@ -43,8 +42,6 @@ export class CheckinLedger implements OnApplicationBootstrap {
     private readonly repository: CheckinRepository,
     private readonly appointments: AppointmentsService,
     private readonly changes: Changes,
-    private readonly events: EventsService,
-    private readonly db: DataSource,
     private readonly instance: InstanceLiveness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -82,8 +79,8 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   /**
    * Starts an attempt run by this instance, or resumes an interrupted one; logs it on the appointment when
-   * `message` is given (one statement). CHECKIN_IN_PROGRESS when another request holds the same checkin_id.
-   * `manager`: the transaction it belongs to, if any.
+   * `message` is given (one statement, with its event). CHECKIN_IN_PROGRESS when another request holds the same
+   * checkin_id. `manager`: the transaction (of Changes) it belongs to; without one it runs in one of its own.
    */
   async begin(
     manager: EntityManager | null,
@@ -93,7 +90,6 @@ export class CheckinLedger implements OnApplicationBootstrap {
     resumeFrom: Previous | null,
     message?: string,
   ): Promise<void> {
-    const runner = manager ?? this.db.manager;
     const log = message
       ? {
           event: 'checkin_requested',
@@ -101,10 +97,10 @@ export class CheckinLedger implements OnApplicationBootstrap {
           accountEvent: this.event('checkin.requested', { id: checkinId, status: 'pending', reason: null }),
         }
       : null;
-    const started =
+    const start = (runner: EntityManager) =>
       resumeFrom?.kind === 'resume'
-        ? await this.repository.takeOver(runner, checkinId, this.instance.id, resumeFrom.from, log)
-        : await this.repository.insertCheckin(
+        ? this.repository.takeOver(runner, checkinId, this.instance.id, resumeFrom.from, log)
+        : this.repository.insertCheckin(
             runner,
             {
               id: checkinId,
@@ -117,8 +113,14 @@ export class CheckinLedger implements OnApplicationBootstrap {
             },
             log,
           );
+    const started = manager
+      ? await start(manager)
+      : await this.changes.transaction(async (own, events) => {
+          const done = await start(own);
+          if (done && log) events.announce([appointment.terminal_id]);
+          return done;
+        });
     if (!started) throw this.inProgress(checkinId);
-    if (log && !manager) this.events.committed$.next([appointment.terminal_id]);
   }
 
   /** The terminal's event about an attempt: the appointment as the logs query shows it, and the attempt. */
@@ -143,17 +145,19 @@ export class CheckinLedger implements OnApplicationBootstrap {
     // Messages may quote the terminal's answer (a path made of its keys): stored text must be storable.
     const message = storableText(failure.message);
     const reason = failure.reason === undefined ? undefined : storableText(failure.reason);
-    await this.repository.finishCheckin(
-      this.db.manager,
-      checkinId,
-      { status: failure.status, reason: reason ?? message },
-      {
-        event,
-        message: `Check-in ${checkinId}: ${message}`,
-        accountEvent: this.event(type, { id: checkinId, status: failure.status, reason: reason ?? message }),
-      },
-    );
-    this.events.committed$.next([appointment.terminal_id]);
+    await this.changes.transaction(async (manager, events) => {
+      await this.repository.finishCheckin(
+        manager,
+        checkinId,
+        { status: failure.status, reason: reason ?? message },
+        {
+          event,
+          message: `Check-in ${checkinId}: ${message}`,
+          accountEvent: this.event(type, { id: checkinId, status: failure.status, reason: reason ?? message }),
+        },
+      );
+      events.announce([appointment.terminal_id]);
+    });
     return new AppError(code, message, { checkin_id: checkinId, ...(reason ? { reason } : {}), ...failure.details });
   }
 

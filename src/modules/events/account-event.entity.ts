@@ -1,24 +1,27 @@
-import { Column, CreateDateColumn, Entity, Generated, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Generated, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Account } from '../accounts/account.entity.js';
 
 /**
  * One event of an account's feed (docs/events.md): a change to one of its records, tickets or check-ins,
- * written in the transaction that made the change. Read in (tx, seq) order, only below the oldest running
- * transaction; purged after EVENT_RETENTION_DAYS.
+ * written in the transaction that made the change, a transaction marked as an event writer (a trigger refuses
+ * any other). Read in (tx, seq) order, only below the horizon; purged after EVENT_RETENTION_DAYS.
  */
 @Entity('account_events')
 @Index('account_events_feed_idx', ['accountId', 'tx', 'seq'])
 @Index('account_events_created_idx', { synchronize: false })
 export class AccountEvent {
-  /** Drawn when the event is written, after the change's row locks: orders the changes of one record. */
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS', primaryKeyConstraintName: 'account_events_pkey' })
+  /**
+   * The account's own number, from its sequence (`account_event_seq_<id without dashes>`), drawn by a trigger when
+   * the event is written, after the change's row locks: orders the changes of one record.
+   */
+  @PrimaryColumn({ type: 'bigint', primaryKeyConstraintName: 'account_events_pkey' })
   seq: string;
 
   @Column({ type: 'uuid' })
   @Generated('uuid')
   id: string;
 
-  @Column({ name: 'account_id', type: 'uuid' })
+  @PrimaryColumn({ name: 'account_id', type: 'uuid', primaryKeyConstraintName: 'account_events_pkey' })
   accountId: string;
 
   @ManyToOne(() => Account, { onDelete: 'CASCADE' })

@@ -35,8 +35,11 @@ export interface AccountEventView {
   data: Record<string, unknown>;
 }
 
-/** A place in an account's feed: after the event of this transaction and seq. */
-export interface EventPosition {
-  tx: string;
+/**
+ * A place in an account's feed: after the event of this seq; or, from a cursor written before seqs were the
+ * account's own, after this transaction and seq.
+ */
+export interface EventCursor {
   seq: string;
+  tx?: string;
 }

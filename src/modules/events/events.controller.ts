@@ -44,7 +44,7 @@ export class EventsController {
         data: EXAMPLE.ticket,
       },
     ],
-    next_cursor: encodeEventCursor({ tx: '81234', seq: '1043' }),
+    next_cursor: encodeEventCursor('1043'),
   })
   @ApiErrors('VALIDATION_ERROR')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: EventsQuery): Promise<Envelope<EventsPageView>> {

@@ -55,12 +55,9 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   async page(principal: Principal, query: EventsQuery): Promise<EventsPage> {
     const after = query.after === undefined ? null : decodeEventCursor(query.after);
     const limit = query.limit === undefined ? EVENTS_LIMIT.default : Number(query.limit);
-    const rows = await this.events.page(principal.accountId!, after, limit);
-    const last = rows.at(-1)?.position ?? after;
-    return {
-      items: rows.map(({ position: _position, ...event }) => event),
-      next_cursor: last ? encodeEventCursor(last) : null,
-    };
+    const items = await this.events.page(principal.accountId!, after, limit);
+    const last = items.at(-1);
+    return { items, next_cursor: last ? encodeEventCursor(String(last.seq)) : (query.after ?? null) };
   }
 
   /** Deletes every event older than EVENT_RETENTION_DAYS; answers how many. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../../database/transaction.js';
+import { BEGIN_EVENT_WRITER } from '../events/account-events.repository.js';
 import { EventsService } from '../events/events.service.js';
 import { DriverFeed, type FeedEvent, type NewFeedEvent } from './driver-feed.js';
 
@@ -16,9 +17,11 @@ export interface EventWriter {
 }
 
 /**
- * The transaction of every change to records, tickets and check-ins: the driver events its work adds are
- * written in one statement when the work is done, inside the transaction, and pushed once it has committed;
- * then the accounts whose events it wrote are announced.
+ * The transaction of every change to records, tickets and check-ins, and the only one that may write account
+ * events: it begins marked as an event writer (with its START TRANSACTION, before it has an id), so the feed's
+ * horizon waits for it while it runs (docs/events.md#the-horizon); the table refuses events from any other
+ * transaction. The driver events its work adds are written in one statement when the work is done, inside the
+ * transaction, and pushed once it has committed; then the accounts whose events it wrote are announced.
  */
 @Injectable()
 export class Changes {
@@ -31,7 +34,7 @@ export class Changes {
   async transaction<T>(work: (manager: EntityManager, events: EventWriter) => Promise<T>): Promise<T> {
     let pushed: FeedEvent[] = [];
     let accounts: string[] = [];
-    const result = await inTransaction(this.db, async (manager) => {
+    const writing = async (manager: EntityManager) => {
       const driver: NewFeedEvent[] = [];
       const announced = new Set<string>();
       const value = await work(manager, {
@@ -41,7 +44,8 @@ export class Changes {
       pushed = await this.driverFeed.append(manager, driver);
       accounts = [...announced];
       return value;
-    });
+    };
+    const result = await inTransaction(this.db, writing, { begin: BEGIN_EVENT_WRITER });
     if (pushed.length) this.driverFeed.committed$.next(pushed);
     if (accounts.length) this.events.committed$.next(accounts);
     return result;

@@ -1,14 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import { DataSource } from 'typeorm';
 import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
-import { inTransaction } from '../../database/transaction.js';
 import { AccountEventsRepository } from '../events/account-events.repository.js';
 import { EventsService } from '../events/events.service.js';
+import { Changes } from '../feed/changes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { deliveryBody, type SendResult, WebhookSender } from './webhook-sender.js';
 import { toWebhookView } from './webhook-view.js';
@@ -129,7 +128,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     private readonly repository: WebhooksRepository,
     private readonly events: EventsService,
     private readonly accountEvents: AccountEventsRepository,
-    private readonly db: DataSource,
+    private readonly changes: Changes,
     private readonly instance: InstanceLiveness,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -304,12 +303,13 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
    * event in its account's feed, in one transaction; then wakes this instance's dispatcher for those accounts.
    */
   private async pauseFailing(): Promise<void> {
-    const paused = await inTransaction(this.db, async (manager) => {
+    const paused = await this.changes.transaction(async (manager, events) => {
       const rows = await this.repository.pauseFailing(manager, this.config.webhookDisableAfterHours);
       await this.accountEvents.append(
         manager,
         rows.map((row) => ({ accountId: row.account_id, type: 'webhook.disabled' as const, data: { webhook: toWebhookView(row) } })),
       );
+      events.announce(rows.map((row) => row.account_id));
       return rows;
     });
     for (const row of paused)
@@ -317,7 +317,6 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         { webhook: row.id, account: row.account_id, failing_since: row.failing_since },
         'webhook paused: its deliveries kept failing',
       );
-    if (paused.length) this.events.committed$.next([...new Set(paused.map((row) => row.account_id))]);
   }
 
   /** The HTTP call of one attempt (none for an event no longer kept). */

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { inTransaction } from '../../database/transaction.js';
-import { SAFE_HORIZON } from '../events/account-events.repository.js';
+import { AccountEventsRepository } from '../events/account-events.repository.js';
 
 /** A subscription as stored. */
 export interface WebhookRow {
@@ -99,17 +99,16 @@ const MATCHES = (filter: string, type: string) =>
 /**
  * Reads the feed of up to $1 enabled subscriptions with events waiting (a paused one keeps its place, and goes on
  * from it when resumed; claimed with SKIP LOCKED, so instances share the work and never queue one event twice),
- * at most $2 events each, only below the oldest running transaction
- * (exactly as the feed: an event that commits late is never skipped), queues a delivery for each event that
- * matches, and advances each cursor past what it read. One statement, so one transaction.
+ * at most $2 events each, only below the horizon $3 (read just before, in a statement of its own, exactly as the
+ * feed: an event that commits late is never skipped), queues a delivery for each event that matches, and advances
+ * each cursor past what it read. One statement, so one transaction.
  */
 export const DISPATCH = `
-  WITH horizon AS (SELECT ${SAFE_HORIZON} AS xmin),
-  subs AS (
+  WITH subs AS (
     SELECT w.id, w.account_id, w.events, w.cursor_tx, w.cursor_seq FROM webhooks w
      WHERE w.enabled AND EXISTS (
        SELECT 1 FROM account_events e
-        WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < (SELECT xmin FROM horizon)
+        WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < $3::bigint
      )
      LIMIT $1 FOR UPDATE SKIP LOCKED
   ),
@@ -117,7 +116,7 @@ export const DISPATCH = `
     SELECT s.id AS webhook_id, s.events AS filter, e.id, e.seq, e.tx, e.type, e.created_at
       FROM subs s CROSS JOIN LATERAL (
         SELECT id, seq, tx, type, created_at FROM account_events e
-         WHERE e.account_id = s.account_id AND (e.tx, e.seq) > (s.cursor_tx, s.cursor_seq) AND e.tx < (SELECT xmin FROM horizon)
+         WHERE e.account_id = s.account_id AND (e.tx, e.seq) > (s.cursor_tx, s.cursor_seq) AND e.tx < $3::bigint
          ORDER BY e.tx, e.seq LIMIT $2
       ) e
   ),
@@ -188,13 +187,16 @@ export const CLAIM_DUE = `
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
          COALESCE(c.payload, e.data) AS data, h.slow
     FROM claimed c JOIN hooks h ON h.id = c.webhook_id JOIN webhooks w ON w.id = c.webhook_id
-    LEFT JOIN account_events e ON e.seq = c.event_seq
+    LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
    ORDER BY c.id`;
 
 /** The webhooks' SQL (docs/webhooks.md). */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly events: AccountEventsRepository,
+  ) {}
 
   /**
    * A statement of the background work (dispatching, claiming, outcomes, metrics, purge), as a named prepared
@@ -206,16 +208,17 @@ export class WebhooksRepository {
     return (await pool.query<T & pg.QueryResultRow>({ name: `webhooks-${name}`, text, values })).rows;
   }
 
-  /** A new subscription, starting at the feed's present: events of transactions still running or yet to come. */
+  /** A new subscription, starting at the feed's horizon: events of writers still running or yet to come. */
   async create(
     accountId: string,
     input: { url: string; events: string[] | null; description: string | null; secret: string },
   ): Promise<WebhookRow> {
+    const horizon = await this.events.horizon();
     const [row]: WebhookRow[] = await this.db.query(
       `INSERT INTO webhooks (account_id, url, events, description, secret, cursor_tx, cursor_seq)
-       VALUES ($1, $2, $3, $4, $5, ${SAFE_HORIZON}, 0)
+       VALUES ($1, $2, $3, $4, $5, $6, 0)
        RETURNING ${WEBHOOK_COLUMNS}`,
-      [accountId, input.url, input.events, input.description, input.secret],
+      [accountId, input.url, input.events, input.description, input.secret, horizon],
     );
     return row;
   }
@@ -312,7 +315,12 @@ export class WebhooksRepository {
 
   /** See DISPATCH: how many subscriptions advanced, events read and deliveries queued. */
   async dispatch(subscriptions: number, eventsEach: number): Promise<{ queued: number; advanced: number; read: number }> {
-    const [row] = await this.run<{ queued: number; advanced: number; read: number }>('dispatch', DISPATCH, [subscriptions, eventsEach]);
+    const horizon = await this.events.horizon();
+    const [row] = await this.run<{ queued: number; advanced: number; read: number }>('dispatch', DISPATCH, [
+      subscriptions,
+      eventsEach,
+      horizon,
+    ]);
     return row;
   }
 

@@ -23,7 +23,8 @@ export class EventView {
   @ApiProperty({ format: 'uuid', description: 'Unique per event; the `webhook-id` of its deliveries' }) id: string;
   @ApiProperty({
     type: 'integer',
-    description: 'Unique and increasing: a later change to the same record has a higher seq. Use it to order and deduplicate',
+    description:
+      "The account's own number (it says nothing of other accounts): unique in the account's feed and increasing; a later change to the same record has a higher seq. Use it to order and deduplicate",
   })
   seq: number;
   @ApiProperty({ enum: ACCOUNT_EVENT_TYPES }) type: string;
