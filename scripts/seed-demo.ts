@@ -131,7 +131,7 @@ try {
   // Validated as the API validates a POST body.
   const items = parseBatch(item, 1, createItems(CreateAppointmentItemDto));
   await appointments
-    .create({ accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' }, { items, path: (_index, within) => within })
+    .create(keys.terminal.id, { items, path: (_index, within) => within })
     .catch((error: { code?: string }) => {
       if (error.code !== 'DUPLICATE_KEY') throw error;
     });

@@ -111,7 +111,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
       @CurrentPrincipal() principal: Principal,
       @Body(CreateBody) batch: Batch<CreateItem>,
     ): Promise<Envelope<CreatedRecordsView>> {
-      return ok(await this.records.create(principal, batch));
+      return ok(await this.records.create(principal.accountId!, batch));
     }
 
     @Put()
@@ -151,7 +151,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: examples.refs, status: 'deleted' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
     async remove(@CurrentPrincipal() principal: Principal, @Body(DeleteBody) batch: Batch<string>): Promise<Envelope<DeletedRecordsView>> {
-      return ok(await this.records.delete(principal, batch));
+      return ok(await this.records.delete(principal.accountId!, batch));
     }
 
     @Get()
@@ -165,7 +165,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     })
     @ApiErrors('VALIDATION_ERROR')
     async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Envelope<RecordsPage>> {
-      return ok(await this.records.list(principal, query));
+      return ok(await this.records.list(principal.accountId!, query));
     }
 
     @Get('logs')
