@@ -9,6 +9,7 @@ import { RecordListing1763899200000 } from './1763899200000-record-listing.js';
 import { NoShows1763902800000 } from './1763902800000-no-shows.js';
 import { AccountEvents1763906400000 } from './1763906400000-account-events.js';
 import { Webhooks1763910000000 } from './1763910000000-webhooks.js';
+import { Capacity1763913600000 } from './1763913600000-capacity.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   NoShows1763902800000,
   AccountEvents1763906400000,
   Webhooks1763910000000,
+  Capacity1763913600000,
 ];

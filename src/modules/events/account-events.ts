@@ -15,6 +15,8 @@ export const ACCOUNT_EVENT_TYPES = [
   'checkin.requested',
   'checkin.rejected',
   'checkin.failed',
+  'booking.created',
+  'booking.cancelled',
 ] as const;
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 
