@@ -35,8 +35,8 @@ export class BookingsService {
     const carrier = await this.accounts.findById(carrierId);
     return this.appointments.create(terminalId, batch, {
       columns: { booked_by_id: carrierId, booked_by_name: carrier!.name },
-      before: async () => {
-        const rules = await this.capacity.bookableRules(terminalId, carrierId);
+      before: async (manager) => {
+        const rules = await this.capacity.bookableRules(terminalId, carrierId, manager);
         const refused = batch.items.filter((item) => !rules.some((rule) => covers(rule, item.appointment.layout_ref)));
         if (refused.length) {
           const layouts = [...new Set(refused.map((item) => item.appointment.layout_ref))];

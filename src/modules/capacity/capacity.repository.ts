@@ -66,8 +66,8 @@ export class CapacityRepository {
   }
 
   /** The terminal's rules that list the carrier in bookable_by, by ref. */
-  bookableBy(terminalId: string, carrierId: string): Promise<Rule[]> {
-    return this.db.query(
+  bookableBy(terminalId: string, carrierId: string, manager: EntityManager | DataSource = this.db): Promise<Rule[]> {
+    return manager.query(
       `SELECT ${RULE_COLUMNS} FROM capacity_rules WHERE terminal_id = $1 AND $2::uuid = ANY(bookable_by) ORDER BY ref`,
       [terminalId, carrierId],
     );
@@ -103,11 +103,11 @@ export class CapacityRepository {
 
   /** Deletes a rule (its counts go with it); false when there was none. */
   async delete(manager: EntityManager, terminalId: string, ref: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`DELETE FROM capacity_rules WHERE terminal_id = $1 AND ref = $2 RETURNING 1`, [
-      terminalId,
-      ref,
-    ]);
-    return rows.length > 0;
+    const [{ n }]: { n: number }[] = await manager.query(
+      `WITH deleted AS (DELETE FROM capacity_rules WHERE terminal_id = $1 AND ref = $2 RETURNING 1) SELECT count(*)::int AS n FROM deleted`,
+      [terminalId, ref],
+    );
+    return n > 0;
   }
 
   /** The UTC dates (YYYY-MM-DD) on which the terminal's live appointments that the rule covers begin. */

@@ -171,9 +171,12 @@ export class CapacityService {
     );
   }
 
-  /** The rules of the terminal that list the carrier in bookable_by; FORBIDDEN when none does (or no such terminal). */
-  async bookableRules(terminalId: string, carrierId: string): Promise<Rule[]> {
-    const rules = await this.rules.bookableBy(terminalId, carrierId);
+  /**
+   * The rules of the terminal that list the carrier in bookable_by (read in `manager`'s transaction, when given);
+   * FORBIDDEN when none does (or no such terminal).
+   */
+  async bookableRules(terminalId: string, carrierId: string, manager?: EntityManager): Promise<Rule[]> {
+    const rules = await this.rules.bookableBy(terminalId, carrierId, manager);
     if (rules.length === 0) {
       throw new AppError('FORBIDDEN', `Terminal ${terminalId} does not exist or has no capacity rule bookable by you`, {
         terminal_id: terminalId,
