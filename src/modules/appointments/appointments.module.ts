@@ -19,6 +19,8 @@ import { APPOINTMENT_EXAMPLES, AppointmentLogView, CreateAppointmentItemDto, Upd
       updateItem: UpdateAppointmentItemDto,
       examples: APPOINTMENT_EXAMPLES,
       logView: AppointmentLogView,
+      // A terminal's capacity rules (docs/capacity.md).
+      guardErrors: ['SLOT_CLOSED', 'SLOT_FULL'],
     }),
   ],
   providers: [AppointmentsRepository, AppointmentsService, NoShowSweep],
