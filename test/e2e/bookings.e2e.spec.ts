@@ -12,7 +12,10 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 /** Every test runs on PostgreSQL and on the embedded store. */
 const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
-  { store: 'the embedded store', env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-bookings-')) }) },
+  {
+    store: 'the embedded store',
+    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-bookings-')) }),
+  },
 ];
 
 interface Event {
@@ -62,7 +65,11 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
       .post(`/api/v1/terminals/${terminalId}/bookings`)
       .set({ 'X-API-Key': carrier.key, ...headers })
       .send(items);
-  const cancel = (carrier: TestAccount, body: unknown) => t.http.delete('/api/v1/bookings').set('X-API-Key', carrier.key).send(body as object);
+  const cancel = (carrier: TestAccount, body: unknown) =>
+    t.http
+      .delete('/api/v1/bookings')
+      .set('X-API-Key', carrier.key)
+      .send(body as object);
   const bookings = (carrier: TestAccount, query: Record<string, string> = {}) =>
     t.http.get('/api/v1/bookings').query(query).set('X-API-Key', carrier.key);
   /** The account's events, once every transaction begun so far on the server has ended (the feed's horizon: docs/events.md). */
@@ -146,9 +153,7 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
     const logged = (await logsOf(t.http, terminal.key, 'appointment', [refOf(item)])).body.data[0].data;
     expect(logged.appointment).toMatchObject({ terminal_id: terminal.id, status: 'SCHEDULED', booked_by: bookedBy });
     const listed = await t.http.get('/api/v1/appointments').set('X-API-Key', terminal.key);
-    expect(listed.body.data.items.map((i: { appointment: object }) => i.appointment)).toEqual([
-      { ...logged.appointment },
-    ]);
+    expect(listed.body.data.items.map((i: { appointment: object }) => i.appointment)).toEqual([{ ...logged.appointment }]);
 
     const terminalEvents = (await eventsOf(terminal)).filter((e) => e.type.startsWith('appointment.'));
     expect(terminalEvents.map((e) => e.type)).toEqual(['appointment.created']);
@@ -189,10 +194,13 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
     expect((await t.http.post('/api/v1/appointments').set('X-API-Key', terminal.key).send(own)).status).toBe(201);
     const duplicate = await book(one, terminal.id, at('card', '2030-06-17T10:00:00Z', { ref: refOf(own) }));
     expect(duplicate.body.error).toMatchObject({ code: 'DUPLICATE_KEY', details: { refs: [refOf(own)] } });
-    expect((await db.query(`SELECT count(*)::int AS n FROM appointments WHERE booked_by_id IS NOT NULL AND terminal_id = $1`, [terminal.id]))[0].n).toBe(0);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM appointments WHERE booked_by_id IS NOT NULL AND terminal_id = $1`, [terminal.id]))[0]
+        .n,
+    ).toBe(0);
   });
 
-  it("caps each carrier at its quota of a slot (QUOTA_EXCEEDED) while others still book, until SLOT_FULL", async () => {
+  it('caps each carrier at its quota of a slot (QUOTA_EXCEEDED) while others still book, until SLOT_FULL', async () => {
     const { terminal, one, two } = await scene();
     const slot = (minute: number) => at('card', `2030-06-17T08:${String(minute).padStart(2, '0')}:00Z`);
     expect((await book(one, terminal.id, [slot(0), slot(1)])).status).toBe(201);
@@ -212,10 +220,19 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
     // Full: the full slot is said first, for carriers and for the terminal alike.
     expect((await book(one, terminal.id, slot(6))).body.error.code).toBe('SLOT_FULL');
     expect((await t.http.post('/api/v1/appointments').set('X-API-Key', terminal.key).send(slot(7))).body.error.code).toBe('SLOT_FULL');
-    expect((await slotsOf(t.http, terminal.key, 'gate', '2030-06-17T08:00:00Z', '2030-06-17T09:00:00Z'))[0]).toMatchObject({ booked: 4, free: 0 });
+    expect((await slotsOf(t.http, terminal.key, 'gate', '2030-06-17T08:00:00Z', '2030-06-17T09:00:00Z'))[0]).toMatchObject({
+      booked: 4,
+      free: 0,
+    });
 
     // A quota below one place still leaves one: 0.1 of 4 is rounded down to 0, and raised to 1.
-    await saveRule(t.http, terminal.key, 'gate', { time_zone: 'UTC', slot_minutes: 60, capacity: 4, bookable_by: [one.id], carrier_quota: 0.1 });
+    await saveRule(t.http, terminal.key, 'gate', {
+      time_zone: 'UTC',
+      slot_minutes: 60,
+      capacity: 4,
+      bookable_by: [one.id],
+      carrier_quota: 0.1,
+    });
     expect((await book(one, terminal.id, at('card', '2030-06-17T11:00:00Z'))).status).toBe(201);
     expect((await book(one, terminal.id, at('card', '2030-06-17T11:30:00Z'))).body.error.details.slots[0].quota).toBe(1);
   });
@@ -282,7 +299,14 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
     expect(again.body.error).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', details: { ref: refOf(a), from: 'DELETED' } });
 
     // The terminal may delete a booking too: the carrier hears of it the same way.
-    expect((await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([refOf(b)])).status).toBe(200);
+    expect(
+      (
+        await t.http
+          .delete('/api/v1/appointments')
+          .set('X-API-Key', terminal.key)
+          .send([refOf(b)])
+      ).status,
+    ).toBe(200);
     const carrierEvents = await eventsOf(one);
     expect(carrierEvents.map((e) => [e.type, e.data.appointment.ref])).toEqual([
       ['booking.created', refOf(a)],
@@ -310,7 +334,10 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
     const moved = await t.http
       .put('/api/v1/appointments')
       .set('X-API-Key', terminal.key)
-      .send([{ ref: refOf(b), appointment: { window_start: '2030-06-17T08:30:00Z' } }, { ref: refOf(c), appointment: { window_start: '2030-06-17T08:40:00Z' } }]);
+      .send([
+        { ref: refOf(b), appointment: { window_start: '2030-06-17T08:30:00Z' } },
+        { ref: refOf(c), appointment: { window_start: '2030-06-17T08:40:00Z' } },
+      ]);
     expect(moved.status).toBe(200);
     const listed = await bookings(one, { window_to: '2030-06-17T08:59:00Z' });
     expect(listed.body.data.items.map((i: { appointment: { ref: string } }) => i.appointment.ref)).toEqual([refOf(a), refOf(b), refOf(c)]);
@@ -365,7 +392,9 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
 
     expect((await cancel(one, { terminal_id: terminal.id, refs: [refOf(item)] })).status).toBe(200);
     expect((await asDriver('appointments')).body.data).toEqual([]);
-    expect((await asDriver('events')).body.data.events.map((e: { type: string; data: { status?: string } }) => [e.type, e.data.status])).toEqual([
+    expect(
+      (await asDriver('events')).body.data.events.map((e: { type: string; data: { status?: string } }) => [e.type, e.data.status]),
+    ).toEqual([
       ['ticket.created', undefined],
       ['appointment.status', 'DELETED'],
     ]);

@@ -90,7 +90,7 @@ describe('capacity under concurrent writers on two instances', () => {
     expect(Object.values(counts)).toEqual(Array(ROUNDS).fill(CAPACITY));
   });
 
-  it("holds each carrier to its quota when all its bookings race on both instances", async () => {
+  it('holds each carrier to its quota when all its bookings race on both instances', async () => {
     const { terminal, carriers } = await scene({ capacity: 10, carrier_quota: 0.3 });
     for (let round = 0; round < 10; round++) {
       const start = hour(round);

@@ -11,7 +11,10 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 /** Every test runs on PostgreSQL and on the embedded store. */
 const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
-  { store: 'the embedded store', env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-capacity-')) }) },
+  {
+    store: 'the embedded store',
+    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-capacity-')) }),
+  },
 ];
 
 describe.each(STORES)('capacity on $store', ({ env }) => {
@@ -158,7 +161,11 @@ describe.each(STORES)('capacity on $store', ({ env }) => {
         ],
       );
       await expectIssues({ ...valid, slot_minutes: 1441, capacity: -1, time_zone: '+01:00' }, ['slot_minutes', 'capacity', 'time_zone']);
-      await expectIssues({ ...valid, slot_minutes: 15.5, capacity: '5', carrier_quota: -0.1 }, ['slot_minutes', 'capacity', 'carrier_quota']);
+      await expectIssues({ ...valid, slot_minutes: 15.5, capacity: '5', carrier_quota: -0.1 }, [
+        'slot_minutes',
+        'capacity',
+        'carrier_quota',
+      ]);
       await expectIssues(
         {
           ...valid,
@@ -225,7 +232,11 @@ describe.each(STORES)('capacity on $store', ({ env }) => {
       // slots); on the 25-hour day the clock shows 02:15 twice, so 33.
       await saveRule(t.http, owner.key, 'odd', { time_zone: 'Europe/Berlin', slot_minutes: 45, capacity: 1 });
       const ordinary = await slotsOf(t.http, owner.key, 'odd', '2030-06-16T22:00:00Z', '2030-06-17T22:00:00Z');
-      expect([ordinary.length, ordinary[0].start, ordinary.at(-1)!.start]).toEqual([32, '2030-06-16T22:00:00.000Z', '2030-06-17T21:15:00.000Z']);
+      expect([ordinary.length, ordinary[0].start, ordinary.at(-1)!.start]).toEqual([
+        32,
+        '2030-06-16T22:00:00.000Z',
+        '2030-06-17T21:15:00.000Z',
+      ]);
       const repeated = await slotsOf(t.http, owner.key, 'odd', '2030-10-26T22:00:00Z', '2030-10-27T23:00:00Z');
       expect(repeated.length).toBe(33);
       const twice = repeated.findIndex((slot) => slot.start === '2030-10-27T00:15:00.000Z');
@@ -340,7 +351,10 @@ describe.each(STORES)('capacity on $store', ({ env }) => {
       const duplicate = await create(owner.key, [three[0], at('card', '2030-06-17T08:40:00Z')]);
       expect(duplicate.body.error.code).toBe('DUPLICATE_KEY');
       const again = await create(owner.key, [at('card', '2030-06-17T09:00:00Z'), at('card', '2030-06-17T08:59:59.999Z')]);
-      expect(again.body.error).toMatchObject({ code: 'SLOT_FULL', details: { slots: [{ start: '2030-06-17T08:00:00.000Z', booked: 2, requested: 1 }] } });
+      expect(again.body.error).toMatchObject({
+        code: 'SLOT_FULL',
+        details: { slots: [{ start: '2030-06-17T08:00:00.000Z', booked: 2, requested: 1 }] },
+      });
       expect(await countOf(owner.id)).toBe(2);
     });
 
@@ -379,10 +393,15 @@ describe.each(STORES)('capacity on $store', ({ env }) => {
       expect((await create(owner.key, [a, b, c, d, outside])).status).toBe(201);
 
       const intoFull = await update(owner.key, [{ ref: refOf(c), appointment: { window_start: '2030-06-17T08:45:00Z' } }]);
-      expect(intoFull.body.error).toMatchObject({ code: 'SLOT_FULL', details: { slots: [{ start: '2030-06-17T08:00:00.000Z', booked: 2, requested: 1 }] } });
+      expect(intoFull.body.error).toMatchObject({
+        code: 'SLOT_FULL',
+        details: { slots: [{ start: '2030-06-17T08:00:00.000Z', booked: 2, requested: 1 }] },
+      });
       const byLayout = await update(owner.key, [{ ref: refOf(outside), appointment: { layout_ref: 'card' } }]);
       expect(byLayout.body.error.code).toBe('SLOT_FULL');
-      const intoClosed = await update(owner.key, [{ ref: refOf(d), appointment: { window_start: '2030-06-17T21:00:00Z', window_end: null } }]);
+      const intoClosed = await update(owner.key, [
+        { ref: refOf(d), appointment: { window_start: '2030-06-17T21:00:00Z', window_end: null } },
+      ]);
       expect(intoClosed.body.error).toMatchObject({ code: 'SLOT_CLOSED', details: { slots: [{ start: '2030-06-17T21:00:00.000Z' }] } });
 
       // Within its own slot, and a swap inside one batch: nothing enters a slot it was not in.
@@ -468,7 +487,10 @@ describe.each(STORES)('capacity on $store', ({ env }) => {
       const unknown = await ask({ from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z', rule_ref: 'nope' });
       expect(unknown.body.error).toMatchObject({ code: 'NOT_FOUND', details: { rule_ref: 'nope' } });
       const none = await terminal();
-      const empty = await t.http.get('/api/v1/capacity/availability').query({ from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' }).set('X-API-Key', none.key);
+      const empty = await t.http
+        .get('/api/v1/capacity/availability')
+        .query({ from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' })
+        .set('X-API-Key', none.key);
       expect(empty.body).toEqual({ success: true, data: [] });
     });
   });

@@ -3,7 +3,10 @@ import { createItem, driver } from './records.js';
 
 /** PUT a capacity rule; answers the response (201 or 200 expected by the caller). */
 export const putRule = (http: TestAgent, key: string, ref: string, body: object) =>
-  http.put(`/api/v1/capacity/${encodeURIComponent(ref)}`).set('X-API-Key', key).send(body);
+  http
+    .put(`/api/v1/capacity/${encodeURIComponent(ref)}`)
+    .set('X-API-Key', key)
+    .send(body);
 
 /** PUT a capacity rule that must be saved. */
 export async function saveRule(http: TestAgent, key: string, ref: string, body: object): Promise<Record<string, unknown>> {
@@ -25,10 +28,7 @@ interface SlotView {
 
 /** The terminal's availability of one rule between two instants: its slots. */
 export async function slotsOf(http: TestAgent, key: string, rule: string, from: string, to: string): Promise<SlotView[]> {
-  const res = await http
-    .get('/api/v1/capacity/availability')
-    .query({ from, to, rule_ref: rule })
-    .set('X-API-Key', key);
+  const res = await http.get('/api/v1/capacity/availability').query({ from, to, rule_ref: rule }).set('X-API-Key', key);
   if (res.status !== 200) throw new Error(`availability failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data[0].slots;
 }

@@ -3,7 +3,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The pages of docs/ that explain the API, served at /guide/<page>.md so the OpenAPI document can link them. */
-export const GUIDE_PAGES = ['statuses', 'errors', 'checkin', 'driver-tokens', 'listing', 'idempotency', 'events', 'webhooks', 'capacity'] as const;
+export const GUIDE_PAGES = [
+  'statuses',
+  'errors',
+  'checkin',
+  'driver-tokens',
+  'listing',
+  'idempotency',
+  'events',
+  'webhooks',
+  'capacity',
+] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
 
 export const guideUrl = (page: GuidePage, anchor = '') => `/guide/${page}.md${anchor ? `#${anchor}` : ''}`;

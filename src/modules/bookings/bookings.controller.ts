@@ -77,18 +77,31 @@ export class TerminalBookingsController {
   @ApiOperation({
     summary: "Book slots: each item becomes the terminal's appointment, SCHEDULED, booked by you; one object or an array, all or nothing",
     description:
-      'The interface\'s appointment fields, window_start required. Refs are the terminal\'s: one already used there is DUPLICATE_KEY. ' +
+      "The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. " +
       `Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED, SLOT_FULL, QUOTA_EXCEEDED: [capacity](${guideUrl('capacity')}).`,
   })
   @ApiParam(TERMINAL_PARAM)
-  @ApiJsonBody('`{driver, appointment}`, or an array of them', {
-    oneOf: [
-      { $ref: getSchemaPath(CreateBookingItemDto) },
-      { type: 'array', items: { $ref: getSchemaPath(CreateBookingItemDto) }, minItems: 1 },
-    ],
-  }, { one: { summary: 'One booking', value: BOOKING } })
+  @ApiJsonBody(
+    '`{driver, appointment}`, or an array of them',
+    {
+      oneOf: [
+        { $ref: getSchemaPath(CreateBookingItemDto) },
+        { type: 'array', items: { $ref: getSchemaPath(CreateBookingItemDto) }, minItems: 1 },
+      ],
+    },
+    { one: { summary: 'One booking', value: BOOKING } },
+  )
   @ApiEnvelope(201, CreatedRecordsView, { created_refs: ['FF-BK-0001'], created_ids: [EXAMPLE.appointmentId], status: 'created' })
-  @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'DUPLICATE_KEY', 'SLOT_CLOSED', 'SLOT_FULL', 'QUOTA_EXCEEDED')
+  @ApiErrors(
+    ...BODY_ERRORS,
+    'EMPTY_PAYLOAD',
+    'BATCH_TOO_LARGE',
+    'INVALID_LAYOUT_REF',
+    'DUPLICATE_KEY',
+    'SLOT_CLOSED',
+    'SLOT_FULL',
+    'QUOTA_EXCEEDED',
+  )
   async book(
     @CurrentPrincipal() principal: Principal,
     @Param('terminal_id') terminalId: string,
@@ -126,13 +139,20 @@ export class BookingsController {
     summary: 'Cancel your bookings at a terminal by ref: each becomes DELETED, as DELETE /api/v1/appointments does',
     description: 'Refs that are not your bookings at that terminal are REFS_NOT_FOUND, whether or not the terminal has them.',
   })
-  @ApiJsonBody('The terminal, and one ref or an array of refs', { $ref: getSchemaPath(CancelBookingsDto) }, {
-    one: { summary: 'One booking', value: { terminal_id: EXAMPLE.terminalId, refs: 'FF-BK-0001' } },
-    batch: { summary: 'Several bookings', value: { terminal_id: EXAMPLE.terminalId, refs: ['FF-BK-0001', 'FF-BK-0002'] } },
-  })
+  @ApiJsonBody(
+    'The terminal, and one ref or an array of refs',
+    { $ref: getSchemaPath(CancelBookingsDto) },
+    {
+      one: { summary: 'One booking', value: { terminal_id: EXAMPLE.terminalId, refs: 'FF-BK-0001' } },
+      batch: { summary: 'Several bookings', value: { terminal_id: EXAMPLE.terminalId, refs: ['FF-BK-0001', 'FF-BK-0002'] } },
+    },
+  )
   @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: ['FF-BK-0001'], status: 'deleted' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
-  async cancel(@CurrentPrincipal() principal: Principal, @Body(CancelBookingsPipe) body: CancelBookings): Promise<Envelope<DeletedRecordsView>> {
+  async cancel(
+    @CurrentPrincipal() principal: Principal,
+    @Body(CancelBookingsPipe) body: CancelBookings,
+  ): Promise<Envelope<DeletedRecordsView>> {
     return ok(await this.bookings.cancel(principal, body));
   }
 }

@@ -23,7 +23,8 @@ export class CancelBookingsPipe implements PipeTransform<unknown, CancelBookings
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   transform(body: unknown): CancelBookings {
-    if (body === undefined || body === null || body === '') throw new AppError('EMPTY_PAYLOAD', 'The body is empty: send {terminal_id, refs}');
+    if (body === undefined || body === null || body === '')
+      throw new AppError('EMPTY_PAYLOAD', 'The body is empty: send {terminal_id, refs}');
     if (!isPlainObject(body)) throw AppError.validation([{ path: '', message: 'must be a JSON object {terminal_id, refs}' }]);
     const { terminal_id: terminalId, refs, ...unknown } = body;
     const list = Array.isArray(refs) ? refs : refs === undefined || refs === null ? [] : [refs];
@@ -35,7 +36,8 @@ export class CancelBookingsPipe implements PipeTransform<unknown, CancelBookings
       });
     }
     const issues: ValidationIssue[] = Object.keys(unknown).map((key) => ({ path: key, message: 'is not a known property' }));
-    if (typeof terminalId !== 'string' || !UUID.test(terminalId)) issues.push({ path: 'terminal_id', message: 'terminal_id must be a UUID' });
+    if (typeof terminalId !== 'string' || !UUID.test(terminalId))
+      issues.push({ path: 'terminal_id', message: 'terminal_id must be a UUID' });
     const path = (i: number) => (Array.isArray(refs) ? `refs[${i}]` : 'refs');
     list.forEach((ref, i) => issues.push(...deleteRefs(ref, path(i)).issues));
     if (issues.length) throw AppError.validation(issues);

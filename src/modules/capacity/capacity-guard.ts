@@ -82,7 +82,12 @@ export class CapacityGuard implements RecordGuard {
     const closed = entered.filter((entry) => !entry.state.open);
     if (closed.length) {
       throw new AppError('SLOT_CLOSED', `Closed slots: ${closed.map(describe).join(', ')}`, {
-        slots: closed.map(({ rule, slot, state }) => ({ rule_ref: rule.ref, start: iso(slot.start), end: iso(slot.end), capacity: state.capacity })),
+        slots: closed.map(({ rule, slot, state }) => ({
+          rule_ref: rule.ref,
+          start: iso(slot.start),
+          end: iso(slot.end),
+          capacity: state.capacity,
+        })),
       });
     }
     if (changed.length === 0) return;
@@ -132,15 +137,19 @@ export class CapacityGuard implements RecordGuard {
       });
     }
     if (exceeded.length) {
-      throw new AppError('QUOTA_EXCEEDED', `Slots where your bookings would exceed the carrier quota: ${exceeded.map(describe).join(', ')}`, {
-        slots: exceeded.map(({ rule, slot, quota, held, requested }) => ({
-          rule_ref: rule.ref,
-          start: iso(slot.start),
-          quota,
-          booked: held - requested,
-          requested,
-        })),
-      });
+      throw new AppError(
+        'QUOTA_EXCEEDED',
+        `Slots where your bookings would exceed the carrier quota: ${exceeded.map(describe).join(', ')}`,
+        {
+          slots: exceeded.map(({ rule, slot, quota, held, requested }) => ({
+            rule_ref: rule.ref,
+            start: iso(slot.start),
+            quota,
+            booked: held - requested,
+            requested,
+          })),
+        },
+      );
     }
   }
 }

@@ -84,13 +84,17 @@ export class CapacityController {
       'A rule applies to the appointment writes after it is saved; appointments already in its slots stay, even beyond its capacity.',
   })
   @ApiParam(REF_PARAM)
-  @ApiJsonBody('The whole rule', { $ref: getSchemaPath(PutCapacityRuleDto) }, {
-    rule: { summary: 'Hourly slots on weekdays, carriers may book half of each', value: RULE_EXAMPLE },
-    simple: {
-      summary: '15-minute slots, always open',
-      value: { time_zone: 'Europe/Berlin', slot_minutes: 15, capacity: 6 },
+  @ApiJsonBody(
+    'The whole rule',
+    { $ref: getSchemaPath(PutCapacityRuleDto) },
+    {
+      rule: { summary: 'Hourly slots on weekdays, carriers may book half of each', value: RULE_EXAMPLE },
+      simple: {
+        summary: '15-minute slots, always open',
+        value: { time_zone: 'Europe/Berlin', slot_minutes: 15, capacity: 6 },
+      },
     },
-  })
+  )
   @ApiEnvelope(201, CapacityRuleView, RULE_VIEW, { description: 'Created' })
   @ApiEnvelope(200, CapacityRuleView, { ...RULE_VIEW, updated_at: EXAMPLE.updatedAt }, { description: 'Replaced' })
   @ApiErrors(...BODY_ERRORS, 'INVALID_LAYOUT_REF')

@@ -67,10 +67,10 @@ export class CapacityRepository {
 
   /** The terminal's rules that list the carrier in bookable_by, by ref. */
   bookableBy(terminalId: string, carrierId: string, manager: EntityManager | DataSource = this.db): Promise<Rule[]> {
-    return manager.query(
-      `SELECT ${RULE_COLUMNS} FROM capacity_rules WHERE terminal_id = $1 AND $2::uuid = ANY(bookable_by) ORDER BY ref`,
-      [terminalId, carrierId],
-    );
+    return manager.query(`SELECT ${RULE_COLUMNS} FROM capacity_rules WHERE terminal_id = $1 AND $2::uuid = ANY(bookable_by) ORDER BY ref`, [
+      terminalId,
+      carrierId,
+    ]);
   }
 
   /** Creates or replaces a rule; `created` tells which. */
@@ -194,7 +194,13 @@ export class CapacityRepository {
    * A carrier's live bookings under one rule in each slot of `starts` (in order, the last ending at `end`): the
    * index of the slot (0-based) → count.
    */
-  async carrierCountsBetween(terminalId: string, carrierId: string, rule: Rule, starts: number[], end: number): Promise<Map<number, number>> {
+  async carrierCountsBetween(
+    terminalId: string,
+    carrierId: string,
+    rule: Rule,
+    starts: number[],
+    end: number,
+  ): Promise<Map<number, number>> {
     const rows: { i: number; n: number }[] = await this.db.query(
       `SELECT width_bucket(window_start, $4::timestamptz[]) - 1 AS i, count(*)::int AS n FROM appointments
         WHERE booked_by_id = $2 AND terminal_id = $1 AND ${LIVE} AND ${COVERED('$3')}

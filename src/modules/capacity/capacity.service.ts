@@ -148,7 +148,11 @@ export class CapacityService {
    * GET /api/v1/terminals/{terminal_id}/availability: the slots of the rules that let this carrier book, with
    * what is free for it (its quota applied). FORBIDDEN when there are none (or no such terminal).
    */
-  async carrierAvailability(principal: Principal, terminalId: string, query: AvailabilityRangeQuery): Promise<CarrierRuleAvailabilityView[]> {
+  async carrierAvailability(
+    principal: Principal,
+    terminalId: string,
+    query: AvailabilityRangeQuery,
+  ): Promise<CarrierRuleAvailabilityView[]> {
     const carrierId = principal.accountId!;
     const { from, to } = rangeOf(query);
     const rules = await this.bookableRules(terminalId, carrierId);
@@ -244,6 +248,7 @@ export class CapacityService {
 
 /** A rule ref from the path: 1 to REF_MAX characters; on PUT, not a word of the routes. */
 function checkRef(ref: string, saving = false): void {
-  if (ref.length < 1 || ref.length > REF_MAX) throw AppError.validation([{ path: 'rule_ref', message: `must be 1 to ${REF_MAX} characters` }]);
+  if (ref.length < 1 || ref.length > REF_MAX)
+    throw AppError.validation([{ path: 'rule_ref', message: `must be 1 to ${REF_MAX} characters` }]);
   if (saving && RESERVED_REFS.has(ref)) throw AppError.validation([{ path: 'rule_ref', message: `${ref} is a route, not a rule ref` }]);
 }

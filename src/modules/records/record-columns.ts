@@ -76,7 +76,8 @@ export function dataColumns(entity: abstract new () => ScheduledRecord, ownerCol
   const zeroDefaults: string[] = [];
   for (const { target, propertyName, mode, options } of getMetadataArgsStorage().columns) {
     const name = options.name ?? propertyName;
-    if (!classes.has(target) || mode !== 'regular' || ENGINE_COLUMNS.has(name) || name === ownerColumn || engineColumns.includes(name)) continue;
+    if (!classes.has(target) || mode !== 'regular' || ENGINE_COLUMNS.has(name) || name === ownerColumn || engineColumns.includes(name))
+      continue;
     columns[name] = options.type as SqlType;
     if (options.default === 0) zeroDefaults.push(name);
   }

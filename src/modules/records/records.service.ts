@@ -108,16 +108,19 @@ export abstract class RecordsService {
         manager,
         items.map((item) => item.driver),
       );
-      const rows = items
-        .map((item) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)! }))
-        .sort(byRef);
+      const rows = items.map((item) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
       const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql, guarded ? this.guard!.probe : undefined);
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
-      if (inserted[0]?.guard) await this.guard!.created(manager, ownerId, rows.map((row) => this.guarded(row)));
+      if (inserted[0]?.guard)
+        await this.guard!.created(
+          manager,
+          ownerId,
+          rows.map((row) => this.guarded(row)),
+        );
       events.announce([ownerId, ...this.partners(rows)]);
       return new Map(inserted.map((row) => [row.ref, row.id]));
     });
@@ -147,7 +150,8 @@ export abstract class RecordsService {
         const { status, ...patch } = item[noun];
         const move = planMove(this.def, { record: row, to: status ?? row.status, via: 'put' });
         this.checkWindow(row, patch, batch.path(index, noun));
-        if ('window_start' in patch || 'layout_ref' in patch) placed.push({ before: this.guarded(row), after: this.guarded({ ...row, ...patch }) });
+        if ('window_start' in patch || 'layout_ref' in patch)
+          placed.push({ before: this.guarded(row), after: this.guarded({ ...row, ...patch }) });
         const changed = Object.keys(patch);
         if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: `Updated ${changed.join(', ')}` });
         if (move) {
@@ -176,7 +180,11 @@ export abstract class RecordsService {
    * Moves records of `ownerId` to DELETED; with `partnerId`, only those that partner booked (others are not
    * found, as if they did not exist).
    */
-  async delete(ownerId: string, { items: refs }: Batch<string>, partnerId?: string): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
+  async delete(
+    ownerId: string,
+    { items: refs }: Batch<string>,
+    partnerId?: string,
+  ): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
     await this.changes.transaction(async (manager, events) => {
       const current = await this.lockExisting(manager, ownerId, refs, partnerId);
       await this.transition(
@@ -311,7 +319,12 @@ export abstract class RecordsService {
     return requireLayouts(this.layouts, manager, ownerId, this.def.layoutSet, layoutRefs);
   }
 
-  private async lockExisting(manager: EntityManager, ownerId: string, refs: string[], partnerId?: string): Promise<Map<string, LockedRecord>> {
+  private async lockExisting(
+    manager: EntityManager,
+    ownerId: string,
+    refs: string[],
+    partnerId?: string,
+  ): Promise<Map<string, LockedRecord>> {
     const rows = await this.records.lockByRefs(manager, ownerId, refs, partnerId);
     const found = new Map(rows.map((row) => [row.ref, row]));
     const missing = refs.filter((ref) => !found.has(ref));

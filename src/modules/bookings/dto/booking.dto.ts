@@ -8,7 +8,12 @@ import { listQueryDto } from '../../records/record-listing.js';
 
 /** The appointment of a booking: the interface's appointment fields, window_start required (it picks the slot). */
 export class CreateBookingAppointmentDto extends OmitType(CreateAppointmentDto, ['window_start'] as const) {
-  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-23T08:00:00-03:00', description: 'ISO 8601 with a zone: the slot it takes' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    example: '2026-11-23T08:00:00-03:00',
+    description: 'ISO 8601 with a zone: the slot it takes',
+  })
   @IsDefined({ message: '$property is required in a booking' })
   @IsIsoTimestamp()
   window_start: string;

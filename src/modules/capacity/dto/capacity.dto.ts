@@ -192,7 +192,8 @@ export class PutCapacityRuleDto {
     type: [CapacityExceptionDto],
     nullable: true,
     maxItems: EXCEPTIONS_MAX,
-    description: 'Periods (not overlapping each other) whose slots take another capacity, open hours or not: holidays, strikes, extra shifts',
+    description:
+      'Periods (not overlapping each other) whose slots take another capacity, open hours or not: holidays, strikes, extra shifts',
   })
   @NestedList(() => CapacityExceptionDto, EXCEPTIONS_MAX, { optional: true })
   exceptions?: CapacityExceptionDto[] | null;
@@ -290,14 +291,19 @@ export class SlotView extends SlotBaseView {
 export class CarrierSlotView extends SlotBaseView {
   @ApiProperty({ type: 'integer', description: 'How many more it takes from you, your quota applied (0 when closed)' }) free: number;
   @ApiProperty({ type: 'integer', description: 'Your live bookings in it' }) booked_by_you: number;
-  @ApiProperty({ type: 'integer', nullable: true, description: "Most of it one carrier may hold (the rule's carrier_quota); null: no limit" })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: "Most of it one carrier may hold (the rule's carrier_quota); null: no limit",
+  })
   quota: number | null;
 }
 
 class RuleBaseView {
   @ApiProperty() rule_ref: string;
   @ApiProperty({ type: String, nullable: true }) name: string | null;
-  @ApiProperty({ type: [String], nullable: true, description: 'The appointment layouts it covers; null: all' }) layout_refs: string[] | null;
+  @ApiProperty({ type: [String], nullable: true, description: 'The appointment layouts it covers; null: all' }) layout_refs:
+    string[] | null;
   @ApiProperty() time_zone: string;
   @ApiProperty({ type: 'integer' }) slot_minutes: number;
 }
@@ -309,4 +315,3 @@ export class RuleAvailabilityView extends RuleBaseView {
 export class CarrierRuleAvailabilityView extends RuleBaseView {
   @ApiProperty({ type: [CarrierSlotView] }) slots: CarrierSlotView[];
 }
-
