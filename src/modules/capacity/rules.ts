@@ -40,9 +40,7 @@ export const minutesOf = (clock: string): number => Number(clock.slice(0, 2)) * 
  * open hours). A slot of capacity 0 is closed.
  */
 export function slotState(rule: Rule, slot: Slot): SlotState {
-  const overlapping = (rule.exceptions ?? []).filter(
-    (exception) => Date.parse(exception.from) < slot.end && Date.parse(exception.to) > slot.start,
-  );
+  const overlapping = exceptionsOver(rule, slot);
   if (overlapping.length) {
     const capacity = Math.min(...overlapping.map((exception) => exception.capacity));
     return { capacity, open: capacity > 0 };
@@ -53,6 +51,40 @@ export function slotState(rule: Rule, slot: Slot): SlotState {
       (hours) => hours.days.includes(slot.weekday) && minutesOf(hours.from) <= slot.wall && slot.wall < minutesOf(hours.to),
     );
   return { capacity: rule.capacity, open: rule.capacity > 0 && inHours };
+}
+
+interface Period {
+  from: number;
+  to: number;
+  capacity: number;
+}
+
+/** Each rule's exceptions as instants, read once. */
+const periods = new WeakMap<Rule, Period[]>();
+
+/**
+ * The rule's exceptions that overlap the slot. They are stored in order and never overlap one another, so their
+ * ends are in order too: a binary search finds the first that ends after the slot starts.
+ */
+function exceptionsOver(rule: Rule, slot: Slot): Period[] {
+  if (!rule.exceptions?.length) return [];
+  let list = periods.get(rule);
+  if (!list) {
+    list = rule.exceptions
+      .map((exception) => ({ from: Date.parse(exception.from), to: Date.parse(exception.to), capacity: exception.capacity }))
+      .sort((a, b) => a.from - b.from);
+    periods.set(rule, list);
+  }
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle].to <= slot.start) low = middle + 1;
+    else high = middle;
+  }
+  const found: Period[] = [];
+  for (let i = low; i < list.length && list[i].from < slot.end; i++) found.push(list[i]);
+  return found;
 }
 
 /**
