@@ -6,8 +6,6 @@ import { CapacityRepository } from './capacity.repository.js';
 import { calendarOf, covers, quotaOf, type Rule, slotState } from './rules.js';
 import type { Slot } from './slots.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** What a write does to one slot of one rule. */
 interface SlotChange {
   rule: Rule;
@@ -84,8 +82,8 @@ export class CapacityGuard implements RecordGuard {
       throw new AppError('SLOT_CLOSED', `Closed slots: ${closed.map(describe).join(', ')}`, {
         slots: closed.map(({ rule, slot, state }) => ({
           rule_ref: rule.ref,
-          start: iso(slot.start),
-          end: iso(slot.end),
+          start: slot.startIso,
+          end: slot.endIso,
           capacity: state.capacity,
         })),
       });
@@ -104,7 +102,7 @@ export class CapacityGuard implements RecordGuard {
       throw new AppError('SLOT_FULL', `Full slots: ${full.map(describe).join(', ')}`, {
         slots: full.map(({ rule, slot, state, booked, delta }) => ({
           rule_ref: rule.ref,
-          start: iso(slot.start),
+          start: slot.startIso,
           capacity: state.capacity,
           booked: booked - delta,
           requested: delta,
@@ -143,7 +141,7 @@ export class CapacityGuard implements RecordGuard {
         {
           slots: exceeded.map(({ rule, slot, quota, held, requested }) => ({
             rule_ref: rule.ref,
-            start: iso(slot.start),
+            start: slot.startIso,
             quota,
             booked: held - requested,
             requested,
@@ -154,4 +152,4 @@ export class CapacityGuard implements RecordGuard {
   }
 }
 
-const describe = ({ rule, slot }: { rule: Rule; slot: Slot }) => `${rule.ref} at ${iso(slot.start)}`;
+const describe = ({ rule, slot }: { rule: Rule; slot: Slot }) => `${rule.ref} at ${slot.startIso}`;

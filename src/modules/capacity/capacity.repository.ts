@@ -153,13 +153,17 @@ export class CapacityRepository {
     );
   }
 
-  /** The counts of the rule's slots that begin in `[from, to]`, by start (epoch ms). */
+  /**
+   * The counts of the rule's slots that begin in `[from, to]`, by start (epoch ms, read as a number: a month of
+   * 15-minute slots is 2,976 rows, and reading timestamps as dates cost more than the query).
+   */
   async usage(ruleId: string, from: number, to: number): Promise<Map<number, number>> {
-    const rows: { slot_start: Date; booked: number }[] = await this.db.query(
-      `SELECT slot_start, booked FROM capacity_usage WHERE rule_id = $1 AND slot_start >= $2 AND slot_start <= $3`,
+    const rows: { at: number; booked: number }[] = await this.db.query(
+      `SELECT (extract(epoch FROM slot_start) * 1000)::float8 AS at, booked FROM capacity_usage
+        WHERE rule_id = $1 AND slot_start >= $2 AND slot_start <= $3`,
       [ruleId, iso(from), iso(to)],
     );
-    return new Map(rows.map((row) => [row.slot_start.getTime(), row.booked]));
+    return new Map(rows.map((row) => [row.at, row.booked]));
   }
 
   /**

@@ -15,11 +15,12 @@ import {
   type DeletedCapacityRuleView,
   type PutCapacityRuleDto,
   type RuleAvailabilityView,
+  type SlotView,
   type TerminalAvailabilityQuery,
 } from './dto/capacity.dto.js';
 import { CapacityRepository, type RuleFields } from './capacity.repository.js';
 import { calendarOf, quotaOf, type Rule, slotState } from './rules.js';
-import { canonicalZone } from './slots.js';
+import { canonicalZone, type Slot } from './slots.js';
 
 /** Route words under /api/v1/capacity that cannot be rule refs. */
 const RESERVED_REFS = new Set(['availability']);
@@ -158,17 +159,17 @@ export class CapacityService {
     const rules = await this.bookableRules(terminalId, carrierId);
     return Promise.all(
       rules.map(async (rule) => {
-        const { slots, ...view } = await this.availability(rule, from, to);
+        const { slots, view } = await this.slotsOf(rule, from, to);
         if (slots.length === 0) return { ...view, slots: [] };
-        const starts = slots.map((slot) => Date.parse(slot.start));
-        const mine = await this.rules.carrierCountsBetween(terminalId, carrierId, rule, starts, Date.parse(slots.at(-1)!.end));
+        const starts = slots.map(({ slot }) => slot.start);
+        const mine = await this.rules.carrierCountsBetween(terminalId, carrierId, rule, starts, slots.at(-1)!.slot.end);
         return {
           ...view,
-          slots: slots.map((slot, i) => {
-            const quota = quotaOf(rule, slot.capacity);
+          slots: slots.map(({ shown }, i) => {
+            const quota = quotaOf(rule, shown.capacity);
             const held = mine.get(i) ?? 0;
-            const free = quota === null ? slot.free : Math.max(0, Math.min(slot.free, quota - held));
-            return { ...slot, free, booked_by_you: held, quota };
+            const free = quota === null ? shown.free : Math.max(0, Math.min(shown.free, quota - held));
+            return { ...shown, free, booked_by_you: held, quota };
           }),
         };
       }),
@@ -189,8 +190,18 @@ export class CapacityService {
     return rules;
   }
 
-  /** The slots of a rule that begin in `[from, to)`, with their counts (one statement, on the counts' key). */
+  /** The slots of a rule that begin in `[from, to)` as availability shows them. */
   private async availability(rule: Rule, from: number, to: number): Promise<RuleAvailabilityView> {
+    const { view, slots } = await this.slotsOf(rule, from, to);
+    return { ...view, slots: slots.map(({ shown }) => shown) };
+  }
+
+  /** The slots of a rule that begin in `[from, to)`, each with its view: its counts read in one statement, on their key. */
+  private async slotsOf(
+    rule: Rule,
+    from: number,
+    to: number,
+  ): Promise<{ view: Omit<RuleAvailabilityView, 'slots'>; slots: { slot: Slot; shown: SlotView }[] }> {
     const view = {
       rule_ref: rule.ref,
       name: rule.name,
@@ -199,14 +210,15 @@ export class CapacityService {
       slot_minutes: rule.slot_minutes,
     };
     const slots = calendarOf(rule).slotsBetween(from, to);
-    if (slots.length === 0) return { ...view, slots: [] };
+    if (slots.length === 0) return { view, slots: [] };
     const counts = await this.rules.usage(rule.id, slots[0].start, slots.at(-1)!.start);
     return {
-      ...view,
+      view,
       slots: slots.map((slot) => {
         const { capacity, open } = slotState(rule, slot);
         const booked = counts.get(slot.start) ?? 0;
-        return { start: iso(slot.start), end: iso(slot.end), capacity, booked, free: open ? Math.max(0, capacity - booked) : 0, open };
+        const shown = { start: slot.startIso, end: slot.endIso, capacity, booked, free: open ? Math.max(0, capacity - booked) : 0, open };
+        return { slot, shown };
       }),
     };
   }

@@ -4,6 +4,9 @@ import { Temporal } from '@js-temporal/polyfill';
 export interface Slot {
   start: number;
   end: number;
+  /** `start` and `end` as ISO 8601 in UTC, written once per computed day. */
+  startIso: string;
+  endIso: string;
   /** The local clock at `start`, in minutes after the local day's midnight. */
   wall: number;
   /** The local day the slot belongs to: its ISO date and day of the week (1 = Monday … 7 = Sunday). */
@@ -19,6 +22,8 @@ interface Day {
   end: number;
   starts: number[];
   walls: number[];
+  /** `starts`, then `end`, as ISO 8601 in UTC. */
+  isos: string[];
 }
 
 const MINUTE = 60_000;
@@ -74,6 +79,7 @@ function computeDay(zone: string, minutes: number, date: Temporal.PlainDate): Da
     end,
     starts,
     walls: starts.map((at) => walls.get(at)! / MINUTE),
+    isos: [...starts, end].map((at) => new Date(at).toISOString()),
   };
 }
 
@@ -136,6 +142,8 @@ export class SlotCalendar {
     return {
       start: day.starts[i],
       end: day.starts[i + 1] ?? day.end,
+      startIso: day.isos[i],
+      endIso: day.isos[i + 1],
       wall: day.walls[i],
       date: day.date,
       weekday: day.weekday,
