@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
@@ -61,10 +62,8 @@ export class BookingsService {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The terminal_id of a path, as the database spells it; VALIDATION_ERROR unless it is a UUID. */
 export function terminalIdOf(param: string): string {
-  if (!UUID.test(param)) throw AppError.validation([{ path: 'terminal_id', message: 'terminal_id must be a UUID' }]);
+  if (!isUUID(param)) throw AppError.validation([{ path: 'terminal_id', message: 'terminal_id must be a UUID' }]);
   return param.toLowerCase();
 }

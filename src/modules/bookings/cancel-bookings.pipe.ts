@@ -1,4 +1,5 @@
 import { Inject, Injectable, type PipeTransform } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
 import { isPlainObject } from '../../common/validation/validate.js';
@@ -10,8 +11,6 @@ export interface CancelBookings {
   terminalId: string;
   refs: Batch<string>;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The body `{terminal_id, refs}`, `refs` one ref or an array of them as DELETE /api/v1/appointments takes them,
@@ -36,8 +35,7 @@ export class CancelBookingsPipe implements PipeTransform<unknown, CancelBookings
       });
     }
     const issues: ValidationIssue[] = Object.keys(unknown).map((key) => ({ path: key, message: 'is not a known property' }));
-    if (typeof terminalId !== 'string' || !UUID.test(terminalId))
-      issues.push({ path: 'terminal_id', message: 'terminal_id must be a UUID' });
+    if (!isUUID(terminalId)) issues.push({ path: 'terminal_id', message: 'terminal_id must be a UUID' });
     const path = (i: number) => (Array.isArray(refs) ? `refs[${i}]` : 'refs');
     list.forEach((ref, i) => issues.push(...deleteRefs(ref, path(i)).issues));
     if (issues.length) throw AppError.validation(issues);

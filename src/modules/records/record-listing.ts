@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsOptional, isUUID, IsString, Length, Matches } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
 import { decodeTuple, encodeTuple } from '../../common/http/cursor.js';
 import { IsIntegerText, IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
@@ -131,8 +131,6 @@ export function toListFilter(query: ListQuery, acrossOwners = false): ListFilter
 
 const MICROSECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** The position after a page's last record, as an opaque string. */
 export function encodeCursor(position: ListPosition): string {
   return encodeTuple(position.owner === undefined ? [position.key, position.ref] : [position.key, position.ref, position.owner]);
@@ -147,7 +145,7 @@ export function decodeCursor(cursor: string, acrossOwners = false): ListPosition
       (key === 'infinity' || (MICROSECONDS.test(key) && isIsoTimestamp(key))) &&
       ref.length >= 1 &&
       ref.length <= REF_MAX &&
-      (!acrossOwners || UUID.test(owner)),
+      (!acrossOwners || isUUID(owner)),
   );
   if (!values) throw AppError.validation([{ path: 'cursor', message: "cursor must be a page's next_cursor, as it was given" }]);
   const [key, ref, owner] = values;
