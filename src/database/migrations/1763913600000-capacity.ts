@@ -7,9 +7,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * appointments are in it).
  *
  * `capacity_guard(terminal)` is what every appointment write asks, inside its own statement, before touching the
- * slots: it share-locks the terminal's account row, which a rule's change locks exclusively, and only then
- * looks for rules, with a snapshot of its own (a VOLATILE function's statements each take one). So a rule saved
- * while a write runs is either seen by that write or saved after it has committed: never missed.
+ * slots: it share-locks the terminal's account row, which a rule's change locks exclusively, and only then reads
+ * the terminal's rules (null when it has none), with a snapshot of its own (a VOLATILE function's statements each
+ * take one). So a rule saved while a write runs is either seen by that write or saved after it has committed.
  */
 export class Capacity1763913600000 implements MigrationInterface {
   name = 'Capacity1763913600000';
@@ -54,10 +54,10 @@ export class Capacity1763913600000 implements MigrationInterface {
          WHERE booked_by_id IS NOT NULL`,
     );
     await db.query(
-      `CREATE FUNCTION capacity_guard(terminal uuid) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+      `CREATE FUNCTION capacity_guard(terminal uuid) RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
        BEGIN
          PERFORM 1 FROM accounts WHERE id = terminal FOR KEY SHARE;
-         RETURN EXISTS (SELECT 1 FROM capacity_rules WHERE terminal_id = terminal);
+         RETURN (SELECT jsonb_agg(to_jsonb(r) ORDER BY r.ref) FROM capacity_rules r WHERE r.terminal_id = terminal);
        END $$`,
     );
   }

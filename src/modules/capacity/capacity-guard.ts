@@ -3,12 +3,12 @@ import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { GuardedRecord, RecordGuard } from '../records/record-guard.js';
 import { CapacityRepository } from './capacity.repository.js';
-import { calendarOf, covers, quotaOf, type Rule, slotState } from './rules.js';
+import { calendarOf, covers, quotaOf, type SlotRule, slotState } from './rules.js';
 import type { Slot } from './slots.js';
 
 /** What a write does to one slot of one rule. */
 interface SlotChange {
-  rule: Rule;
+  rule: SlotRule;
   slot: Slot;
   delta: number;
   /** Appointments this write adds to the slot, by the carrier that booked them (carrier bookings only). */
@@ -22,8 +22,8 @@ interface SlotChange {
  * capacity, or more of one carrier's bookings than the rule's quota. The records engine calls it after the
  * write's rows are in place, so its errors come after the engine's (docs/errors.md).
  *
- * `capacity_guard(terminal)`, the probe, share-locks the terminal's account row before it looks for rules (the
- * migration Capacity1763913600000 says why); without rules, that is all a write pays.
+ * `capacity_guard(terminal)`, the probe, share-locks the terminal's account row before it reads the rules, which
+ * it answers (the migration Capacity1763913600000 says why); without rules, that is all a write pays.
  */
 @Injectable()
 export class CapacityGuard implements RecordGuard {
@@ -31,22 +31,29 @@ export class CapacityGuard implements RecordGuard {
 
   probe = (owner: string) => `capacity_guard(${owner})`;
 
-  created(manager: EntityManager, terminalId: string, records: GuardedRecord[]): Promise<void> {
+  created(manager: EntityManager, terminalId: string, records: GuardedRecord[], rules: unknown): Promise<void> {
     return this.apply(
       manager,
       terminalId,
+      rules as SlotRule[],
       records.map((after) => ({ after })),
     );
   }
 
-  moved(manager: EntityManager, terminalId: string, moves: { before: GuardedRecord; after: GuardedRecord }[]): Promise<void> {
-    return this.apply(manager, terminalId, moves);
+  moved(
+    manager: EntityManager,
+    terminalId: string,
+    moves: { before: GuardedRecord; after: GuardedRecord }[],
+    rules: unknown,
+  ): Promise<void> {
+    return this.apply(manager, terminalId, rules as SlotRule[], moves);
   }
 
-  removed(manager: EntityManager, terminalId: string, records: GuardedRecord[]): Promise<void> {
+  removed(manager: EntityManager, terminalId: string, records: GuardedRecord[], rules: unknown): Promise<void> {
     return this.apply(
       manager,
       terminalId,
+      rules as SlotRule[],
       records.map((before) => ({ before })),
     );
   }
@@ -56,10 +63,14 @@ export class CapacityGuard implements RecordGuard {
    * covering it; a record whose slot stays the same changes nothing. Carrier quotas apply to what carriers
    * book (new records with a partner), not to the terminal moving a booking.
    */
-  private async apply(manager: EntityManager, terminalId: string, changes: { before?: GuardedRecord; after?: GuardedRecord }[]) {
-    const rules = await this.repository.list(terminalId, manager);
+  private async apply(
+    manager: EntityManager,
+    terminalId: string,
+    rules: SlotRule[],
+    changes: { before?: GuardedRecord; after?: GuardedRecord }[],
+  ) {
     const slots = new Map<string, SlotChange>();
-    const change = (rule: Rule, record: GuardedRecord | undefined, delta: number, booking: boolean) => {
+    const change = (rule: SlotRule, record: GuardedRecord | undefined, delta: number, booking: boolean) => {
       if (!record?.window_start || !covers(rule, record.layout_ref)) return;
       const slot = calendarOf(rule).slotAt(new Date(record.window_start).getTime());
       const key = `${rule.id}/${slot.start}`;
@@ -152,4 +163,4 @@ export class CapacityGuard implements RecordGuard {
   }
 }
 
-const describe = ({ rule, slot }: { rule: Rule; slot: Slot }) => `${rule.ref} at ${slot.startIso}`;
+const describe = ({ rule, slot }: { rule: SlotRule; slot: Slot }) => `${rule.ref} at ${slot.startIso}`;

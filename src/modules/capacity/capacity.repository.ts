@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CapacityException, OpenHours } from './capacity-rule.entity.js';
-import type { Rule } from './rules.js';
+import type { Rule, SlotRule } from './rules.js';
 
 /** A rule's fields as PUT writes them. */
 export interface RuleFields {

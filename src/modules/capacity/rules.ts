@@ -19,6 +19,9 @@ export interface Rule {
   updated_at: Date;
 }
 
+/** A rule as far as its slots go: all of it but its timestamps (the guard reads rules as JSON). */
+export type SlotRule = Omit<Rule, 'created_at' | 'updated_at'>;
+
 /** What a slot of a rule takes: its capacity, and whether it is open at all. */
 export interface SlotState {
   capacity: number;
@@ -26,9 +29,9 @@ export interface SlotState {
 }
 
 /** Whether the rule covers appointments of this layout (a rule without layout_refs covers all). */
-export const covers = (rule: Rule, layoutRef: string): boolean => !rule.layout_refs || rule.layout_refs.includes(layoutRef);
+export const covers = (rule: SlotRule, layoutRef: string): boolean => !rule.layout_refs || rule.layout_refs.includes(layoutRef);
 
-export const calendarOf = (rule: Rule): SlotCalendar => SlotCalendar.of(rule.time_zone, rule.slot_minutes);
+export const calendarOf = (rule: SlotRule): SlotCalendar => SlotCalendar.of(rule.time_zone, rule.slot_minutes);
 
 /** `HH:MM` as minutes after midnight (`24:00` is 1440). */
 export const minutesOf = (clock: string): number => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
@@ -39,7 +42,7 @@ export const minutesOf = (clock: string): number => Number(clock.slice(0, 2)) * 
  * capacity applies, and the slot is open when its start lies within the open hours of its day (always, without
  * open hours). A slot of capacity 0 is closed.
  */
-export function slotState(rule: Rule, slot: Slot): SlotState {
+export function slotState(rule: SlotRule, slot: Slot): SlotState {
   const overlapping = exceptionsOver(rule, slot);
   if (overlapping.length) {
     const capacity = Math.min(...overlapping.map((exception) => exception.capacity));
@@ -60,13 +63,13 @@ interface Period {
 }
 
 /** Each rule's exceptions as instants, read once. */
-const periods = new WeakMap<Rule, Period[]>();
+const periods = new WeakMap<SlotRule, Period[]>();
 
 /**
  * The rule's exceptions that overlap the slot. They are stored in order and never overlap one another, so their
  * ends are in order too: a binary search finds the first that ends after the slot starts.
  */
-function exceptionsOver(rule: Rule, slot: Slot): Period[] {
+function exceptionsOver(rule: SlotRule, slot: Slot): Period[] {
   if (!rule.exceptions?.length) return [];
   let list = periods.get(rule);
   if (!list) {
@@ -91,5 +94,5 @@ function exceptionsOver(rule: Rule, slot: Slot): Period[] {
  * How many of a slot's places one carrier may hold under the rule: `carrier_quota` of the slot's capacity,
  * rounded down, at least 1; null when the rule sets no quota. (The small addition keeps 0.29 × 100 at 29.)
  */
-export const quotaOf = (rule: Rule, capacity: number): number | null =>
+export const quotaOf = (rule: SlotRule, capacity: number): number | null =>
   rule.carrier_quota === null ? null : Math.max(1, Math.floor(capacity * rule.carrier_quota + 1e-9));

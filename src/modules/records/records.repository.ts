@@ -56,7 +56,7 @@ export interface MovedRecord {
   partner_id: string | null;
 }
 
-/** SQL of a boolean about an owner, given the SQL of its id: a guard's probe (RecordGuard). */
+/** SQL of a JSON value about an owner (null: nothing to do), given the SQL of its id: a guard's probe (RecordGuard). */
 export type Probe = (owner: string) => string;
 
 /** A live record of a driver as the driver app lists it, with its owner's name. */
@@ -88,7 +88,7 @@ export abstract class RecordsRepository {
    * Inserts all rows in one statement, with their 'created' log entries and `created` events (in the order of
    * `batchOrder`, the refs as the batch gave them; a partner's too, in its feed). A ref that already exists for
    * the owner (or arrives concurrently) is skipped, not an error: the caller compares what came back with what it
-   * sent. With `probe`, each row also carries its value for the owner (`guard`), evaluated once.
+   * sent. With `probe`, its value for the owner is evaluated once, and carried by the first row (`guard`).
    */
   async insertMany(
     manager: EntityManager,
@@ -97,7 +97,7 @@ export abstract class RecordsRepository {
     batchOrder: string[],
     view: ViewSql,
     probe?: Probe,
-  ): Promise<{ id: string; ref: string; guard?: boolean }[]> {
+  ): Promise<{ id: string; ref: string; guard?: unknown }[]> {
     const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label, noun, partner } = this.def;
     const names = Object.keys(columns);
     const values = names.map((column) => (zeroDefaults.includes(column) ? `COALESCE(x.${column}, 0)` : `x.${column}`));
@@ -124,7 +124,7 @@ export abstract class RecordsRepository {
            ${partner ? `UNION ALL ${created(partner.column, partner.created, 1, `c.${partner.column} IS NOT NULL`)}` : ''}
          ) e ORDER BY e.kind, e.ord
        )
-       SELECT id, ref${probe ? `, (SELECT ${probe('$1')}) AS guard` : ''} FROM inserted`,
+       SELECT id, ref${probe ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT ${probe('$1')}) END AS guard` : ''} FROM inserted`,
       [ownerId, initialStatus, JSON.stringify(rows), `${label} created`, batchOrder],
     );
   }
@@ -147,7 +147,7 @@ export abstract class RecordsRepository {
   /**
    * Applies each row's own patch (and status), and writes the log entries and the events (`updated` when
    * fields change, then `status_changed` when the status moves; in batch order), in one statement. With a probe
-   * (and the owner's id), answers its value for the owner, evaluated in that statement.
+   * (and the owner's id), answers its value for the owner, evaluated in that statement (else null).
    */
   async updateMany(
     manager: EntityManager,
@@ -155,16 +155,16 @@ export abstract class RecordsRepository {
     logs: LogEntry[],
     view: ViewSql,
     probe?: { sql: Probe; ownerId: string },
-  ): Promise<boolean> {
+  ): Promise<unknown> {
     if (patches.length === 0) {
       await this.insertLogs(manager, logs);
-      return false;
+      return null;
     }
     const { table, columns, logTable, logForeignKey, ownerColumn, noun } = this.def;
     const sets = Object.entries({ layout_ref: 'text' as SqlType, ...columns }).map(
       ([column, type]) => `${column} = CASE WHEN x.patch ? '${column}' THEN ${patchValue(column, type)} ELSE t.${column} END`,
     );
-    const [{ guard }]: { guard: boolean | null }[] = await manager.query(
+    const [{ guard }]: { guard: unknown }[] = await manager.query(
       `WITH updated AS (
          UPDATE ${table} AS t
             SET ${sets.join(',\n                ')},
@@ -186,18 +186,18 @@ export abstract class RecordsRepository {
              FROM updated c JOIN drivers d ON d.id = c.driver_id WHERE c.event_from IS NOT NULL
          ) e ORDER BY e.ord, e.kind
        )
-       SELECT ${probe ? probe.sql('$5::uuid') : 'NULL::boolean'} AS guard`,
+       SELECT ${probe ? probe.sql('$5::uuid') : 'NULL'} AS guard`,
       [JSON.stringify(patches), ...logColumns(logs), ...(probe ? [probe.ownerId] : [])],
     );
-    return guard === true;
+    return guard;
   }
 
   /**
    * Moves each record from the status it was read with to its new one, and writes the log entries and the
    * events (`deleted`, or `status_changed` with `from`, `to` and the move's `extra`; in the order of `moves`;
    * a partner's `deleted` too, in its feed), in one statement; answers the records that moved, with their owners
-   * and where they lie (a record whose status changed since it was read does not move). With `probe`, each row
-   * also carries whether the probe held for any owner of a deleted record (`guard`), evaluated once per owner.
+   * and where they lie (a record whose status changed since it was read does not move). With `probe`, the first
+   * row also carries its value for each owner of a deleted record (`guard`: owner id → value), evaluated once per owner.
    */
   async setStatuses(
     manager: EntityManager,
@@ -205,7 +205,7 @@ export abstract class RecordsRepository {
     logs: LogEntry[],
     view: ViewSql,
     probe?: Probe,
-  ): Promise<(MovedRecord & { guard?: boolean })[]> {
+  ): Promise<(MovedRecord & { guard?: Record<string, unknown> | null })[]> {
     if (moves.length === 0) return [];
     const { table, logTable, logForeignKey, ownerColumn, noun, partner } = this.def;
     const partnerDeleted = partner
@@ -214,8 +214,8 @@ export abstract class RecordsRepository {
            FROM moved c JOIN drivers d ON d.id = c.driver_id WHERE c.status = 'DELETED' AND c.${partner.column} IS NOT NULL`
       : '';
     const guard = probe
-      ? `, (SELECT COALESCE(bool_or(${probe('o.owner')}), false)
-             FROM (SELECT DISTINCT ${ownerColumn} AS owner FROM moved WHERE status = 'DELETED') o) AS guard`
+      ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT jsonb_object_agg(o.owner, ${probe('o.owner')})
+             FROM (SELECT DISTINCT ${ownerColumn} AS owner FROM moved WHERE status = 'DELETED') o) END AS guard`
       : '';
     return manager.query(
       `WITH moved AS (

@@ -115,11 +115,13 @@ export abstract class RecordsService {
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
-      if (inserted[0]?.guard)
+      const probed = inserted.find((row) => row.guard != null)?.guard;
+      if (probed)
         await this.guard!.created(
           manager,
           ownerId,
           rows.map((row) => this.guarded(row)),
+          probed,
         );
       events.announce([ownerId, ...this.partners(rows)]);
       return new Map(inserted.map((row) => [row.ref, row.id]));
@@ -169,7 +171,8 @@ export abstract class RecordsService {
         }
       });
       const probe = this.guard && placed.length ? { sql: this.guard.probe, ownerId } : undefined;
-      if (await this.records.updateMany(manager, patches, logs, this.view.sql, probe)) await this.guard!.moved(manager, ownerId, placed);
+      const probed = await this.records.updateMany(manager, patches, logs, this.view.sql, probe);
+      if (probed != null) await this.guard!.moved(manager, ownerId, placed, probed);
       events.driver(moves.flatMap((move) => move.events));
       if (patches.length) events.announce([ownerId]);
     });
@@ -222,19 +225,20 @@ export abstract class RecordsService {
         manager,
         changes.find((change) => change.record.id === stale.id)!,
       );
-    if (rows[0]?.guard) await this.removed(manager, rows);
+    const probed = rows.find((row) => row.guard != null)?.guard;
+    if (probed) await this.removed(manager, rows, probed);
     events.driver(moves.flatMap((move) => move.events));
     events.announce([...rows.map((row) => row.owner_id), ...this.partners(rows)]);
     return moves;
   }
 
-  /** Tells the guard of the records deleted, owner by owner. */
-  private async removed(manager: EntityManager, rows: MovedRecord[]): Promise<void> {
+  /** Tells the guard of the records deleted, owner by owner (those its probe found something for). */
+  private async removed(manager: EntityManager, rows: MovedRecord[], probed: Record<string, unknown>): Promise<void> {
     const byOwner = new Map<string, GuardedRecord[]>();
-    for (const row of rows.filter((moved) => moved.status === 'DELETED')) {
+    for (const row of rows.filter((moved) => moved.status === 'DELETED' && probed[moved.owner_id] != null)) {
       byOwner.set(row.owner_id, [...(byOwner.get(row.owner_id) ?? []), this.guarded(row)]);
     }
-    for (const [ownerId, records] of byOwner) await this.guard!.removed(manager, ownerId, records);
+    for (const [ownerId, records] of byOwner) await this.guard!.removed(manager, ownerId, records, probed[ownerId]);
   }
 
   /** What the guard reads of a record (a row as stored, locked or about to be written). */
