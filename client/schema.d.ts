@@ -7258,7 +7258,7 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `SLOT_CLOSED`: A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots; `SLOT_FULL`: A slot of a capacity rule would hold more appointments than its capacity; details.slots; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7273,7 +7273,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              code: 'INVALID_STATUS_TRANSITION' | 'SLOT_CLOSED' | 'SLOT_FULL' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7519,7 +7519,7 @@ export interface operations {
           };
         };
       };
-      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `SLOT_CLOSED`: A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots; `SLOT_FULL`: A slot of a capacity rule would hold more appointments than its capacity; details.slots; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7534,7 +7534,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
+              code: 'DUPLICATE_KEY' | 'SLOT_CLOSED' | 'SLOT_FULL' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
