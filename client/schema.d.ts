@@ -361,6 +361,129 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/capacity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The terminal's capacity rules, by ref */
+    get: operations['CapacityController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/capacity/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each slot of the terminal's rules (or of one) that begins in [from, to), at most 31 days: capacity, booked, free, open
+     * @description Slots follow the rule's local clock, daylight-saving days included: [capacity](/guide/capacity.md).
+     */
+    get: operations['CapacityController_availability'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/capacity/{rule_ref}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One capacity rule */
+    get: operations['CapacityController_get'];
+    /**
+     * Create or replace a capacity rule (201 created, 200 replaced)
+     * @description Slots, open hours, exceptions, carrier booking and how overbooking is prevented: [capacity](/guide/capacity.md). A rule applies to the appointment writes after it is saved; appointments already in its slots stay, even beyond its capacity.
+     */
+    put: operations['CapacityController_put'];
+    post?: never;
+    /** Delete a capacity rule: its slots no longer limit anything (the appointments stay) */
+    delete: operations['CapacityController_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/terminals/{terminal_id}/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The slots you may book at a terminal that begin in [from, to), at most 31 days: what is free for you, your quota applied
+     * @description Only the rules that list you in bookable_by; FORBIDDEN when none does. [Carrier booking](/guide/capacity.md#carrier-booking).
+     */
+    get: operations['TerminalBookingsController_availability'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/terminals/{terminal_id}/bookings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Book slots: each item becomes the terminal's appointment, SCHEDULED, booked by you; one object or an array, all or nothing
+     * @description The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED, SLOT_FULL, QUOTA_EXCEEDED: [capacity](/guide/capacity.md).
+     */
+    post: operations['TerminalBookingsController_book'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bookings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your bookings at every terminal (or one), with the filters, order and pages of the appointments listing
+     * @description Ordered by window_start (none last), ref, then terminal. [Listing](/guide/listing.md).
+     */
+    get: operations['BookingsController_list'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel your bookings at a terminal by ref: each becomes DELETED, as DELETE /api/v1/appointments does
+     * @description Refs that are not your bookings at that terminal are REFS_NOT_FOUND, whether or not the terminal has them.
+     */
+    delete: operations['BookingsController_cancel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/tickets': {
     parameters: {
       query?: never;
@@ -408,7 +531,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, with card and modal rendered, and the terminal's name */
+    /** The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, or that the token's carrier booked, with card and modal rendered, and the terminal's name */
     get: operations['DriverAppController_appointments'];
     put?: never;
     post?: never;
@@ -631,7 +754,9 @@ export interface components {
         | 'checkin.requested'
         | 'checkin.rejected'
         | 'checkin.failed'
-        | 'webhook.disabled';
+        | 'webhook.disabled'
+        | 'booking.created'
+        | 'booking.cancelled';
       /** Format: date-time */
       created_at: string;
       /** @description `{trip|appointment, driver}` as the logs query shows the record (check-in events add `checkin`), or the ticket as the tickets query shows it */
@@ -1252,6 +1377,11 @@ export interface components {
       /** @description Only the fields to change */
       appointment: components['schemas']['UpdateAppointmentDto'];
     };
+    BookedByView: {
+      /** Format: uuid */
+      carrier_id: string;
+      carrier_name: string;
+    };
     AppointmentLogView: {
       /** Format: uuid */
       id: string;
@@ -1277,6 +1407,8 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+      /** @description The carrier that booked it ([carrier booking](/guide/capacity.md#carrier-booking)); null for the terminal's own */
+      booked_by: (components['schemas']['BookedByView'] | null) | null;
     };
     AppointmentItemView: {
       appointment: components['schemas']['AppointmentLogView'];
@@ -1298,6 +1430,232 @@ export interface components {
       found: boolean;
       /** @description null when found is false */
       data: (components['schemas']['AppointmentLogsData'] | null) | null;
+    };
+    OpenHoursDto: {
+      /**
+       * @description ISO days of the week: 1 = Monday … 7 = Sunday
+       * @example [
+       *       1,
+       *       2,
+       *       3,
+       *       4,
+       *       5
+       *     ]
+       */
+      days: number[];
+      /**
+       * @description Local time the hours begin, HH:MM (00:00 to 23:59)
+       * @example 06:00
+       */
+      from: string;
+      /**
+       * @description Local time they end, HH:MM (00:01 to 24:00), later than from
+       * @example 22:00
+       */
+      to: string;
+    };
+    CapacityExceptionDto: {
+      /**
+       * Format: date-time
+       * @description ISO 8601 with a zone
+       * @example 2026-12-25T00:00:00-03:00
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 with a zone, later than from
+       * @example 2026-12-26T00:00:00-03:00
+       */
+      to: string;
+      /**
+       * @description The capacity of every slot the period overlaps; 0 closes them
+       * @example 0
+       */
+      capacity: number;
+    };
+    PutCapacityRuleDto: {
+      /** @example Import pickups, gate A */
+      name?: string | null;
+      /**
+       * @description The appointment layouts the rule covers; absent or null: all of them
+       * @example [
+       *       "import-pickup"
+       *     ]
+       */
+      layout_refs?: string[] | null;
+      /**
+       * @description IANA time zone of the local clock the slots, open hours and days follow
+       * @example America/Sao_Paulo
+       */
+      time_zone: string;
+      /**
+       * @description Length of a slot in minutes; slots start at local midnight
+       * @example 60
+       */
+      slot_minutes: number;
+      /**
+       * @description Appointments per slot
+       * @example 20
+       */
+      capacity: number;
+      /** @description When slots are open, on the local clock; absent or null: always; []: only in exceptions */
+      open_hours?: components['schemas']['OpenHoursDto'][] | null;
+      /** @description Periods (not overlapping each other) whose slots take another capacity, open hours or not: holidays, strikes, extra shifts */
+      exceptions?: components['schemas']['CapacityExceptionDto'][] | null;
+      /**
+       * @description Ids of the carrier accounts that may book under the rule; absent or null: none
+       * @example [
+       *       "3b0e7a52-9c1d-4f8e-a2b4-6d5c7e8f9a01"
+       *     ]
+       */
+      bookable_by?: string[] | null;
+      /**
+       * @description The share of each slot's capacity one carrier may book (rounded down, at least 1); absent or null: no limit
+       * @example 0.5
+       */
+      carrier_quota?: number | null;
+    };
+    CapacityRuleView: {
+      /** @example gate-a */
+      rule_ref: string;
+      name: string | null;
+      layout_refs: string[] | null;
+      /** @example America/Sao_Paulo */
+      time_zone: string;
+      slot_minutes: number;
+      capacity: number;
+      open_hours: components['schemas']['OpenHoursDto'][] | null;
+      /** @description Instants in UTC, in order */
+      exceptions: components['schemas']['CapacityExceptionDto'][] | null;
+      bookable_by: string[] | null;
+      carrier_quota: number | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    SlotView: {
+      /** Format: date-time */
+      start: string;
+      /** Format: date-time */
+      end: string;
+      /** @description The slot's capacity: the rule's, or an exception's */
+      capacity: number;
+      /** @description Live appointments in it */
+      booked: number;
+      /** @description Within open hours (or opened by an exception) and of capacity above 0 */
+      open: boolean;
+      /** @description How many more it takes (0 when closed) */
+      free: number;
+    };
+    RuleAvailabilityView: {
+      rule_ref: string;
+      name: string | null;
+      /** @description The appointment layouts it covers; null: all */
+      layout_refs: string[] | null;
+      time_zone: string;
+      slot_minutes: number;
+      slots: components['schemas']['SlotView'][];
+    };
+    DeletedCapacityRuleView: {
+      rule_ref: string;
+      /** @enum {string} */
+      status: 'deleted';
+    };
+    CreateBookingAppointmentDto: {
+      /** @example ABC1D23 */
+      license_plate?: string | null;
+      /** @example Pick up container MSCU1234567 at berth 4 */
+      summary?: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601 with a zone, not before window_start
+       * @example 2026-11-22T10:00:00-03:00
+       */
+      window_end?: string | null;
+      /**
+       * @description Minutes before window_start still accepted (default 0)
+       * @example 30
+       */
+      start_tolerance?: number;
+      /**
+       * @description Minutes after window_end still accepted (default 0)
+       * @example 30
+       */
+      end_tolerance?: number;
+      /**
+       * @description Free JSON object, up to 64 KB
+       * @example {
+       *       "container": {
+       *         "number": "MSCU1234567"
+       *       }
+       *     }
+       */
+      custom_data?: {
+        [key: string]: unknown;
+      } | null;
+      /** @example APPT-0001 */
+      ref: string;
+      /**
+       * @description An appointment layout of the calling terminal
+       * @example demo-appointment
+       */
+      layout_ref: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 with a zone: the slot it takes
+       * @example 2026-11-23T08:00:00-03:00
+       */
+      window_start: string;
+    };
+    CreateBookingItemDto: {
+      driver: components['schemas']['DriverDto'];
+      appointment: components['schemas']['CreateBookingAppointmentDto'];
+    };
+    CarrierSlotView: {
+      /** Format: date-time */
+      start: string;
+      /** Format: date-time */
+      end: string;
+      /** @description The slot's capacity: the rule's, or an exception's */
+      capacity: number;
+      /** @description Live appointments in it */
+      booked: number;
+      /** @description Within open hours (or opened by an exception) and of capacity above 0 */
+      open: boolean;
+      /** @description How many more it takes from you, your quota applied (0 when closed) */
+      free: number;
+      /** @description Your live bookings in it */
+      booked_by_you: number;
+      /** @description Most of it one carrier may hold (the rule's carrier_quota); null: no limit */
+      quota: number | null;
+    };
+    CarrierRuleAvailabilityView: {
+      rule_ref: string;
+      name: string | null;
+      /** @description The appointment layouts it covers; null: all */
+      layout_refs: string[] | null;
+      time_zone: string;
+      slot_minutes: number;
+      slots: components['schemas']['CarrierSlotView'][];
+    };
+    CancelBookingsDto: {
+      /**
+       * Format: uuid
+       * @description The terminal the bookings are at
+       */
+      terminal_id: string;
+      /** @description One ref, or an array of refs, of your bookings at that terminal */
+      refs: string | string[];
+    };
+    BookingItemView: {
+      appointment: components['schemas']['AppointmentLogView'];
+      driver: components['schemas']['DriverView'];
+    };
+    BookingsPageView: {
+      items: components['schemas']['BookingItemView'][];
+      /** @description Pass as cursor for the next page; null on the last page */
+      next_cursor: string | null;
     };
     CreateTicketDto: {
       /**
@@ -1434,6 +1792,8 @@ export interface components {
       status: 'SCHEDULED' | 'CHECKED_IN' | 'ON_GOING';
       /** @description The terminal */
       terminal: components['schemas']['OwnerView'];
+      /** @description The carrier that booked it; null for the terminal's own */
+      booked_by: (components['schemas']['BookedByView'] | null) | null;
     };
     DriverTripView: {
       /** Format: uuid */
@@ -1558,11 +1918,14 @@ export interface components {
             | 'checkin.rejected'
             | 'checkin.failed'
             | 'webhook.disabled'
+            | 'booking.created'
+            | 'booking.cancelled'
             | 'trip.*'
             | 'appointment.*'
             | 'ticket.*'
             | 'checkin.*'
             | 'webhook.*'
+            | 'booking.*'
           )[]
         | null;
       /** @example Gate events for our TMS */
@@ -1599,11 +1962,14 @@ export interface components {
             | 'checkin.rejected'
             | 'checkin.failed'
             | 'webhook.disabled'
+            | 'booking.created'
+            | 'booking.cancelled'
             | 'trip.*'
             | 'appointment.*'
             | 'ticket.*'
             | 'checkin.*'
             | 'webhook.*'
+            | 'booking.*'
           )[]
         | null;
       /**
@@ -2019,7 +2385,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2192,7 +2558,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2375,7 +2741,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -2612,7 +2978,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2800,7 +3166,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3030,7 +3396,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -3262,7 +3628,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -3509,7 +3875,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3785,7 +4151,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -4060,7 +4426,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -4297,7 +4663,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4516,7 +4882,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -4825,7 +5191,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5105,7 +5471,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5335,7 +5701,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5775,7 +6141,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5943,7 +6309,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -6223,7 +6589,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -6477,7 +6843,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -6781,7 +7147,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6920,7 +7286,8 @@ export interface operations {
            *                 }
            *               },
            *               "created_at": "2026-11-22T04:48:54.123Z",
-           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *               "updated_at": "2026-11-22T05:02:10.456Z",
+           *               "booked_by": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -6980,7 +7347,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7148,7 +7515,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7192,7 +7559,7 @@ export interface operations {
           };
         };
       };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `SLOT_CLOSED`: A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots; `SLOT_FULL`: A slot of a capacity rule would hold more appointments than its capacity; details.slots; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7207,7 +7574,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              code: 'INVALID_STATUS_TRANSITION' | 'SLOT_CLOSED' | 'SLOT_FULL' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7428,7 +7795,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7450,7 +7817,7 @@ export interface operations {
           };
         };
       };
-      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `SLOT_CLOSED`: A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots; `SLOT_FULL`: A slot of a capacity rule would hold more appointments than its capacity; details.slots; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
       409: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7465,7 +7832,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
+              code: 'DUPLICATE_KEY' | 'SLOT_CLOSED' | 'SLOT_FULL' | 'IDEMPOTENCY_KEY_IN_USE';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7682,7 +8049,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7917,7 +8284,8 @@ export interface operations {
            *                 }
            *               },
            *               "created_at": "2026-11-22T04:48:54.123Z",
-           *               "updated_at": "2026-11-22T05:02:10.456Z"
+           *               "updated_at": "2026-11-22T05:02:10.456Z",
+           *               "booked_by": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -7993,7 +8361,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8005,6 +8373,2116 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CapacityController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "rule_ref": "gate-a",
+           *           "name": "Import pickups, gate A",
+           *           "layout_refs": [
+           *             "demo-appointment"
+           *           ],
+           *           "time_zone": "America/Sao_Paulo",
+           *           "slot_minutes": 60,
+           *           "capacity": 20,
+           *           "open_hours": [
+           *             {
+           *               "days": [
+           *                 1,
+           *                 2,
+           *                 3,
+           *                 4,
+           *                 5
+           *               ],
+           *               "from": "06:00",
+           *               "to": "22:00"
+           *             },
+           *             {
+           *               "days": [
+           *                 6
+           *               ],
+           *               "from": "08:00",
+           *               "to": "12:00"
+           *             }
+           *           ],
+           *           "exceptions": [
+           *             {
+           *               "from": "2026-12-25T03:00:00.000Z",
+           *               "to": "2026-12-26T03:00:00.000Z",
+           *               "capacity": 0
+           *             }
+           *           ],
+           *           "bookable_by": [
+           *             "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee"
+           *           ],
+           *           "carrier_quota": 0.5,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T04:48:54.123Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CapacityRuleView'][];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CapacityController_availability: {
+    parameters: {
+      query: {
+        /** @description Slots that begin at or after this instant (ISO 8601 with a zone) */
+        from: string;
+        /** @description Slots that begin before this instant: later than from, at most 31 days after it */
+        to: string;
+        /** @description Only this rule */
+        rule_ref?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "rule_ref": "gate-a",
+           *           "name": "Import pickups, gate A",
+           *           "layout_refs": [
+           *             "demo-appointment"
+           *           ],
+           *           "time_zone": "America/Sao_Paulo",
+           *           "slot_minutes": 60,
+           *           "slots": [
+           *             {
+           *               "start": "2026-11-23T11:00:00.000Z",
+           *               "end": "2026-11-23T12:00:00.000Z",
+           *               "capacity": 20,
+           *               "booked": 12,
+           *               "free": 8,
+           *               "open": true
+           *             },
+           *             {
+           *               "start": "2026-11-23T12:00:00.000Z",
+           *               "end": "2026-11-23T13:00:00.000Z",
+           *               "capacity": 20,
+           *               "booked": 20,
+           *               "free": 0,
+           *               "open": true
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['RuleAvailabilityView'][];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CapacityController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description 1 to 100 characters (not `availability`) */
+        rule_ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "rule_ref": "gate-a",
+           *         "name": "Import pickups, gate A",
+           *         "layout_refs": [
+           *           "demo-appointment"
+           *         ],
+           *         "time_zone": "America/Sao_Paulo",
+           *         "slot_minutes": 60,
+           *         "capacity": 20,
+           *         "open_hours": [
+           *           {
+           *             "days": [
+           *               1,
+           *               2,
+           *               3,
+           *               4,
+           *               5
+           *             ],
+           *             "from": "06:00",
+           *             "to": "22:00"
+           *           },
+           *           {
+           *             "days": [
+           *               6
+           *             ],
+           *             "from": "08:00",
+           *             "to": "12:00"
+           *           }
+           *         ],
+           *         "exceptions": [
+           *           {
+           *             "from": "2026-12-25T03:00:00.000Z",
+           *             "to": "2026-12-26T03:00:00.000Z",
+           *             "capacity": 0
+           *           }
+           *         ],
+           *         "bookable_by": [
+           *           "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee"
+           *         ],
+           *         "carrier_quota": 0.5,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CapacityRuleView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CapacityController_put: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description 1 to 100 characters (not `availability`) */
+        rule_ref: string;
+      };
+      cookie?: never;
+    };
+    /** @description The whole rule */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PutCapacityRuleDto'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "rule_ref": "gate-a",
+           *         "name": "Import pickups, gate A",
+           *         "layout_refs": [
+           *           "demo-appointment"
+           *         ],
+           *         "time_zone": "America/Sao_Paulo",
+           *         "slot_minutes": 60,
+           *         "capacity": 20,
+           *         "open_hours": [
+           *           {
+           *             "days": [
+           *               1,
+           *               2,
+           *               3,
+           *               4,
+           *               5
+           *             ],
+           *             "from": "06:00",
+           *             "to": "22:00"
+           *           },
+           *           {
+           *             "days": [
+           *               6
+           *             ],
+           *             "from": "08:00",
+           *             "to": "12:00"
+           *           }
+           *         ],
+           *         "exceptions": [
+           *           {
+           *             "from": "2026-12-25T03:00:00.000Z",
+           *             "to": "2026-12-26T03:00:00.000Z",
+           *             "capacity": 0
+           *           }
+           *         ],
+           *         "bookable_by": [
+           *           "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee"
+           *         ],
+           *         "carrier_quota": 0.5,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CapacityRuleView'];
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "rule_ref": "gate-a",
+           *         "name": "Import pickups, gate A",
+           *         "layout_refs": [
+           *           "demo-appointment"
+           *         ],
+           *         "time_zone": "America/Sao_Paulo",
+           *         "slot_minutes": 60,
+           *         "capacity": 20,
+           *         "open_hours": [
+           *           {
+           *             "days": [
+           *               1,
+           *               2,
+           *               3,
+           *               4,
+           *               5
+           *             ],
+           *             "from": "06:00",
+           *             "to": "22:00"
+           *           },
+           *           {
+           *             "days": [
+           *               6
+           *             ],
+           *             "from": "08:00",
+           *             "to": "12:00"
+           *           }
+           *         ],
+           *         "exceptions": [
+           *           {
+           *             "from": "2026-12-25T03:00:00.000Z",
+           *             "to": "2026-12-26T03:00:00.000Z",
+           *             "capacity": 0
+           *           }
+           *         ],
+           *         "bookable_by": [
+           *           "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee"
+           *         ],
+           *         "carrier_quota": 0.5,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CapacityRuleView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR' | 'INVALID_LAYOUT_REF';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CapacityController_remove: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description 1 to 100 characters (not `availability`) */
+        rule_ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "rule_ref": "gate-a",
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['DeletedCapacityRuleView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  TerminalBookingsController_availability: {
+    parameters: {
+      query: {
+        /** @description Slots that begin at or after this instant (ISO 8601 with a zone) */
+        from: string;
+        /** @description Slots that begin before this instant: later than from, at most 31 days after it */
+        to: string;
+      };
+      header?: never;
+      path: {
+        /** @description The terminal's account id */
+        terminal_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "rule_ref": "gate-a",
+           *           "name": "Import pickups, gate A",
+           *           "layout_refs": [
+           *             "demo-appointment"
+           *           ],
+           *           "time_zone": "America/Sao_Paulo",
+           *           "slot_minutes": 60,
+           *           "slots": [
+           *             {
+           *               "start": "2026-11-23T11:00:00.000Z",
+           *               "end": "2026-11-23T12:00:00.000Z",
+           *               "capacity": 20,
+           *               "booked": 12,
+           *               "free": 8,
+           *               "open": true,
+           *               "booked_by_you": 0,
+           *               "quota": 10
+           *             },
+           *             {
+           *               "start": "2026-11-23T12:00:00.000Z",
+           *               "end": "2026-11-23T13:00:00.000Z",
+           *               "capacity": 20,
+           *               "booked": 20,
+           *               "free": 0,
+           *               "open": true,
+           *               "booked_by_you": 2,
+           *               "quota": 10
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CarrierRuleAvailabilityView'][];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  TerminalBookingsController_book: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The terminal's account id */
+        terminal_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description `{driver, appointment}`, or an array of them */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateBookingItemDto'] | components['schemas']['CreateBookingItemDto'][];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "created_refs": [
+           *           "FF-BK-0001"
+           *         ],
+           *         "created_ids": [
+           *           "e42a0409-cac9-49c1-b345-87c37d7b7c3d"
+           *         ],
+           *         "status": "created"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CreatedRecordsView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE; `INVALID_LAYOUT_REF`: A layout_ref does not exist for the calling account */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR' | 'EMPTY_PAYLOAD' | 'BATCH_TOO_LARGE' | 'INVALID_LAYOUT_REF';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `SLOT_CLOSED`: A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots; `SLOT_FULL`: A slot of a capacity rule would hold more appointments than its capacity; details.slots; `QUOTA_EXCEEDED`: A slot would hold more of the carrier's bookings than the rule's carrier_quota allows; details.slots; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'DUPLICATE_KEY' | 'SLOT_CLOSED' | 'SLOT_FULL' | 'QUOTA_EXCEEDED' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  BookingsController_list: {
+    parameters: {
+      query?: {
+        /** @description Only these statuses; repeat for several: ?status=A&status=B */
+        status?: ('SCHEDULED' | 'CHECKED_IN' | 'ON_GOING' | 'COMPLETED' | 'DELETED')[];
+        /** @description Only records whose admissible window (tolerances included) ends at or after this */
+        window_from?: string;
+        /** @description Only records whose admissible window starts at or before this */
+        window_to?: string;
+        /** @description Only records changed at or after this */
+        updated_since?: string;
+        /** @description Only this driver's records */
+        driver_tax_id?: string;
+        layout_ref?: string;
+        /** @description Only refs starting with this (case-sensitive) */
+        ref_prefix?: string;
+        limit?: number;
+        /** @description The previous page's next_cursor, as it was given */
+        cursor?: string;
+        /** @description Only this terminal's */
+        terminal_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "items": [
+           *           {
+           *             "appointment": {
+           *               "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "ref": "FF-BK-0001",
+           *               "layout_ref": "demo-appointment",
+           *               "user_tax_id": "12345678901",
+           *               "status": "SCHEDULED",
+           *               "summary": null,
+           *               "license_plate": "ABC1D23",
+           *               "window_start": "2026-11-23T11:00:00.000Z",
+           *               "window_end": "2026-11-23T12:00:00.000Z",
+           *               "start_tolerance": 0,
+           *               "end_tolerance": 0,
+           *               "custom_data": {
+           *                 "container": {
+           *                   "number": "MSCU1234567"
+           *                 }
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z",
+           *               "booked_by": {
+           *                 "carrier_id": "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee",
+           *                 "carrier_name": "Fast Freight"
+           *               }
+           *             },
+           *             "driver": {
+           *               "tax_id": "12345678901",
+           *               "driver_license_number": "SP-998877",
+           *               "driver_license_category": "E"
+           *             }
+           *           }
+           *         ],
+           *         "next_cursor": "WyIyMDI2LTExLTIzVDExOjAwOjAwLjAwMDAwMFoiLCJGRi1CSy0wMDAxIiwiNWE1OGQ4YTAtZjAwYS00YmY5LTk4YjEtNGJmNWNiMjJmNWJlIl0"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['BookingsPageView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  BookingsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The terminal, and one ref or an array of refs */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CancelBookingsDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "deleted_refs": [
+           *           "FF-BK-0001"
+           *         ],
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['DeletedRecordsView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR' | 'EMPTY_PAYLOAD' | 'BATCH_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `REFS_NOT_FOUND`: Some refs do not exist for the calling account */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'REFS_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -8171,7 +10649,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8338,7 +10816,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -8613,7 +11091,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -8888,7 +11366,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -9396,6 +11874,7 @@ export interface operations {
            *             "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
            *             "name": "Port A"
            *           },
+           *           "booked_by": null,
            *           "layout": {
            *             "layout_ref": "demo-appointment",
            *             "name": "Container pickup",
@@ -10049,7 +12528,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10234,7 +12713,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -10467,7 +12946,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10650,7 +13129,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -10890,7 +13369,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11133,7 +13612,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -11364,7 +13843,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -11601,7 +14080,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -11896,7 +14375,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint */
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
       403: {
         headers: {
           [name: string]: unknown;

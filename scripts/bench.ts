@@ -4,6 +4,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
 import { postLoad, type LoadResult } from './bench/load.js';
+import { type CapacityFigures, capacityBench, printCapacity } from './bench/capacity.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
 import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
@@ -43,7 +44,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=scale`, `--only=idempotency` or `--only=webhooks`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=scale`, `--only=idempotency`, `--only=webhooks` or `--only=capacity`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -167,7 +168,7 @@ interface Target {
   met: boolean;
 }
 
-type Goal = { ratioAtMost: number } | { ratioAtLeast: number } | { p99AtMost: number } | { msAtMost: number };
+type Goal = { ratioAtMost: number } | { ratioAtLeast: number } | { p99AtMost: number } | { msAtMost: number } | { exactly: number };
 
 function target(name: string, service: number, floor: number, goal: Goal): Target {
   const ratio = round2(service / floor);
@@ -176,6 +177,7 @@ function target(name: string, service: number, floor: number, goal: Goal): Targe
   if ('ratioAtLeast' in goal)
     return { target: name, service, floor, ratio, goal: `≥ ${goal.ratioAtLeast}× floor`, met: ratio >= goal.ratioAtLeast };
   if ('msAtMost' in goal) return { target: name, service, floor, ratio, goal: `≤ ${goal.msAtMost} ms`, met: service <= goal.msAtMost };
+  if ('exactly' in goal) return { target: name, service, floor, ratio, goal: `exactly ${goal.exactly}`, met: service === goal.exactly };
   return { target: name, service, floor, ratio, goal: `p99 ≤ ${goal.p99AtMost} ms`, met: service <= goal.p99AtMost };
 }
 
@@ -322,6 +324,68 @@ async function webhooksSection(
       target(`webhooks: ${BATCH} events delivered, last after commit, ms`, figures.last_ms, figures.floor_ms, { ratioAtMost: 2 }),
       target(`webhooks: healthy delivery p99 while 5 bad receivers drain, ms`, fairness.with_bad.p99!, fairness.alone.p99!, {
         p99AtMost: 1000,
+      }),
+    ],
+  };
+}
+
+/**
+ * Capacity (scripts/bench/capacity.ts), on a database of its own with two instances of the service on it (the race
+ * of bookings uses both): creates under a rule against the same without, availability at SCALE.large stored, the race.
+ */
+async function capacitySection(cleanUp: CleanUp): Promise<{ figures: CapacityFigures; targets: Target[] }> {
+  const { name, base } = await newService(cleanUp);
+  const port = await freePort();
+  await startService(port, serviceEnvOf(name), cleanUp);
+  const second = `http://127.0.0.1:${port}`;
+  const client = new pg.Client({ connectionString: dbUrl(name) });
+  await client.connect();
+  cleanUp.add('the capacity connection', () => client.end());
+  const call = async (at: string, key: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${at}${path}`, {
+      method,
+      headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { error?: { code: string } } };
+  };
+  say(
+    `capacity: creates under a rule and without, ${SCALE.large.toLocaleString('en')} appointments filled in plain SQL, a race of bookings`,
+  );
+  const figures = await capacityBench({
+    bases: [base, second],
+    client,
+    call,
+    newTerminal: async (account) => {
+      const terminal = await newTerminal(base, { name: account });
+      return { id: terminal.id, key: terminal.apiKey };
+    },
+    newCarrier: async (account) => {
+      const created = (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'carrier', name: account })).data;
+      return { id: created.id as string, key: created.api_key as string };
+    },
+    items: appointmentItems,
+    batch: BATCH,
+    rounds: ROUNDS,
+    stored: SCALE.large,
+    say,
+  });
+  printCapacity(figures, say);
+  const { create, availability, race } = figures;
+  return {
+    figures,
+    targets: [
+      target(`create ${BATCH} appointments under a capacity rule vs none, p50 ms`, create.with_rule.p50, create.without_rule.p50, {
+        ratioAtMost: 1.2,
+      }),
+      target(
+        `availability of ${availability.slots} slots, ${availability.stored.toLocaleString('en')} stored, p50 ms`,
+        availability.service.p50,
+        availability.floor.p50,
+        { msAtMost: 20 },
+      ),
+      target(`${race.attempts} bookings at once for ${race.places} places: succeeded`, race.succeeded, race.places, {
+        exactly: race.places,
       }),
     ],
   };
@@ -499,7 +563,13 @@ async function run(cleanUp: CleanUp): Promise<void> {
     if (json) console.log(JSON.stringify({ webhooks: webhooks.figures, targets: webhooks.targets }, null, 2));
     return;
   }
-  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale, idempotency and webhooks`);
+  if (only === 'capacity') {
+    const capacity = await capacitySection(cleanUp);
+    printTargets(capacity.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ capacity: capacity.figures, targets: capacity.targets }, null, 2));
+    return;
+  }
+  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale, idempotency, webhooks and capacity`);
   const loadAtStart = loadavg()[0];
   const { name, base } = await newService(cleanUp);
   const serviceEnv = serviceEnvOf(name);
@@ -661,6 +731,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
 
   const webhooks = await webhooksSection(cleanUp);
   const scale = await scaleSection(cleanUp);
+  const capacity = await capacitySection(cleanUp);
 
   const [createRow, updateRow] = bulk;
   const targets = [
@@ -678,6 +749,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
     target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.9 }),
     ...webhooks.targets,
     ...scale.targets,
+    ...capacity.targets,
   ];
   const loadAtEnd = loadavg()[0];
   printTargets(targets, loadAtEnd);
@@ -699,6 +771,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
           checkin_writes_floor: writesCheckins,
           webhooks: webhooks.figures,
           scale: scale.figures,
+          capacity: capacity.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,

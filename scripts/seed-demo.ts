@@ -137,11 +137,9 @@ async function seed(): Promise<void> {
     };
     // Validated as the API validates a POST body.
     const items = parseBatch(item, 1, createItems(CreateAppointmentItemDto));
-    await appointments
-      .create({ accountId: keys.terminal.id, kind: 'terminal', keyId: 'seed' }, { items, path: (_index, within) => within })
-      .catch((error: { code?: string }) => {
-        if (error.code !== 'DUPLICATE_KEY') throw error;
-      });
+    await appointments.create(keys.terminal.id, { items, path: (_index, within) => within }).catch((error: { code?: string }) => {
+      if (error.code !== 'DUPLICATE_KEY') throw error;
+    });
     const secret = Buffer.from(await driverTokenSecret(config, database.dataSource), 'utf8');
     const generation = await app.get(DriverTokenGrantsRepository).generationFor(DEMO_DRIVER.tax_id, keys.terminal.id);
     const driverToken = signDriverToken(

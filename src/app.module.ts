@@ -12,6 +12,8 @@ import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { AppointmentsModule } from './modules/appointments/appointments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { BookingsModule } from './modules/bookings/bookings.module.js';
+import { CapacityModule } from './modules/capacity/capacity.module.js';
 import { RevocationsModule } from './modules/auth/revocations.js';
 import { CheckinModule } from './modules/checkin/checkin.module.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
@@ -58,6 +60,8 @@ export class AppModule {
         DriverTokensModule,
         TripsModule,
         AppointmentsModule,
+        CapacityModule,
+        BookingsModule,
         TicketsModule,
         CheckinModule,
         DriverAppModule,

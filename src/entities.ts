@@ -13,6 +13,7 @@ import { Setting } from './database/setting.entity.js';
 import { IdempotencyKey } from './modules/idempotency/idempotency-key.entity.js';
 import { AccountEvent } from './modules/events/account-event.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook.entity.js';
+import { CapacityRule, CapacityUsage } from './modules/capacity/capacity-rule.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -35,4 +36,6 @@ export const ENTITIES = [
   Webhook,
   WebhookDelivery,
   WebhookAttempt,
+  CapacityRule,
+  CapacityUsage,
 ];

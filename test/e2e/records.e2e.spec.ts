@@ -311,7 +311,7 @@ describe.each([
       expect(logs[0].created_at >= logs[1].created_at).toBe(true);
     });
 
-    it('shows exactly the interface fields', async () => {
+    it('shows exactly the interface fields (and who booked an appointment)', async () => {
       const [ref] = await createRecords(t.http, owner.key, noun, [createItem(noun, layout)]);
       const element = (await logsOf(t.http, owner.key, noun, [ref])).body.data[0];
       expect(Object.keys(element.data).sort()).toEqual(['driver', 'logs', noun].sort());
@@ -347,6 +347,8 @@ describe.each([
               'custom_data',
               'created_at',
               'updated_at',
+              // Who booked it (docs/capacity.md): null for the terminal's own.
+              'booked_by',
             ];
       expect(Object.keys(element.data[noun]).sort()).toEqual(fields.sort());
       expect(Object.keys(element.data.driver).sort()).toEqual(['driver_license_category', 'driver_license_number', 'tax_id']);

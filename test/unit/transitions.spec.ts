@@ -57,12 +57,20 @@ describe.each([
     for (const move of documented) {
       const planned = planMove(def, { record: row(def, move.from[0]), to: move.to, via: move.via, data: { extra: 1 } })!;
       expect(planned.log).toEqual({ recordId: 'id-1', event: move.event, message: `Status changed from ${move.from[0]} to ${move.to}` });
-      expect(planned.event).toEqual({
+      const event = (partnerId: string) => ({
         driverId: 'driver-1',
-        partnerId: 'owner-1',
+        partnerId,
         type: `${def.noun}.status`,
         data: { id: 'id-1', ref: 'REF-1', status: move.to, previous_status: move.from[0], extra: 1 },
       });
+      expect(planned.events).toEqual([event('owner-1')]);
+      if (def.partner) {
+        const booked = { ...row(def, move.from[0]), [def.partner.column]: 'carrier-1' };
+        expect(planMove(def, { record: booked, to: move.to, via: move.via, data: { extra: 1 } })!.events).toEqual([
+          event('owner-1'),
+          event('carrier-1'),
+        ]);
+      }
     }
   });
 

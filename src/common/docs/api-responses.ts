@@ -12,7 +12,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   PROTECTED_FIELD: 'An update tried to change a protected field',
   UNAUTHORIZED: 'X-API-Key (or the driver token) missing, unknown, revoked or expired',
   SIGN_IN_CODE_INVALID: 'The sign-in code is wrong, was used already or has expired (counted as a failed authentication)',
-  FORBIDDEN: "The key's account kind cannot use this endpoint",
+  FORBIDDEN: "The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book",
   NOT_FOUND: 'No such route or resource',
   REFS_NOT_FOUND: 'Some refs do not exist for the calling account',
   APPOINTMENT_NOT_FOUND: 'appointment_ref does not exist for the calling terminal',
@@ -35,6 +35,10 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   TERMINAL_TIMEOUT: 'The terminal server did not answer within CHECKIN_TIMEOUT_MS',
   WEBHOOK_NOT_FOUND: 'No webhook with this id belongs to the calling account',
   WEBHOOK_URL_NOT_ALLOWED: 'The URL host resolves to a loopback, private or other non-public address, or does not resolve',
+  SLOT_CLOSED:
+    'A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots',
+  SLOT_FULL: 'A slot of a capacity rule would hold more appointments than its capacity; details.slots',
+  QUOTA_EXCEEDED: "A slot would hold more of the carrier's bookings than the rule's carrier_quota allows; details.slots",
 };
 
 /** Every authenticated route can answer these. */

@@ -14,6 +14,7 @@ export const GUIDE_PAGES = [
   'events',
   'webhooks',
   'web',
+  'capacity',
 ] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
 

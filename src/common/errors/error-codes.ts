@@ -35,6 +35,10 @@ export const ERROR_STATUS = {
   // Webhooks (docs/webhooks.md): another account's webhook is not found either; a URL that reaches private addresses.
   WEBHOOK_NOT_FOUND: 404,
   WEBHOOK_URL_NOT_ALLOWED: 400,
+  // Capacity (docs/capacity.md): a slot that is closed, full, or holds this carrier's share already.
+  SLOT_CLOSED: 409,
+  SLOT_FULL: 409,
+  QUOTA_EXCEEDED: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

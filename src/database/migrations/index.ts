@@ -14,6 +14,7 @@ import { DriverSignInCodes1763914500000 } from './1763914500000-driver-sign-in-c
 import { WebhookLanes1763915000000 } from './1763915000000-webhook-lanes.js';
 import { EventWriters1763916000000 } from './1763916000000-event-writers.js';
 import { AccountEventSeqs1763916600000 } from './1763916600000-account-event-seqs.js';
+import { Capacity1763917000000 } from './1763917000000-capacity.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   WebhookLanes1763915000000,
   EventWriters1763916000000,
   AccountEventSeqs1763916600000,
+  Capacity1763917000000,
 ];

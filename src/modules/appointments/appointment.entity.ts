@@ -15,6 +15,8 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Index('appointments_ref_prefix_idx', { synchronize: false })
 @Index('appointments_admissible_idx', { synchronize: false })
 @Index('appointments_no_show_idx', { synchronize: false })
+// A carrier's bookings, in the listing's order (migration Capacity1763917000000): only booked appointments are in it.
+@Index('appointments_bookings_idx', { synchronize: false })
 @Check('appointments_status_check', `status IN ('SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED')`)
 export class Appointment extends ScheduledRecord {
   @Column({ name: 'terminal_id', type: 'uuid' })
@@ -27,6 +29,17 @@ export class Appointment extends ScheduledRecord {
   /** When the no-show sweep marked it (once; its status stays SCHEDULED). */
   @Column({ name: 'no_show_at', type: 'timestamptz', nullable: true })
   noShowAt: Date | null;
+
+  /** The carrier that booked it (docs/capacity.md#carrier-booking), and its name then; null for the terminal's own. */
+  @Column({ name: 'booked_by_id', type: 'uuid', nullable: true })
+  bookedById: string | null;
+
+  @ManyToOne(() => Account)
+  @JoinColumn({ name: 'booked_by_id', foreignKeyConstraintName: 'appointments_booked_by_id_fkey' })
+  bookedBy?: Account;
+
+  @Column({ name: 'booked_by_name', type: 'text', nullable: true })
+  bookedByName: string | null;
 
   @ManyToOne(() => Driver)
   @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'appointments_driver_id_fkey' })

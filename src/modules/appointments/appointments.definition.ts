@@ -5,6 +5,9 @@ import { Appointment } from './appointment.entity.js';
 export const APPOINTMENT_STATUSES = ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'] as const;
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 
+/** The carrier that booked an appointment (docs/capacity.md#carrier-booking): written by the engine, never from fields. */
+const BOOKED_BY = { column: 'booked_by_id', nameColumn: 'booked_by_name' };
+
 export const APPOINTMENTS: RecordDefinition = {
   noun: 'appointment',
   label: 'Appointment',
@@ -17,7 +20,7 @@ export const APPOINTMENTS: RecordDefinition = {
   statuses: APPOINTMENT_STATUSES,
   initialStatus: 'SCHEDULED',
   liveStatuses: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
-  ...dataColumns(Appointment, 'terminal_id'),
+  ...dataColumns(Appointment, 'terminal_id', [BOOKED_BY.column, BOOKED_BY.nameColumn]),
   moves: [
     { via: 'checkin', from: ['SCHEDULED'], to: 'CHECKED_IN' },
     { via: 'put', from: ['SCHEDULED', 'CHECKED_IN'], to: 'ON_GOING' },
@@ -26,4 +29,12 @@ export const APPOINTMENTS: RecordDefinition = {
   ],
   protectedFields: ['id', 'terminal_id', 'ref', 'user_tax_id'],
   logViewDriverFields: { user_tax_id: 'tax_id' },
+  partner: {
+    ...BOOKED_BY,
+    viewField: 'booked_by',
+    idKey: 'carrier_id',
+    nameKey: 'carrier_name',
+    created: 'booking.created',
+    deleted: 'booking.cancelled',
+  },
 };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CapacityModule } from '../capacity/capacity.module.js';
 import { DriversModule } from '../drivers/drivers.module.js';
 import { LayoutsModule } from '../layouts/layouts.module.js';
 import { recordsController } from '../records/records.controller.js';
@@ -9,7 +10,7 @@ import { NoShowSweep } from './no-show-sweep.js';
 import { APPOINTMENT_EXAMPLES, AppointmentLogView, CreateAppointmentItemDto, UpdateAppointmentItemDto } from './dto/appointment.dto.js';
 
 @Module({
-  imports: [LayoutsModule, DriversModule],
+  imports: [LayoutsModule, DriversModule, CapacityModule],
   controllers: [
     recordsController({
       def: APPOINTMENTS,
@@ -18,6 +19,8 @@ import { APPOINTMENT_EXAMPLES, AppointmentLogView, CreateAppointmentItemDto, Upd
       updateItem: UpdateAppointmentItemDto,
       examples: APPOINTMENT_EXAMPLES,
       logView: AppointmentLogView,
+      // A terminal's capacity rules (docs/capacity.md).
+      guardErrors: ['SLOT_CLOSED', 'SLOT_FULL'],
     }),
   ],
   providers: [AppointmentsRepository, AppointmentsService, NoShowSweep],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppointmentLogView } from './dto/appointment.dto.js';
+import { CapacityGuard } from '../capacity/capacity-guard.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
 import { Changes } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -7,7 +8,7 @@ import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { RecordsService } from '../records/records.service.js';
 import { AppointmentsRepository } from './appointments.repository.js';
 
-/** Appointments: the records engine with the appointments definition. */
+/** Appointments: the records engine with the appointments definition, guarded by the terminal's capacity rules. */
 @Injectable()
 export class AppointmentsService extends RecordsService {
   constructor(
@@ -16,7 +17,8 @@ export class AppointmentsService extends RecordsService {
     usage: LayoutUsage,
     drivers: DriversRepository,
     changes: Changes,
+    capacity: CapacityGuard,
   ) {
-    super(records, { layouts, usage, drivers, changes }, AppointmentLogView);
+    super(records, { layouts, usage, drivers, changes, guard: capacity }, AppointmentLogView);
   }
 }

@@ -11,6 +11,7 @@ import type { CheckinStatus } from './checkin.entity.js';
 export interface AppointmentForCheckin {
   id: string;
   terminal_id: string;
+  booked_by_id: string | null;
   ref: string;
   layout_ref: string;
   status: string;

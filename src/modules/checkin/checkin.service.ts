@@ -67,8 +67,10 @@ export class CheckinService {
     const checkinId = given ?? randomUUID();
 
     const appointment = await this.repository.findAppointment(appointmentId);
-    // A token sees only the appointments of the terminal that minted it (docs/driver-tokens.md).
-    if (!appointment || appointment.driver_id !== driver.driverId || appointment.terminal_id !== driver.partnerId)
+    // A token sees only the appointments of the terminal that minted it, or that the carrier that minted it booked
+    // (docs/driver-tokens.md).
+    const partners = [appointment?.terminal_id, appointment?.booked_by_id];
+    if (!appointment || appointment.driver_id !== driver.driverId || !partners.includes(driver.partnerId))
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
     const previous = given ? await this.ledger.previous(checkinId, appointment.id) : null;
     if (previous?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticketIds));

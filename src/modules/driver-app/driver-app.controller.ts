@@ -9,7 +9,7 @@ import { RenderedLayoutView } from '../layouts/dto/rendered-layout.dto.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
-import { AppointmentLogView, SHARED_RECORD_FIELDS } from '../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, BookedByView, SHARED_RECORD_FIELDS } from '../appointments/dto/appointment.dto.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import { DriverAppService } from './driver-app.service.js';
 
@@ -40,6 +40,8 @@ class DriverRecordView extends PickType(AppointmentLogView, [...SHARED_RECORD_FI
 class DriverAppointmentView extends DriverRecordView {
   @ApiProperty({ enum: APPOINTMENTS.liveStatuses }) status: string;
   @ApiProperty({ type: OwnerView, description: 'The terminal' }) terminal: OwnerView;
+  @ApiProperty({ type: BookedByView, nullable: true, description: "The carrier that booked it; null for the terminal's own" })
+  booked_by: BookedByView | null;
 }
 
 const TEXT = { type: String, nullable: true };
@@ -87,6 +89,7 @@ const APPOINTMENT = {
   status: 'SCHEDULED',
   ...RECORD,
   terminal: { id: EXAMPLE.terminalId, name: 'Port A' },
+  booked_by: null,
   layout: {
     layout_ref: 'demo-appointment',
     name: 'Container pickup',
@@ -140,7 +143,7 @@ export class DriverAppController {
   @Get('appointments')
   @ApiOperation({
     summary:
-      "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, with card and modal rendered, and the terminal's name",
+      "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, or that the token's carrier booked, with card and modal rendered, and the terminal's name",
   })
   @ApiEnvelope(200, DriverAppointmentView, [APPOINTMENT], { isArray: true })
   async appointments(@CurrentDriver() driver: DriverPrincipal) {

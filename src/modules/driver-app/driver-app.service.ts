@@ -3,6 +3,7 @@ import type { LayoutSet } from '../layouts/layout-schema.js';
 import { AppointmentsRepository } from '../appointments/appointments.repository.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
+import { partnerOf } from '../records/record-view.js';
 import type { LiveRecordRow, RecordsRepository } from '../records/records.repository.js';
 import { TicketsRepository } from '../tickets/tickets.repository.js';
 import { TripsRepository } from '../trips/trips.repository.js';
@@ -13,24 +14,31 @@ import { DriverAppRepository, type LayoutRow } from './driver-app.repository.js'
 const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
 const INTERNAL = new Set(['owner_id', 'owner_name', 'driver_id', 'terminal_id', 'trucking_company_id']);
 
-/** A record as the driver app shows it: its fields (timestamps ISO UTC), owner (`terminal` or `carrier`), admissible window. */
+/**
+ * A record as the driver app shows it: its fields (timestamps ISO UTC), owner (`terminal` or `carrier`), the
+ * carrier that booked it (appointments), admissible window.
+ */
 function recordView(records: RecordsRepository, row: LiveRecordRow): Record<string, unknown> {
+  const { partner, ownerKind } = records.def;
+  const hidden = partner ? new Set([...INTERNAL, partner.column, partner.nameColumn]) : INTERNAL;
   const fields = Object.fromEntries(
     Object.entries(row)
-      .filter(([key]) => !INTERNAL.has(key))
+      .filter(([key]) => !hidden.has(key))
       .map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]),
   );
   const { from, until } = admissibleWindow(row);
   return {
     ...fields,
-    [records.def.ownerKind]: { id: row.owner_id, name: row.owner_name },
+    [ownerKind]: { id: row.owner_id, name: row.owner_name },
+    ...(partner ? { [partner.viewField]: partnerOf(partner, row) } : {}),
     admissible_from: iso(from),
     admissible_until: iso(until),
   };
 }
 
 /**
- * The driver app's data: the driver's live records of the token's partner, each with its layout rendered, so
+ * The driver app's data: the driver's live records of the token's partner (its own, and the terminal appointments
+ * a carrier booked), each with its layout rendered, so
  * one app draws every terminal's and carrier's screens without knowing the data model (docs/driver-tokens.md).
  */
 @Injectable()

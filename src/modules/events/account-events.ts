@@ -16,6 +16,8 @@ export const ACCOUNT_EVENT_TYPES = [
   'checkin.rejected',
   'checkin.failed',
   'webhook.disabled',
+  'booking.created',
+  'booking.cancelled',
 ] as const;
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 

@@ -67,15 +67,17 @@ const ENGINE_COLUMNS = new Set(['id', 'ref', 'layout_ref', 'driver_id', 'status'
 /**
  * The data columns of a record entity (its own and those it inherits), as the engine's SQL needs them:
  * name → type, and which default to 0. The entity is where a column is declared; definitions derive from it.
+ * `engineColumns`: more columns that the engine writes itself (a partner's).
  */
-export function dataColumns(entity: abstract new () => ScheduledRecord, ownerColumn: string) {
+export function dataColumns(entity: abstract new () => ScheduledRecord, ownerColumn: string, engineColumns: string[] = []) {
   const classes = new Set<unknown>();
   for (let target: unknown = entity; target && target !== Object; target = Object.getPrototypeOf(target)) classes.add(target);
   const columns: Record<string, SqlType> = {};
   const zeroDefaults: string[] = [];
   for (const { target, propertyName, mode, options } of getMetadataArgsStorage().columns) {
     const name = options.name ?? propertyName;
-    if (!classes.has(target) || mode !== 'regular' || ENGINE_COLUMNS.has(name) || name === ownerColumn) continue;
+    if (!classes.has(target) || mode !== 'regular' || ENGINE_COLUMNS.has(name) || name === ownerColumn || engineColumns.includes(name))
+      continue;
     columns[name] = options.type as SqlType;
     if (options.default === 0) zeroDefaults.push(name);
   }

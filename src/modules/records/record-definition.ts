@@ -1,4 +1,5 @@
 import type { AccountKind } from '../accounts/account.entity.js';
+import type { AccountEventType } from '../events/account-events.js';
 import type { LayoutSet } from '../layouts/layout-schema.js';
 
 export type SqlType = 'text' | 'timestamptz' | 'double precision' | 'integer' | 'jsonb';
@@ -29,6 +30,24 @@ export interface StatusMove {
   via: MoveKind;
   from: readonly string[];
   to: string;
+}
+
+/**
+ * An account that is a party to some records besides their owner: the carrier that booked a terminal's
+ * appointment (docs/capacity.md#carrier-booking). Its events of those records go to its own feed; its driver
+ * tokens see them (docs/driver-tokens.md).
+ */
+export interface RecordPartner {
+  /** The column naming the partner's account, and the one keeping its name as it was when it became one. */
+  column: string;
+  nameColumn: string;
+  /** The field of the record's view that shows both, `{[idKey], [nameKey]}`; null for records without a partner. */
+  viewField: string;
+  idKey: string;
+  nameKey: string;
+  /** The partner's events when such a record is created and deleted: the data of the owner's `created` and `deleted`. */
+  created: AccountEventType;
+  deleted: AccountEventType;
 }
 
 /**
@@ -64,6 +83,8 @@ export interface RecordDefinition {
    * driver rather than of the record: the driver's column each shows.
    */
   logViewDriverFields: Record<string, string>;
+  /** Appointments: the carrier that booked one. */
+  partner?: RecordPartner;
 }
 
 export const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);

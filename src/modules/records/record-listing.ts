@@ -1,18 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsOptional, isUUID, IsString, Length, Matches } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
-import { decodePair, encodePair } from '../../common/http/cursor.js';
+import { decodeStrings, encodeStrings } from '../../common/http/cursor.js';
 import { IsIntegerText, IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
 import type { RecordDefinition } from './record-definition.js';
 
 /** Items per page: `limit` (docs/listing.md). */
 export const LIST_LIMIT = { default: 100, max: 500 } as const;
 
-/** Where a page starts: after the record with this sort key and ref. */
+/** Where a page starts: after the record with this sort key and ref (and owner, in a listing across owners). */
 export interface ListPosition {
   /** `window_start` as UTC text with microseconds, or `infinity` for a record without one (they come last). */
   key: string;
   ref: string;
+  owner?: string;
 }
 
 /** The listing's filters, checked (docs/listing.md). */
@@ -24,6 +25,8 @@ export interface ListFilter {
   driverTaxId: string | null;
   layoutRef: string | null;
   refPrefix: string | null;
+  /** In a listing across owners (a carrier's bookings): only this owner's. */
+  ownerId?: string | null;
   limit: number;
   after: ListPosition | null;
 }
@@ -104,8 +107,11 @@ export function listQueryDto(def: RecordDefinition): new () => ListQuery {
   return ListRecordsQuery;
 }
 
-/** The filters of a validated query; a cursor that is not one of ours, or a window ending before it starts, is VALIDATION_ERROR. */
-export function toListFilter(query: ListQuery): ListFilter {
+/**
+ * The filters of a validated query; a cursor that is not one of ours, or a window ending before it starts, is
+ * VALIDATION_ERROR. `acrossOwners`: the listing spans owners (a carrier's bookings), whose cursors name the owner too.
+ */
+export function toListFilter(query: ListQuery, acrossOwners = false): ListFilter {
   const statuses = query.status === undefined ? null : [...new Set([query.status].flat())];
   if (query.window_from && query.window_to && Date.parse(query.window_from) > Date.parse(query.window_to)) {
     throw AppError.validation([{ path: 'window_to', message: 'window_to must not be earlier than window_from' }]);
@@ -119,7 +125,7 @@ export function toListFilter(query: ListQuery): ListFilter {
     layoutRef: query.layout_ref ?? null,
     refPrefix: query.ref_prefix ?? null,
     limit: query.limit === undefined ? LIST_LIMIT.default : Number(query.limit),
-    after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+    after: query.cursor === undefined ? null : decodeCursor(query.cursor, acrossOwners),
   };
 }
 
@@ -127,15 +133,21 @@ const MICROSECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** The position after a page's last record, as an opaque string. */
 export function encodeCursor(position: ListPosition): string {
-  return encodePair(position.key, position.ref);
+  return encodeStrings(position.owner === undefined ? [position.key, position.ref] : [position.key, position.ref, position.owner]);
 }
 
-/** A cursor back into a position: anything but what `encodeCursor` writes is VALIDATION_ERROR. */
-export function decodeCursor(cursor: string): ListPosition {
-  const pair = decodePair(
+/** A cursor back into a position (with its owner, `acrossOwners`): anything but what `encodeCursor` writes is VALIDATION_ERROR. */
+export function decodeCursor(cursor: string, acrossOwners = false): ListPosition {
+  const values = decodeStrings(
     cursor,
-    (key, ref) => (key === 'infinity' || (MICROSECONDS.test(key) && isIsoTimestamp(key))) && ref.length >= 1 && ref.length <= REF_MAX,
+    [acrossOwners ? 3 : 2],
+    ([key, ref, owner]) =>
+      (key === 'infinity' || (MICROSECONDS.test(key) && isIsoTimestamp(key))) &&
+      ref.length >= 1 &&
+      ref.length <= REF_MAX &&
+      (!acrossOwners || isUUID(owner)),
   );
-  if (!pair) throw AppError.validation([{ path: 'cursor', message: "cursor must be a page's next_cursor, as it was given" }]);
-  return { key: pair[0], ref: pair[1] };
+  if (!values) throw AppError.validation([{ path: 'cursor', message: "cursor must be a page's next_cursor, as it was given" }]);
+  const [key, ref, owner] = values;
+  return acrossOwners ? { key, ref, owner } : { key, ref };
 }

@@ -1,11 +1,17 @@
 import { isoSql } from '../events/account-events.repository.js';
-import type { RecordDefinition, RecordRow } from './record-definition.js';
+import type { RecordDefinition, RecordPartner, RecordRow } from './record-definition.js';
 
 /** Swagger's list of a class's documented properties (`:name`), as @ApiProperty records it. */
 const DOCUMENTED_PROPERTIES = 'swagger/apiModelPropertiesArray';
 
 /** A record as the logs query and the listing show it: `{trip|appointment, driver}`. */
 export type RecordItem = { driver: Record<string, unknown>; [noun: string]: unknown };
+
+/** The partner field of a record's view: `{carrier_id, carrier_name}`, or null. */
+export function partnerOf(partner: RecordPartner, row: Record<string, unknown>): Record<string, unknown> | null {
+  const id = row[partner.column];
+  return id ? { [partner.idKey]: id, [partner.nameKey]: row[partner.nameColumn] } : null;
+}
 
 /** SQL of a record's view as jsonb, from the record's alias and its driver's. */
 export type ViewSql = (record: string, driver: string) => string;
@@ -36,9 +42,10 @@ export class RecordView {
   }
 
   item(row: RecordRow): RecordItem {
-    const { logViewDriverFields: fromDriver } = this.def;
+    const { logViewDriverFields: fromDriver, partner } = this.def;
     const record = Object.fromEntries(
       this.fields.map((field) => {
+        if (field === partner?.viewField) return [field, partnerOf(partner, row)];
         const value = row[fromDriver[field] ?? field];
         return [field, value instanceof Date ? value.toISOString() : value];
       }),
@@ -50,9 +57,16 @@ export class RecordView {
   }
 
   readonly sql: ViewSql = (r, d) => {
-    const { logViewDriverFields: fromDriver } = this.def;
+    const { logViewDriverFields: fromDriver, partner } = this.def;
     const value = (field: string) =>
-      fromDriver[field] ? `${d}.${fromDriver[field]}` : this.timestamps.has(field) ? isoSql(`${r}.${field}`) : `${r}.${field}`;
+      field === partner?.viewField
+        ? `CASE WHEN ${r}.${partner.column} IS NULL THEN NULL
+                ELSE jsonb_build_object('${partner.idKey}', ${r}.${partner.column}, '${partner.nameKey}', ${r}.${partner.nameColumn}) END`
+        : fromDriver[field]
+          ? `${d}.${fromDriver[field]}`
+          : this.timestamps.has(field)
+            ? isoSql(`${r}.${field}`)
+            : `${r}.${field}`;
     return `jsonb_build_object('${this.def.noun}', jsonb_build_object(${this.fields.map((field) => `'${field}', ${value(field)}`).join(', ')}),
       'driver', jsonb_build_object('tax_id', ${d}.tax_id, 'driver_license_number', ${d}.driver_license_number,
                                    'driver_license_category', ${d}.license_category))`;

@@ -2,6 +2,7 @@ import { REF_MAX } from '../../common/validation/validators.js';
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiProperty, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { guideUrl } from '../../common/docs/guide.js';
+import type { ErrorCode } from '../../common/errors/error-codes.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { BatchPipe, type Batch } from '../../common/batch/batch.pipe.js';
@@ -24,6 +25,8 @@ export interface RecordsApi {
   updateItem: Type<object>;
   logView: Type<unknown>;
   examples: RecordExamples;
+  /** Codes the kind's guard adds to creates and updates (appointments: capacity). */
+  guardErrors?: ErrorCode[];
 }
 
 /** Examples of one kind of record for the OpenAPI document: two of each so batches show too. */
@@ -57,7 +60,15 @@ const refsBody = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: '
  * The four routes of trips or appointments (interface: Endpoints), built from one definition so both
  * modules answer alike. The controller only translates HTTP; the rules live in RecordsService.
  */
-export function recordsController({ def, service, createItem, updateItem, logView, examples }: RecordsApi): Type<unknown> {
+export function recordsController({
+  def,
+  service,
+  createItem,
+  updateItem,
+  logView,
+  examples,
+  guardErrors = [],
+}: RecordsApi): Type<unknown> {
   const plural = `${def.noun}s`;
   const Title = def.label;
   const CreateBody = BatchPipe<CreateItem>(createItems(createItem));
@@ -106,12 +117,12 @@ export function recordsController({ def, service, createItem, updateItem, logVie
       batch: { summary: `Several ${plural}`, value: examples.create },
     })
     @ApiEnvelope(201, CreatedRecordsView, { created_refs: examples.refs, created_ids: examples.ids, status: 'created' })
-    @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'DUPLICATE_KEY')
+    @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'DUPLICATE_KEY', ...guardErrors)
     async create(
       @CurrentPrincipal() principal: Principal,
       @Body(CreateBody) batch: Batch<CreateItem>,
     ): Promise<Envelope<CreatedRecordsView>> {
-      return ok(await this.records.create(principal, batch));
+      return ok(await this.records.create(principal.accountId!, batch));
     }
 
     @Put()
@@ -133,6 +144,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
       'INVALID_LAYOUT_REF',
       'REFS_NOT_FOUND',
       'INVALID_STATUS_TRANSITION',
+      ...guardErrors,
     )
     async update(
       @CurrentPrincipal() principal: Principal,
@@ -151,7 +163,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: examples.refs, status: 'deleted' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
     async remove(@CurrentPrincipal() principal: Principal, @Body(DeleteBody) batch: Batch<string>): Promise<Envelope<DeletedRecordsView>> {
-      return ok(await this.records.delete(principal, batch));
+      return ok(await this.records.delete(principal.accountId!, batch));
     }
 
     @Get()
@@ -165,7 +177,7 @@ export function recordsController({ def, service, createItem, updateItem, logVie
     })
     @ApiErrors('VALIDATION_ERROR')
     async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Envelope<RecordsPage>> {
-      return ok(await this.records.list(principal, query));
+      return ok(await this.records.list(principal.accountId!, query));
     }
 
     @Get('logs')

@@ -41,8 +41,23 @@ export interface LogLine {
   created_at: string;
 }
 
-/** A record locked for a change: its identity, status, driver, owner and window. */
-export type LockedRecord = Pick<RecordRow, 'id' | 'ref' | 'status' | 'driver_id' | 'window_start' | 'window_end'>;
+/** A record locked for a change: its identity, status, driver, layout and window, and its partner (null without). */
+export type LockedRecord = Pick<RecordRow, 'id' | 'ref' | 'status' | 'driver_id' | 'layout_ref' | 'window_start' | 'window_end'> & {
+  partner_id: string | null;
+};
+
+/** A record that moved to a new status, with where it lies. */
+export interface MovedRecord {
+  id: string;
+  owner_id: string;
+  status: string;
+  layout_ref: string;
+  window_start: Date | null;
+  partner_id: string | null;
+}
+
+/** SQL of a JSON value about an owner (null: nothing to do), given the SQL of its id: a guard's probe (RecordGuard). */
+export type Probe = (owner: string) => string;
 
 /** A live record of a driver as the driver app lists it, with its owner's name. */
 export type LiveRecordRow = RecordRow & { owner_id: string; owner_name: string };
@@ -71,8 +86,9 @@ export abstract class RecordsRepository {
 
   /**
    * Inserts all rows in one statement, with their 'created' log entries and `created` events (in the order of
-   * `batchOrder`, the refs as the batch gave them). A ref that already exists for the owner (or arrives
-   * concurrently) is skipped, not an error: the caller compares what came back with what it sent.
+   * `batchOrder`, the refs as the batch gave them; a partner's too, in its feed). A ref that already exists for
+   * the owner (or arrives concurrently) is skipped, not an error: the caller compares what came back with what it
+   * sent. With `probe`, its value for the owner is evaluated once, and carried by the first row (`guard`).
    */
   async insertMany(
     manager: EntityManager,
@@ -80,54 +96,75 @@ export abstract class RecordsRepository {
     rows: NewRecord[],
     batchOrder: string[],
     view: ViewSql,
-  ): Promise<{ id: string; ref: string }[]> {
-    const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label } = this.def;
+    probe?: Probe,
+  ): Promise<{ id: string; ref: string; guard?: unknown }[]> {
+    const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label, noun, partner } = this.def;
     const names = Object.keys(columns);
     const values = names.map((column) => (zeroDefaults.includes(column) ? `COALESCE(x.${column}, 0)` : `x.${column}`));
+    // A partner's columns come with the rows (a booking's carrier), never from an item's fields.
+    const partnerColumns = partner ? [partner.column, partner.nameColumn] : [];
+    const recordset = partner ? `${this.recordset}, ${partner.column} uuid, ${partner.nameColumn} text` : this.recordset;
+    const created = (account: string, type: string, kind: number, where = 'true') =>
+      `SELECT c.${account} AS account_id, '${type}' AS type, ${view('c', 'd')} AS data, o.ord, ${kind} AS kind
+         FROM inserted c JOIN drivers d ON d.id = c.driver_id JOIN unnest($5::text[]) WITH ORDINALITY AS o(ref, ord) ON o.ref = c.ref
+        WHERE ${where}`;
     return manager.query(
       `WITH inserted AS (
-         INSERT INTO ${table} (${ownerColumn}, status, ref, layout_ref, driver_id, ${names.join(', ')})
-         SELECT $1, $2, x.ref, x.layout_ref, x.driver_id, ${values.join(', ')}
-           FROM jsonb_to_recordset($3::jsonb) AS x(ref text, layout_ref text, driver_id uuid, ${this.recordset})
+         INSERT INTO ${table} (${ownerColumn}, status, ref, layout_ref, driver_id, ${[...names, ...partnerColumns].join(', ')})
+         SELECT $1, $2, x.ref, x.layout_ref, x.driver_id, ${[...values, ...partnerColumns.map((column) => `x.${column}`)].join(', ')}
+           FROM jsonb_to_recordset($3::jsonb) AS x(ref text, layout_ref text, driver_id uuid, ${recordset})
          ON CONFLICT (${ownerColumn}, ref) DO NOTHING
          RETURNING *
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
        ), evented AS (
          ${INSERT_EVENTS}
-         SELECT c.${ownerColumn}, ${CURRENT_TX}, '${this.def.noun}.created', ${view('c', 'd')}
-           FROM inserted c JOIN drivers d ON d.id = c.driver_id JOIN unnest($5::text[]) WITH ORDINALITY AS o(ref, ord) ON o.ref = c.ref
-          ORDER BY o.ord
+         SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
+           ${created(ownerColumn, `${noun}.created`, 0)}
+           ${partner ? `UNION ALL ${created(partner.column, partner.created, 1, `c.${partner.column} IS NOT NULL`)}` : ''}
+         ) e ORDER BY e.kind, e.ord
        )
-       SELECT id, ref FROM inserted`,
+       SELECT id, ref${probe ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT ${probe('$1')}) END AS guard` : ''} FROM inserted`,
       [ownerId, initialStatus, JSON.stringify(rows), `${label} created`, batchOrder],
     );
   }
 
   /**
-   * The owner's records with these refs, locked for the rest of the transaction (in ref order: no deadlocks),
-   * with what an update or a status move reads of them.
+   * The owner's records with these refs (only those of this partner, when given), locked for the rest of the
+   * transaction (in ref order: no deadlocks), with what an update or a status move reads of them.
    */
-  lockByRefs(manager: EntityManager, ownerId: string, refs: string[]): Promise<LockedRecord[]> {
-    const { table, ownerColumn } = this.def;
+  lockByRefs(manager: EntityManager, ownerId: string, refs: string[], partnerId?: string): Promise<LockedRecord[]> {
+    const { table, ownerColumn, partner } = this.def;
+    const byPartner = partnerId && partner ? `AND r.${partner.column} = $3` : '';
     return manager.query(
-      `SELECT r.id, r.ref, r.status, r.driver_id, r.${ownerColumn}, r.window_start, r.window_end
-         FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[]) ORDER BY r.ref FOR UPDATE`,
-      [ownerId, refs],
+      `SELECT r.id, r.ref, r.status, r.driver_id, r.${ownerColumn}, r.layout_ref, r.window_start, r.window_end,
+              ${partner ? `r.${partner.column}` : 'NULL::uuid'} AS partner_id
+         FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref = ANY($2::text[]) ${byPartner} ORDER BY r.ref FOR UPDATE`,
+      byPartner ? [ownerId, refs, partnerId] : [ownerId, refs],
     );
   }
 
   /**
    * Applies each row's own patch (and status), and writes the log entries and the events (`updated` when
-   * fields change, then `status_changed` when the status moves; in batch order), in one statement.
+   * fields change, then `status_changed` when the status moves; in batch order), in one statement. With a probe
+   * (and the owner's id), answers its value for the owner, evaluated in that statement (else null).
    */
-  async updateMany(manager: EntityManager, patches: RecordPatch[], logs: LogEntry[], view: ViewSql): Promise<void> {
-    if (patches.length === 0) return this.insertLogs(manager, logs);
+  async updateMany(
+    manager: EntityManager,
+    patches: RecordPatch[],
+    logs: LogEntry[],
+    view: ViewSql,
+    probe?: { sql: Probe; ownerId: string },
+  ): Promise<unknown> {
+    if (patches.length === 0) {
+      await this.insertLogs(manager, logs);
+      return null;
+    }
     const { table, columns, logTable, logForeignKey, ownerColumn, noun } = this.def;
     const sets = Object.entries({ layout_ref: 'text' as SqlType, ...columns }).map(
       ([column, type]) => `${column} = CASE WHEN x.patch ? '${column}' THEN ${patchValue(column, type)} ELSE t.${column} END`,
     );
-    await manager.query(
+    const [{ guard }]: { guard: unknown }[] = await manager.query(
       `WITH updated AS (
          UPDATE ${table} AS t
             SET ${sets.join(',\n                ')},
@@ -149,25 +186,37 @@ export abstract class RecordsRepository {
              FROM updated c JOIN drivers d ON d.id = c.driver_id WHERE c.event_from IS NOT NULL
          ) e ORDER BY e.ord, e.kind
        )
-       SELECT 1`,
-      [JSON.stringify(patches), ...logColumns(logs)],
+       SELECT ${probe ? probe.sql('$5::uuid') : 'NULL'} AS guard`,
+      [JSON.stringify(patches), ...logColumns(logs), ...(probe ? [probe.ownerId] : [])],
     );
+    return guard;
   }
 
   /**
    * Moves each record from the status it was read with to its new one, and writes the log entries and the
-   * events (`deleted`, or `status_changed` with `from`, `to` and the move's `extra`; in the order of `moves`),
-   * in one statement; answers the records that moved and their owners (a record whose status changed since
-   * it was read does not move).
+   * events (`deleted`, or `status_changed` with `from`, `to` and the move's `extra`; in the order of `moves`;
+   * a partner's `deleted` too, in its feed), in one statement; answers the records that moved, with their owners
+   * and where they lie (a record whose status changed since it was read does not move). With `probe`, the first
+   * row also carries its value for each owner of a deleted record (`guard`: owner id → value), evaluated once per owner.
    */
   async setStatuses(
     manager: EntityManager,
     moves: StatusMove[],
     logs: LogEntry[],
     view: ViewSql,
-  ): Promise<{ id: string; owner_id: string }[]> {
+    probe?: Probe,
+  ): Promise<(MovedRecord & { guard?: Record<string, unknown> | null })[]> {
     if (moves.length === 0) return [];
-    const { table, logTable, logForeignKey, ownerColumn, noun } = this.def;
+    const { table, logTable, logForeignKey, ownerColumn, noun, partner } = this.def;
+    const partnerDeleted = partner
+      ? `UNION ALL
+         SELECT c.${partner.column}, '${partner.deleted}', ${view('c', 'd')}, c.event_ord, 1
+           FROM moved c JOIN drivers d ON d.id = c.driver_id WHERE c.status = 'DELETED' AND c.${partner.column} IS NOT NULL`
+      : '';
+    const guard = probe
+      ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT jsonb_object_agg(o.owner, ${probe('o.owner')})
+             FROM (SELECT DISTINCT ${ownerColumn} AS owner FROM moved WHERE status = 'DELETED') o) END AS guard`
+      : '';
     return manager.query(
       `WITH moved AS (
          UPDATE ${table} AS t SET status = x.status, updated_at = now()
@@ -178,13 +227,19 @@ export abstract class RecordsRepository {
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[])
        ), evented AS (
          ${INSERT_EVENTS}
-         SELECT c.${ownerColumn}, ${CURRENT_TX},
-                CASE WHEN c.status = 'DELETED' THEN '${noun}.deleted' ELSE '${noun}.status_changed' END,
-                CASE WHEN c.status = 'DELETED' THEN ${view('c', 'd')}
-                     ELSE ${view('c', 'd')} || jsonb_build_object('from', c.event_from, 'to', c.status) || c.event_extra END
-           FROM moved c JOIN drivers d ON d.id = c.driver_id ORDER BY c.event_ord
+         SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
+           SELECT c.${ownerColumn} AS account_id,
+                  CASE WHEN c.status = 'DELETED' THEN '${noun}.deleted' ELSE '${noun}.status_changed' END AS type,
+                  CASE WHEN c.status = 'DELETED' THEN ${view('c', 'd')}
+                       ELSE ${view('c', 'd')} || jsonb_build_object('from', c.event_from, 'to', c.status) || c.event_extra END AS data,
+                  c.event_ord AS ord, 0 AS kind
+             FROM moved c JOIN drivers d ON d.id = c.driver_id
+           ${partnerDeleted}
+         ) e ORDER BY e.kind, e.ord
        )
-       SELECT id, ${ownerColumn} AS owner_id FROM moved`,
+       SELECT id, ${ownerColumn} AS owner_id, status, layout_ref, window_start,
+              ${partner ? partner.column : 'NULL::uuid'} AS partner_id${guard}
+         FROM moved`,
       [
         moves.map((m) => m.id),
         moves.map((m) => m.from),
@@ -229,9 +284,12 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** A page of the owner's records with their drivers (docs/listing.md), `limit + 1` rows: see `listStatement`. */
-  list(ownerId: string, filter: ListFilter): Promise<(RecordRow & { list_key: string })[]> {
-    const { sql, params } = listStatement(this.def, ownerId, filter);
+  /**
+   * A page of the owner's records with their drivers (docs/listing.md), or of the partner's (`by: 'partner'`),
+   * `limit + 1` rows: see `listStatement`.
+   */
+  list(accountId: string, filter: ListFilter, by: 'owner' | 'partner' = 'owner'): Promise<(RecordRow & { list_key: string })[]> {
+    const { sql, params } = listStatement(this.def, accountId, filter, by);
     return this.db.query(sql, params);
   }
 
@@ -248,26 +306,35 @@ export abstract class RecordsRepository {
     );
   }
 
-  /** A driver's live records owned by one partner, soonest window first, with the partner's name. */
-  findLiveOfDriver(driverId: string, ownerId: string): Promise<LiveRecordRow[]> {
+  /**
+   * A driver's live records of which an account is the owner or the partner (the carrier that booked a
+   * terminal's appointment), soonest window first, with the owner's name.
+   */
+  findLiveOfDriver(driverId: string, accountId: string): Promise<LiveRecordRow[]> {
     const { table, ownerColumn, liveStatuses } = this.def;
     return this.db.query(
       `SELECT r.*, r.${ownerColumn} AS owner_id, a.name AS owner_name FROM ${table} r JOIN accounts a ON a.id = r.${ownerColumn}
-        WHERE r.driver_id = $1 AND r.${ownerColumn} = $2 AND r.status = ANY($3::text[])
+        WHERE r.driver_id = $1 AND ${this.ownerOrPartner('$2')} AND r.status = ANY($3::text[])
         ORDER BY r.window_start NULLS LAST, r.created_at, r.id`,
-      [driverId, ownerId, liveStatuses],
+      [driverId, accountId, liveStatuses],
     );
   }
 
-  /** Whether the owner has a record (not deleted) of the driver with this tax id. */
-  async hasLiveRecordOf(ownerId: string, taxId: string): Promise<boolean> {
-    const { table, ownerColumn } = this.def;
+  /** Whether the account owns (or is the partner of) a record, not deleted, of the driver with this tax id. */
+  async hasLiveRecordOf(accountId: string, taxId: string): Promise<boolean> {
+    const { table } = this.def;
     const rows: unknown[] = await this.db.query(
       `SELECT 1 FROM ${table} r JOIN drivers d ON d.id = r.driver_id
-        WHERE d.tax_id = $2 AND r.${ownerColumn} = $1 AND r.status <> 'DELETED' LIMIT 1`,
-      [ownerId, taxId],
+        WHERE d.tax_id = $2 AND ${this.ownerOrPartner('$1')} AND r.status <> 'DELETED' LIMIT 1`,
+      [accountId, taxId],
     );
     return rows.length > 0;
+  }
+
+  /** The records of which this account is the owner or the partner: each side on its own index. */
+  private ownerOrPartner(account: string): string {
+    const { ownerColumn, partner } = this.def;
+    return partner ? `(r.${ownerColumn} = ${account} OR r.${partner.column} = ${account})` : `r.${ownerColumn} = ${account}`;
   }
 
   /** Whether a live (not deleted) record of the owner uses this layout. */
@@ -297,11 +364,20 @@ const LIST_KEY = `COALESCE(r.window_start, 'infinity'::timestamptz)`;
  * `window_to` bounds the first part (the end of the order index). One ordered scan with the overlap as a filter
  * would read every record before `window_from` to reach the first match.
  */
-export function listStatement(def: RecordDefinition, ownerId: string, filter: ListFilter): { sql: string; params: unknown[] } {
-  const { table, ownerColumn } = def;
-  const params: unknown[] = [ownerId];
+export function listStatement(
+  def: RecordDefinition,
+  accountId: string,
+  filter: ListFilter,
+  by: 'owner' | 'partner' = 'owner',
+): { sql: string; params: unknown[] } {
+  const { table, ownerColumn, partner } = def;
+  // A partner's records (a carrier's bookings) span owners: the owner breaks ties between equal refs.
+  const scope = by === 'partner' && partner ? partner.column : ownerColumn;
+  const tie = scope === ownerColumn ? '' : `, r.${ownerColumn}`;
+  const params: unknown[] = [accountId];
   const param = (value: unknown) => `$${params.push(value)}`;
-  const where = [`r.${ownerColumn} = $1`];
+  const where = [`r.${scope} = $1`];
+  if (tie && filter.ownerId) where.push(`r.${ownerColumn} = ${param(filter.ownerId)}`);
   // One status as `=`, so the (owner, status, order) index serves the page in order.
   if (filter.statuses?.length === 1) where.push(`r.status = ${param(filter.statuses[0])}`);
   else if (filter.statuses) where.push(`r.status = ANY(${param(filter.statuses)}::text[])`);
@@ -309,14 +385,17 @@ export function listStatement(def: RecordDefinition, ownerId: string, filter: Li
   if (filter.refPrefix) where.push(`r.ref LIKE ${param(`${filter.refPrefix.replace(/[\\%_]/g, '\\$&')}%`)}`);
   if (filter.updatedSince) where.push(`r.updated_at >= ${param(filter.updatedSince)}::timestamptz`);
   if (filter.driverTaxId) where.push(`r.driver_id = (SELECT id FROM drivers WHERE tax_id = ${param(filter.driverTaxId)})`);
-  if (filter.after) where.push(`(${LIST_KEY}, r.ref) > (${param(filter.after.key)}::timestamptz, ${param(filter.after.ref)})`);
+  if (filter.after) {
+    const owner = tie ? `, ${param(filter.after.owner)}::uuid` : '';
+    where.push(`(${LIST_KEY}, r.ref${tie}) > (${param(filter.after.key)}::timestamptz, ${param(filter.after.ref)}${owner})`);
+  }
   const limit = param(filter.limit + 1);
   const select = (conditions: string[], ordered: boolean) =>
     `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category, ${LIST_KEY} AS sort_key,
             CASE WHEN r.window_start IS NULL THEN 'infinity'
                  ELSE to_char(r.window_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS list_key
        FROM ${table} r JOIN drivers d ON d.id = r.driver_id
-      WHERE ${conditions.join('\n        AND ')}${ordered ? `\n      ORDER BY ${LIST_KEY}, r.ref LIMIT ${limit}` : ''}`;
+      WHERE ${conditions.join('\n        AND ')}${ordered ? `\n      ORDER BY ${LIST_KEY}, r.ref${tie} LIMIT ${limit}` : ''}`;
   if (!filter.windowFrom && !filter.windowTo) return { sql: select(where, true), params };
 
   const [from, to] = [param(filter.windowFrom), param(filter.windowTo)];
@@ -325,7 +404,7 @@ export function listStatement(def: RecordDefinition, ownerId: string, filter: Li
   const overlaps = `${admissible('r')} && tstzrange(${from}::timestamptz, ${to}::timestamptz, '[]')`;
   // Started before window_from and overlapping: exactly those whose admissible window holds window_from. Their
   // ids come first, from the range index alone, then the records by primary key with the other filters.
-  const spanning = `r.id = ANY(ARRAY(SELECT s.id FROM ${table} s WHERE s.${ownerColumn} = $1 AND s.window_start IS NOT NULL
+  const spanning = `r.id = ANY(ARRAY(SELECT s.id FROM ${table} s WHERE s.${scope} = $1 AND s.window_start IS NOT NULL
        AND s.window_start < ${from}::timestamptz AND ${admissible('s')} @> ${from}::timestamptz))`;
   const parts = [
     select(
@@ -341,7 +420,7 @@ export function listStatement(def: RecordDefinition, ownerId: string, filter: Li
     ...(filter.windowTo ? [select([...where, overlaps, `${LIST_KEY} = 'infinity'::timestamptz`], true)] : []),
   ];
   return {
-    sql: `SELECT * FROM (${parts.map((part) => `(${part})`).join('\n UNION ALL ')}) AS page ORDER BY sort_key, ref LIMIT ${limit}`,
+    sql: `SELECT * FROM (${parts.map((part) => `(${part})`).join('\n UNION ALL ')}) AS page ORDER BY sort_key, ref${tie ? `, ${ownerColumn}` : ''} LIMIT ${limit}`,
     params,
   };
 }

@@ -10,7 +10,8 @@ import { requireLayouts } from '../layouts/require-layouts.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
-import type { LockedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
+import type { GuardedRecord, RecordGuard } from './record-guard.js';
+import type { LockedRecord, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
 import { type RecordItem, RecordView } from './record-view.js';
 import { type LogEntry, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
@@ -41,6 +42,16 @@ export interface RecordsServiceDeps {
   usage: LayoutUsage;
   drivers: DriversRepository;
   changes: Changes;
+  /** Rules the kind's writes must keep besides the engine's (appointments: capacity). */
+  guard?: RecordGuard;
+}
+
+/** How a create differs when made for someone else (a carrier booking a terminal's appointment). */
+export interface CreateOptions {
+  /** Columns every new record gets (the booking carrier and its name). */
+  columns?: Record<string, unknown>;
+  /** Runs first in the transaction; its errors come before every other check (docs/errors.md). */
+  before?: (manager: EntityManager) => Promise<void>;
 }
 
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
@@ -55,6 +66,7 @@ export abstract class RecordsService {
   private readonly layouts: LayoutsRepository;
   private readonly drivers: DriversRepository;
   private readonly changes: Changes;
+  private readonly guard?: RecordGuard;
   /** The record as the logs query shows it: built from rows for reads, in SQL for the events of writes. */
   readonly view: RecordView;
 
@@ -66,21 +78,24 @@ export abstract class RecordsService {
   ) {
     this.def = records.def;
     this.view = new RecordView(this.def, logView);
-    ({ layouts: this.layouts, drivers: this.drivers, changes: this.changes } = deps);
+    ({ layouts: this.layouts, drivers: this.drivers, changes: this.changes, guard: this.guard } = deps);
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
   }
 
+  /** `ownerId`: the caller's account, or the owner a partner creates records for (`options`). */
   async create(
-    principal: Principal,
+    ownerId: string,
     { items }: Batch<CreateItem>,
+    options: CreateOptions = {},
   ): Promise<{ created_refs: string[]; created_ids: string[]; status: 'created' }> {
     const { noun } = this.def;
-    const ownerId = principal.accountId!;
     const records = items.map((item) => item[noun]);
     const refs = records.map((record) => record.ref);
+    const guarded = this.guard && records.some((record) => record.window_start);
 
     const ids = await this.changes.transaction(async (manager, events) => {
+      await options.before?.(manager);
       await this.checkLayouts(
         manager,
         ownerId,
@@ -93,14 +108,22 @@ export abstract class RecordsService {
         manager,
         items.map((item) => item.driver),
       );
-      const rows = items.map((item) => ({ ...item[noun], driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
-      const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql);
+      const rows = items.map((item) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
+      const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql, guarded ? this.guard!.probe : undefined);
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
-      events.announce([ownerId]);
+      const probed = inserted.find((row) => row.guard != null)?.guard;
+      if (probed)
+        await this.guard!.created(
+          manager,
+          ownerId,
+          rows.map((row) => this.guarded(row)),
+          probed,
+        );
+      events.announce([ownerId, ...this.partners(rows)]);
       return new Map(inserted.map((row) => [row.ref, row.id]));
     });
     return { created_refs: refs, created_ids: refs.map((ref) => ids.get(ref)!), status: 'created' };
@@ -123,11 +146,14 @@ export abstract class RecordsService {
       const patches: RecordPatch[] = [];
       const logs: LogEntry[] = [];
       const moves: PlannedMove[] = [];
+      const placed: { before: GuardedRecord; after: GuardedRecord }[] = [];
       items.forEach((item, index) => {
         const row = current.get(item.ref)!;
         const { status, ...patch } = item[noun];
         const move = planMove(this.def, { record: row, to: status ?? row.status, via: 'put' });
         this.checkWindow(row, patch, batch.path(index, noun));
+        if ('window_start' in patch || 'layout_ref' in patch)
+          placed.push({ before: this.guarded(row), after: this.guarded({ ...row, ...patch }) });
         const changed = Object.keys(patch);
         if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: `Updated ${changed.join(', ')}` });
         if (move) {
@@ -144,16 +170,26 @@ export abstract class RecordsService {
           });
         }
       });
-      await this.records.updateMany(manager, patches, logs, this.view.sql);
-      events.driver(moves.map((move) => move.event));
+      const probe = this.guard && placed.length ? { sql: this.guard.probe, ownerId } : undefined;
+      const probed = await this.records.updateMany(manager, patches, logs, this.view.sql, probe);
+      if (probed != null) await this.guard!.moved(manager, ownerId, placed, probed);
+      events.driver(moves.flatMap((move) => move.events));
       if (patches.length) events.announce([ownerId]);
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
   }
 
-  async delete(principal: Principal, { items: refs }: Batch<string>): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
+  /**
+   * Moves records of `ownerId` to DELETED; with `partnerId`, only those that partner booked (others are not
+   * found, as if they did not exist).
+   */
+  async delete(
+    ownerId: string,
+    { items: refs }: Batch<string>,
+    partnerId?: string,
+  ): Promise<{ deleted_refs: string[]; status: 'deleted' }> {
     await this.changes.transaction(async (manager, events) => {
-      const current = await this.lockExisting(manager, principal.accountId!, refs);
+      const current = await this.lockExisting(manager, ownerId, refs, partnerId);
       await this.transition(
         manager,
         events,
@@ -174,11 +210,13 @@ export abstract class RecordsService {
    */
   async transition(manager: EntityManager, events: EventWriter, changes: StatusChange[]): Promise<PlannedMove[]> {
     const moves = changes.map((change) => planMove(this.def, change)).filter((move): move is PlannedMove => move !== null);
+    const deleting = this.guard && moves.some((move) => move.to === 'DELETED');
     const rows = await this.records.setStatuses(
       manager,
       moves,
       moves.map((move) => move.log),
       this.view.sql,
+      deleting ? this.guard!.probe : undefined,
     );
     const moved = new Set(rows.map((row) => row.id));
     const stale = moves.find((move) => !moved.has(move.id));
@@ -187,9 +225,41 @@ export abstract class RecordsService {
         manager,
         changes.find((change) => change.record.id === stale.id)!,
       );
-    events.driver(moves.map((move) => move.event));
-    events.announce(rows.map((row) => row.owner_id));
+    const probed = rows.find((row) => row.guard != null)?.guard;
+    if (probed) await this.removed(manager, rows, probed);
+    events.driver(moves.flatMap((move) => move.events));
+    events.announce([...rows.map((row) => row.owner_id), ...this.partners(rows)]);
     return moves;
+  }
+
+  /** Tells the guard of the records deleted, owner by owner (those its probe found something for). */
+  private async removed(manager: EntityManager, rows: MovedRecord[], probed: Record<string, unknown>): Promise<void> {
+    const byOwner = new Map<string, GuardedRecord[]>();
+    for (const row of rows.filter((moved) => moved.status === 'DELETED' && probed[moved.owner_id] != null)) {
+      byOwner.set(row.owner_id, [...(byOwner.get(row.owner_id) ?? []), this.guarded(row)]);
+    }
+    for (const [ownerId, records] of byOwner) await this.guard!.removed(manager, ownerId, records, probed[ownerId]);
+  }
+
+  /** What the guard reads of a record (a row as stored, locked or about to be written). */
+  private guarded(row: object): GuardedRecord {
+    const fields = row as Record<string, unknown>;
+    return {
+      layout_ref: fields.layout_ref as string,
+      window_start: (fields.window_start ?? null) as Date | string | null,
+      partner_id: this.partnerOf(fields),
+    };
+  }
+
+  /** The partner of a row: as written (its partner column) or as read (`partner_id`). */
+  private partnerOf(row: Record<string, unknown>): string | null {
+    const partner = this.def.partner;
+    return partner ? ((row[partner.column] ?? row.partner_id ?? null) as string | null) : null;
+  }
+
+  /** The partners named in these rows (the carriers that booked them), each once. */
+  private partners(rows: object[]): string[] {
+    return [...new Set(rows.map((row) => this.partnerOf(row as Record<string, unknown>)).filter((id): id is string => !!id))];
   }
 
   /** The refusal of a move whose record changed status since it was read: the table's answer for the status it has now. */
@@ -232,16 +302,20 @@ export abstract class RecordsService {
     });
   }
 
-  /** GET /api/v1/{trips,appointments}: a page of the owner's records (docs/listing.md). */
-  async list(principal: Principal, query: ListQuery): Promise<RecordsPage> {
-    const ownerId = principal.accountId!;
-    const filter = toListFilter(query);
-    const rows = await this.records.list(ownerId, filter);
+  /**
+   * GET /api/v1/{trips,appointments}: a page of the owner's records (docs/listing.md); `by: 'partner'`, of the
+   * records the account is the partner of (GET /api/v1/bookings), `ownerId` narrowing them to one owner's.
+   */
+  async list(accountId: string, query: ListQuery, by: 'owner' | 'partner' = 'owner', ownerId?: string): Promise<RecordsPage> {
+    const acrossOwners = by === 'partner';
+    const filter = { ...toListFilter(query, acrossOwners), ownerId: ownerId ?? null };
+    const rows = await this.records.list(accountId, filter, by);
     const page = rows.slice(0, filter.limit);
     const last = page[page.length - 1];
+    const owner = acrossOwners && last ? { owner: last[this.def.ownerColumn] as string } : {};
     return {
       items: page.map((row) => this.view.item(row)),
-      next_cursor: rows.length > filter.limit ? encodeCursor({ key: last.list_key, ref: last.ref }) : null,
+      next_cursor: rows.length > filter.limit ? encodeCursor({ key: last.list_key, ref: last.ref, ...owner }) : null,
     };
   }
 
@@ -249,8 +323,13 @@ export abstract class RecordsService {
     return requireLayouts(this.layouts, manager, ownerId, this.def.layoutSet, layoutRefs);
   }
 
-  private async lockExisting(manager: EntityManager, ownerId: string, refs: string[]): Promise<Map<string, LockedRecord>> {
-    const rows = await this.records.lockByRefs(manager, ownerId, refs);
+  private async lockExisting(
+    manager: EntityManager,
+    ownerId: string,
+    refs: string[],
+    partnerId?: string,
+  ): Promise<Map<string, LockedRecord>> {
+    const rows = await this.records.lockByRefs(manager, ownerId, refs, partnerId);
     const found = new Map(rows.map((row) => [row.ref, row]));
     const missing = refs.filter((ref) => !found.has(ref));
     if (missing.length) throw new AppError('REFS_NOT_FOUND', `Refs not found: ${missing.join(', ')}`, { refs: missing });

@@ -2,12 +2,13 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { NewFeedEvent } from '../feed/driver-feed.js';
 import type { MoveKind, RecordDefinition } from './record-definition.js';
 
-/** The fields of a record a status move reads. */
+/** The fields of a record a status move reads (its owner's and partner's columns, or `partner_id`, are read too). */
 export interface MovingRecord {
   id: string;
   ref: string;
   status: string;
   driver_id: string;
+  partner_id?: string | null;
 }
 
 export interface StatusChange {
@@ -26,13 +27,17 @@ export interface LogEntry {
   message: string;
 }
 
-/** What one move writes: the record's log entry and its driver's feed event (its owner's event is made from the moved row). */
+/**
+ * What one move writes: the record's log entry and its driver's feed events, one in the feed the driver has with
+ * the owner and one in the feed with the partner, when the record has one (its owner's event is made from the
+ * moved row).
+ */
 export interface PlannedMove {
   id: string;
   from: string;
   to: string;
   log: LogEntry;
-  event: NewFeedEvent;
+  events: NewFeedEvent[];
   /** What the change adds to its events (`checkin_id`). */
   extra: Record<string, unknown>;
 }
@@ -62,17 +67,19 @@ export function planMove(def: RecordDefinition, change: StatusChange): PlannedMo
     });
   }
   if (to === from) return null;
+  const columns = record as unknown as Record<string, string | null | undefined>;
+  const partnerId = def.partner ? (columns[def.partner.column] ?? record.partner_id) : null;
   return {
     id: record.id,
     from,
     to,
     extra: change.data ?? {},
     log: { recordId: record.id, event: to.toLowerCase(), message: change.message ?? `Status changed from ${from} to ${to}` },
-    event: {
+    events: [columns[def.ownerColumn]!, ...(partnerId ? [partnerId] : [])].map((partner) => ({
       driverId: record.driver_id,
-      partnerId: (record as unknown as Record<string, string>)[def.ownerColumn],
-      type: `${def.noun}.status`,
+      partnerId: partner,
+      type: `${def.noun}.status` as const,
       data: { id: record.id, ref: record.ref, status: to, previous_status: from, ...change.data },
-    },
+    })),
   };
 }

@@ -15,6 +15,8 @@ export interface TicketRow {
   created_at: Date;
   updated_at: Date;
   driver_id: string;
+  /** The carrier that booked the ticket's appointment (docs/capacity.md#carrier-booking), or null. */
+  booked_by_id: string | null;
 }
 
 export interface AppointmentRef {
@@ -30,7 +32,8 @@ const LOGGED = (first: number) =>
               SELECT * FROM unnest($${first}::uuid[], $${first + 1}::text[], $${first + 2}::text[]))`;
 const logColumns = (logs: LogEntry[]) => [logs.map((l) => l.recordId), logs.map((l) => l.event), logs.map((l) => l.message)];
 
-const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id`;
+const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id,
+  a.booked_by_id`;
 
 /**
  * A CTE writing the terminal's `ticket.<type>` event of each ticket of the CTE `changed` (parameter `idsParam`:

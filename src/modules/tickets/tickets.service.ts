@@ -44,16 +44,19 @@ function eventsOf(events: EventWriter, rows: TicketRow[], type: TicketEventType)
   events.announce([...new Set(rows.map((row) => row.terminal_id))]);
 }
 
+/** In the driver's feed with the terminal, and with the carrier that booked the appointment (if one did). */
 function feedOf(rows: TicketRow[], type: TicketEventType): NewFeedEvent[] {
-  return rows.map((row) => ({
-    driverId: row.driver_id,
-    partnerId: row.terminal_id,
-    type,
-    data:
-      type === 'ticket.deleted'
-        ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref }
-        : { ...toTicketView(row) },
-  }));
+  return rows.flatMap((row) =>
+    [row.terminal_id, ...(row.booked_by_id ? [row.booked_by_id] : [])].map((partnerId) => ({
+      driverId: row.driver_id,
+      partnerId,
+      type,
+      data:
+        type === 'ticket.deleted'
+          ? { id: row.id, appointment_id: row.appointment_id, appointment_ref: row.appointment_ref }
+          : { ...toTicketView(row) },
+    })),
+  );
 }
 
 /** The rows of these ids, in the order of the ids (so logs and feed events follow the batch). */

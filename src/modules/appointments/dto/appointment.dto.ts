@@ -56,7 +56,13 @@ export class UpdateAppointmentItemDto extends RefField {
   appointment: UpdateAppointmentDto;
 }
 
-/** The appointment as GET /appointments/logs shows it (interface: exactly these fields). */
+/** The carrier that booked an appointment (docs/capacity.md#carrier-booking), with its name when it booked. */
+export class BookedByView {
+  @ApiProperty({ format: 'uuid' }) carrier_id: string;
+  @ApiProperty() carrier_name: string;
+}
+
+/** The appointment as GET /appointments/logs shows it (interface: these fields, and who booked it). */
 export class AppointmentLogView {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) terminal_id: string;
@@ -73,6 +79,12 @@ export class AppointmentLogView {
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) custom_data: Record<string, unknown> | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
+  @ApiProperty({
+    type: BookedByView,
+    nullable: true,
+    description: `The carrier that booked it ([carrier booking](${guideUrl('capacity', 'carrier-booking')})); null for the terminal's own`,
+  })
+  booked_by: BookedByView | null;
 }
 
 /**
@@ -133,6 +145,7 @@ export const APPOINTMENT_EXAMPLES: RecordExamples = {
     custom_data: { container: { number: 'MSCU1234567' } },
     created_at: EXAMPLE.createdAt,
     updated_at: EXAMPLE.updatedAt,
+    booked_by: null,
   },
   logs: [
     { event: 'ticket_created', message: `Ticket ${EXAMPLE.ticketId} created (layout demo-ticket)`, created_at: EXAMPLE.loggedLater },
