@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { SubscribeMessage } from '@nestjs/websockets';
 import type { DefaultEventsMap, Namespace, Socket } from 'socket.io';
-import type { DriverPrincipal, Principal } from '../modules/auth/principal.js';
+import type { DriverPrincipal, PartnerPrincipal } from '../modules/auth/principal.js';
 import {
   CheckinConfirmDto,
   CheckinRequestDto,
@@ -72,7 +72,7 @@ export type ClientToServerEvents<N extends NamespaceName> = {
 
 /** What a socket carries once admitted: the credential it connected with. */
 interface SocketData {
-  '/terminal': { principal: Principal };
+  '/terminal': { principal: PartnerPrincipal };
   '/driver': { driver: DriverPrincipal };
 }
 

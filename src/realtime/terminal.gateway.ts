@@ -63,7 +63,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   handleConnection(socket: GateSocket<'/terminal'>): void {
     this.metrics.sockets.inc({ namespace: '/terminal' });
     const { principal } = socket.data;
-    void socket.join([terminalRoom(principal.accountId!), apiKeyRoom(principal.keyId)]);
+    void socket.join([terminalRoom(principal.accountId), apiKeyRoom(principal.keyId)]);
     // Which terminal's server came and went (the account and the socket, never its key): check-ins need one connected.
     const terminal = { account: principal.accountId, socket: socket.id, address: socket.handshake.address };
     this.logger.info({ terminal }, 'terminal server connected');

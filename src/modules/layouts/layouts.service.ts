@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal, Principal } from '../auth/principal.js';
 import type { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
 import { LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutSet, parseLayoutBody } from './layout-schema.js';
 import { LayoutUsage } from './layout-usage.js';
@@ -30,7 +30,7 @@ export class LayoutsService {
     private readonly db: DataSource,
   ) {}
 
-  async put(principal: Principal, setName: string, ref: string, body: unknown): Promise<{ layout: LayoutView; created: boolean }> {
+  async put(principal: PartnerPrincipal, setName: string, ref: string, body: unknown): Promise<{ layout: LayoutView; created: boolean }> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const parsed = parseLayoutBody(set, body);
     if (!parsed.value) throw AppError.validation(parsed.issues);
@@ -38,12 +38,12 @@ export class LayoutsService {
     return { layout: toView(layout), created };
   }
 
-  async list(principal: Principal, setName: string): Promise<LayoutView[]> {
+  async list(principal: PartnerPrincipal, setName: string): Promise<LayoutView[]> {
     const { ownerId, set } = this.access(principal, setName);
     return (await this.layouts.list(ownerId, set)).map(toView);
   }
 
-  async get(principal: Principal, setName: string, ref: string): Promise<LayoutView> {
+  async get(principal: PartnerPrincipal, setName: string, ref: string): Promise<LayoutView> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
@@ -55,7 +55,7 @@ export class LayoutsService {
    * with `driver`, `custom_data`, and for tickets `content` and `appointment`), so the panel shows what
    * drivers will see.
    */
-  async preview(principal: Principal, setName: string, ref: string, { data }: LayoutPreviewDto): Promise<RenderedLayout> {
+  async preview(principal: PartnerPrincipal, setName: string, ref: string, { data }: LayoutPreviewDto): Promise<RenderedLayout> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
@@ -67,7 +67,7 @@ export class LayoutsService {
    * paths) against sample data: the answer of `preview` for that layout once saved, `layout_ref` the body's.
    */
   previewDraft(
-    principal: Principal,
+    principal: PartnerPrincipal,
     setName: string,
     { layout, data, layout_ref }: LayoutDraftPreviewDto,
   ): Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null } {
@@ -78,7 +78,7 @@ export class LayoutsService {
     return { ...renderLayout(draft, previewContext(set, data)), layout_ref: layout_ref ?? null };
   }
 
-  async delete(principal: Principal, setName: string, ref: string): Promise<DeletedLayoutView> {
+  async delete(principal: PartnerPrincipal, setName: string, ref: string): Promise<DeletedLayoutView> {
     const { ownerId, set } = this.access(principal, setName, ref);
     await this.db.transaction(async (manager) => {
       if (!(await this.layouts.lockForDelete(manager, ownerId, set, ref))) throw AppError.notFound('Layout', { set, layout_ref: ref });
@@ -92,12 +92,12 @@ export class LayoutsService {
   }
 
   /** Checks the set exists, belongs to the caller's kind, and the ref is well formed. */
-  private access(principal: Principal, setName: string, ref?: string): { ownerId: string; set: LayoutSet } {
+  private access(principal: PartnerPrincipal, setName: string, ref?: string): { ownerId: string; set: LayoutSet } {
     const set = checkLayoutSetAccess(principal, setName);
     if (ref !== undefined && (ref.length < 1 || ref.length > REF_MAX)) {
       throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${REF_MAX} characters` }]);
     }
-    return { ownerId: principal.accountId!, set };
+    return { ownerId: principal.accountId, set };
   }
 }
 
@@ -113,7 +113,7 @@ export function checkLayoutSetAccess(principal: Principal, setName: string): Lay
     throw new AppError('NOT_FOUND', `No layout set "${setName}"; the sets are ${LAYOUT_SETS.join(', ')}`);
   }
   const set = setName as LayoutSet;
-  if (LAYOUT_SET_OWNER[set] !== principal.kind || !principal.accountId) {
+  if (LAYOUT_SET_OWNER[set] !== principal.kind) {
     throw new AppError('FORBIDDEN', `${set} layouts belong to ${LAYOUT_SET_OWNER[set]} accounts`);
   }
   return set;

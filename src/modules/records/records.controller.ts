@@ -8,8 +8,8 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { BatchPipe, type Batch } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { DriverView } from '../drivers/dto/driver.dto.js';
 import { CreatedRecordsView, DeletedRecordsView, LogItemView, UpdatedRecordsView } from './dto/record-views.dto.js';
 import type { RecordDefinition } from './record-definition.js';
@@ -119,10 +119,10 @@ export function recordsController({
     @ApiEnvelope(201, CreatedRecordsView, { created_refs: examples.refs, created_ids: examples.ids, status: 'created' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'DUPLICATE_KEY', ...guardErrors)
     async create(
-      @CurrentPrincipal() principal: Principal,
+      @CurrentPartner() principal: PartnerPrincipal,
       @Body(CreateBody) batch: Batch<CreateItem>,
     ): Promise<Envelope<CreatedRecordsView>> {
-      return ok(await this.records.create(principal.accountId!, batch));
+      return ok(await this.records.create(principal.accountId, batch));
     }
 
     @Put()
@@ -147,7 +147,7 @@ export function recordsController({
       ...guardErrors,
     )
     async update(
-      @CurrentPrincipal() principal: Principal,
+      @CurrentPartner() principal: PartnerPrincipal,
       @Body(UpdateBody) batch: Batch<UpdateItem>,
     ): Promise<Envelope<UpdatedRecordsView>> {
       return ok(await this.records.update(principal, batch));
@@ -162,8 +162,8 @@ export function recordsController({
     })
     @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: examples.refs, status: 'deleted' })
     @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
-    async remove(@CurrentPrincipal() principal: Principal, @Body(DeleteBody) batch: Batch<string>): Promise<Envelope<DeletedRecordsView>> {
-      return ok(await this.records.delete(principal.accountId!, batch));
+    async remove(@CurrentPartner() principal: PartnerPrincipal, @Body(DeleteBody) batch: Batch<string>): Promise<Envelope<DeletedRecordsView>> {
+      return ok(await this.records.delete(principal.accountId, batch));
     }
 
     @Get()
@@ -176,8 +176,8 @@ export function recordsController({
       next_cursor: encodeCursor({ key: '2026-11-22T08:00:00.000000Z', ref: examples.refs[0] }),
     })
     @ApiErrors('VALIDATION_ERROR')
-    async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Envelope<RecordsPage>> {
-      return ok(await this.records.list(principal.accountId!, query));
+    async list(@CurrentPartner() principal: PartnerPrincipal, @Query() query: ListQuery): Promise<Envelope<RecordsPage>> {
+      return ok(await this.records.list(principal.accountId, query));
     }
 
     @Get('logs')
@@ -200,7 +200,7 @@ export function recordsController({
       { isArray: true },
     )
     @ApiErrors('VALIDATION_ERROR')
-    async logs(@CurrentPrincipal() principal: Principal, @Query('refs') refs: unknown): Promise<Envelope<LogsElement[]>> {
+    async logs(@CurrentPartner() principal: PartnerPrincipal, @Query('refs') refs: unknown): Promise<Envelope<LogsElement[]>> {
       return ok(await this.records.logs(principal, parseQueryList(refs, 'refs', MAX_QUERY_REFS, REF_MAX)));
     }
   }

@@ -6,8 +6,8 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Batch, BatchPipe } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { parseQueryList } from '../../common/validation/query-list.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { refsQuery } from '../records/records.controller.js';
 import { MAX_QUERY_REFS } from '../records/records.service.js';
 import {
@@ -44,7 +44,7 @@ export class TicketsController {
   @ApiEnvelope(201, CreatedTicketsView, { created_ids: [EXAMPLE.ticketId], status: 'created' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'APPOINTMENT_NOT_FOUND')
   async create(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(BatchPipe(TICKET_INPUT.create)) batch: Batch<CreateTicketDto>,
   ): Promise<Envelope<CreatedTicketsView>> {
     return ok(await this.tickets.create(principal, batch));
@@ -66,7 +66,7 @@ export class TicketsController {
   @ApiEnvelope(200, UpdatedTicketsView, { updated_ids: [EXAMPLE.ticketId], status: 'updated' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'TICKETS_NOT_FOUND')
   async update(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(BatchPipe(TICKET_INPUT.update, checkTicketUpdates)) batch: Batch<UpdateTicketDto>,
   ): Promise<Envelope<UpdatedTicketsView>> {
     return ok(await this.tickets.update(principal, batch));
@@ -91,7 +91,7 @@ export class TicketsController {
   @ApiEnvelope(200, DeletedTicketsView, { deleted_ids: [EXAMPLE.ticketId], status: 'deleted' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
   async remove(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(BatchPipe(TICKET_INPUT.delete, distinctIds)) batch: Batch<string>,
   ): Promise<Envelope<DeletedTicketsView>> {
     return ok(await this.tickets.delete(principal, batch));
@@ -118,7 +118,7 @@ export class TicketsController {
   )
   @ApiErrors('VALIDATION_ERROR')
   async list(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Query('appointment_refs') refs: unknown,
   ): Promise<Envelope<TicketsOfAppointmentView[]>> {
     return ok(await this.tickets.findByAppointmentRefs(principal, parseQueryList(refs, 'appointment_refs', MAX_QUERY_REFS, REF_MAX)));
