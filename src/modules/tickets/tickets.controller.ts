@@ -1,15 +1,13 @@
-import { REF_MAX } from '../../common/validation/validators.js';
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Batch, BatchPipe } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { parseQueryList } from '../../common/validation/query-list.js';
+import type { QueryList } from '../../common/validation/query-list.pipe.js';
 import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
-import { refsQuery } from '../records/records.controller.js';
-import { MAX_QUERY_REFS } from '../records/records.service.js';
+import { REFS_QUERY } from '../records/record-routes.js';
 import {
   CreatedTicketsView,
   CreateTicketDto,
@@ -99,14 +97,7 @@ export class TicketsController {
 
   @Get()
   @ApiOperation({ summary: 'Tickets of appointments: each ref once, in request order; unknown refs found: false' })
-  @ApiQuery({
-    name: 'appointment_refs',
-    required: true,
-    description: `Repeat per ref: ?appointment_refs=A&appointment_refs=B (1 to ${MAX_QUERY_REFS})`,
-    schema: refsQuery,
-    style: 'form',
-    explode: true,
-  })
+  @ApiQuery(REFS_QUERY.describe('appointment_refs'))
   @ApiEnvelope(
     200,
     TicketsOfAppointmentView,
@@ -119,8 +110,8 @@ export class TicketsController {
   @ApiErrors('VALIDATION_ERROR')
   async list(
     @CurrentPartner() principal: PartnerPrincipal,
-    @Query('appointment_refs') refs: unknown,
+    @Query('appointment_refs', REFS_QUERY) refs: QueryList,
   ): Promise<Envelope<TicketsOfAppointmentView[]>> {
-    return ok(await this.tickets.findByAppointmentRefs(principal, parseQueryList(refs, 'appointment_refs', MAX_QUERY_REFS, REF_MAX)));
+    return ok(await this.tickets.findByAppointmentRefs(principal, refs));
   }
 }
