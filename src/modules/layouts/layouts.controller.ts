@@ -7,7 +7,8 @@ import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
-import { LAYOUT_SETS } from './layout-schema.js';
+import { DraftLayoutPipe, type LayoutDraft, PutLayoutPipe, SentLayout } from './layout-input.pipe.js';
+import { type LayoutBody, LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
 import { RenderedDraftLayoutView, RenderedLayoutView } from './dto/rendered-layout.dto.js';
@@ -92,7 +93,7 @@ export class LayoutsController {
     @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
-    @Body() body: unknown,
+    @SentLayout(PutLayoutPipe) body: LayoutBody,
     @Res({ passthrough: true }) response: Response,
   ): Promise<Envelope<LayoutView>> {
     const { layout, created } = await this.layouts.put(principal, set, ref, body);
@@ -147,9 +148,9 @@ export class LayoutsController {
   previewDraft(
     @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
-    @Body() body: LayoutDraftPreviewDto,
+    @SentLayout(DraftLayoutPipe) draft: LayoutDraft,
   ): Envelope<Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null }> {
-    return ok(this.layouts.previewDraft(principal, set, body));
+    return ok(this.layouts.previewDraft(principal, set, draft));
   }
 
   @Post(':set/:layout_ref/preview')
