@@ -2,9 +2,8 @@ import { createParamDecorator, type ExecutionContext, Injectable, type PipeTrans
 import type { Request } from 'express';
 import { AppError } from '../../common/errors/app-error.js';
 import { validatePlain } from '../../common/validation/validate.js';
-import { REF_MAX } from '../../common/validation/validators.js';
 import { LayoutDraftPreviewDto } from './dto/layout.dto.js';
-import { type LayoutBody, type LayoutSet, parseLayoutBody } from './layout-schema.js';
+import { checkLayoutRef, type LayoutBody, type LayoutSet, parseLayoutBody } from './layout-schema.js';
 
 interface SentLayout {
   /** The path's set: LayoutSetGuard has checked it exists and is the caller's kind's. */
@@ -18,14 +17,6 @@ export const SentLayout = createParamDecorator((_data: unknown, context: Executi
   const request = context.switchToHttp().getRequest<Request>();
   return { set: request.params.set as LayoutSet, ref: request.params.layout_ref, body: request.body };
 });
-
-/** VALIDATION_ERROR unless `ref` is a layout ref (1 to REF_MAX characters). */
-export function checkLayoutRef(ref: unknown): string {
-  if (typeof ref !== 'string' || ref.length < 1 || ref.length > REF_MAX) {
-    throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${REF_MAX} characters` }]);
-  }
-  return ref;
-}
 
 /** `@SentLayout(PutLayoutPipe)`: the body of PUT /layouts/{set}/{layout_ref}, after the ref, by its set's element table. */
 @Injectable()
