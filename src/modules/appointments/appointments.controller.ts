@@ -14,16 +14,16 @@ import { checkUpdates, type CreateItem, createItems, type UpdateItem, updateItem
 import { encodeCursor } from '../records/record-listing.js';
 import { CREATE_ERRORS, DELETE_ERRORS, DeleteRefsBody, oneOrMany, REFS_BODY, REFS_QUERY, UPDATE_ERRORS } from '../records/record-routes.js';
 import type { LogsElement, RecordsPage } from '../records/records.service.js';
+import { APPOINTMENTS } from './appointments.definition.js';
+import { AppointmentsService } from './appointments.service.js';
 import {
-  CreateAppointmentItemDto,
-  ListAppointmentsQuery,
   APPOINTMENT_EXAMPLES,
   AppointmentLogsElement,
   AppointmentsPageView,
+  CreateAppointmentItemDto,
+  ListAppointmentsQuery,
   UpdateAppointmentItemDto,
 } from './dto/appointment.dto.js';
-import { APPOINTMENTS } from './appointments.definition.js';
-import { AppointmentsService } from './appointments.service.js';
 
 /** What a terminal's capacity rules refuse (docs/capacity.md). */
 const CAPACITY_ERRORS: ErrorCode[] = ['SLOT_CLOSED', 'SLOT_FULL'];

@@ -178,7 +178,10 @@ export class TicketsService {
   }
 
   /** GET /tickets: each distinct appointment ref once, in request order. */
-  async findByAppointmentRefs(principal: PartnerPrincipal, refs: string[]): Promise<{ ref: string; found: boolean; data: TicketView[] | null }[]> {
+  async findByAppointmentRefs(
+    principal: PartnerPrincipal,
+    refs: string[],
+  ): Promise<{ ref: string; found: boolean; data: TicketView[] | null }[]> {
     const unique = [...new Set(refs)];
     const { appointments, tickets } = await this.tickets.findByAppointmentRefs(principal.accountId, unique);
     const byRef = new Map(appointments.map((a) => [a.ref, [] as TicketView[]]));

@@ -106,13 +106,13 @@ export const SHARED_RECORD_FIELDS = [
   'custom_data',
 ] as const satisfies readonly (keyof AppointmentLogView)[];
 
-/** A appointment as GET /appointments lists it, with its driver. */
+/** An appointment as GET /appointments lists it, with its driver. */
 export class AppointmentItemView {
   @ApiProperty({ type: AppointmentLogView }) appointment: AppointmentLogView;
   @ApiProperty({ type: DriverView }) driver: DriverView;
 }
 
-/** A appointment as GET /appointments/logs finds it: with its driver and its history. */
+/** An appointment as GET /appointments/logs finds it: with its driver and its history. */
 export class AppointmentLogsData extends AppointmentItemView {
   @ApiProperty({ type: [LogItemView], description: 'Newest first' }) logs: LogItemView[];
 }
