@@ -151,6 +151,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who the calling key is: its account kind, id and name (any key; the bootstrap admin key has no account)
+     * @description What a client reads to know which routes the key may call, without trying them.
+     */
+    get: operations['MeController_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/layouts/{set}/{layout_ref}': {
     parameters: {
       query?: never;
@@ -863,6 +883,20 @@ export interface components {
       id: string;
       /** @description The new key: shown this once, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
       api_key: string | null;
+    };
+    MeView: {
+      /**
+       * @description The key's account kind: what it may call
+       * @enum {string}
+       */
+      kind: 'carrier' | 'terminal' | 'admin';
+      /**
+       * Format: uuid
+       * @description The account the key belongs to; null for the bootstrap ADMIN_API_KEY, which belongs to none
+       */
+      account_id: string | null;
+      /** @description The account's name; null for the bootstrap ADMIN_API_KEY */
+      name: string | null;
     };
     PutLayoutDto: {
       /** @example Container pickup */
@@ -3708,6 +3742,120 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MeController_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "kind": "terminal",
+           *         "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "name": "Port A"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MeView'];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -1,16 +1,8 @@
 import { Inject, type OnModuleDestroy } from '@nestjs/common';
-import {
-  ConnectedSocket,
-  MessageBody,
-  type OnGatewayConnection,
-  type OnGatewayDisconnect,
-  type OnGatewayInit,
-  WebSocketGateway,
-} from '@nestjs/websockets';
+import { type OnGatewayConnection, type OnGatewayDisconnect, type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { LOGGER } from '../common/logging/logger.js';
-import { requireInput } from '../common/validation/validate.js';
 import { AuthFailures } from '../modules/auth/auth-failures.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { Revocations } from '../modules/auth/revocations.js';
@@ -70,19 +62,17 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
   }
 
   @OnClientEvent('/driver', 'checkin:request')
-  checkin(@ConnectedSocket() socket: GateSocket<'/driver'>, @MessageBody() body: unknown) {
+  checkin(socket: GateSocket<'/driver'>, request: CheckinRequestDto) {
     const { driver } = socket.data;
     return answer(this.logger, { event: 'checkin:request', driver: driver.driverId }, () =>
-      this.checkins.requestFromDriver(driver, requireInput(CheckinRequestDto, body)),
+      this.checkins.requestFromDriver(driver, request),
     );
   }
 
   @OnClientEvent('/driver', 'sync')
-  sync(@ConnectedSocket() socket: GateSocket<'/driver'>, @MessageBody() body: unknown) {
+  sync(socket: GateSocket<'/driver'>, after: FeedReplayDto) {
     const { driver } = socket.data;
-    return answer(this.logger, { event: 'sync', driver: driver.driverId }, () =>
-      replay(this.feed, driver, requireInput(FeedReplayDto, body ?? {})),
-    );
+    return answer(this.logger, { event: 'sync', driver: driver.driverId }, () => replay(this.feed, driver, after));
   }
 
   onModuleDestroy(): void {

@@ -1,8 +1,14 @@
 import type { Logger } from 'pino';
 import { toAppError } from '../common/errors/all-exceptions.filter.js';
+import type { AppError } from '../common/errors/app-error.js';
 
 export type AckEnvelope<T> =
   { success: true; data: T } | { success: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+
+/** An error as the acknowledgement carries it: the HTTP envelope's. */
+export function refusal(error: AppError): AckEnvelope<never> {
+  return { success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}
 
 /** Runs a socket handler and answers its ack in the HTTP envelope, so both transports speak alike. */
 export async function answer<T>(logger: Logger, context: Record<string, unknown>, run: () => Promise<T>): Promise<AckEnvelope<T>> {
@@ -14,6 +20,6 @@ export async function answer<T>(logger: Logger, context: Record<string, unknown>
       logger.error({ err: exception, ...context }, 'socket handler failed');
       return { success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal error' } };
     }
-    return { success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    return refusal(error);
   }
 }

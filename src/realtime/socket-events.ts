@@ -1,7 +1,9 @@
-import type { Type } from '@nestjs/common';
-import { SubscribeMessage } from '@nestjs/websockets';
+import { createParamDecorator, type ExecutionContext, type Type } from '@nestjs/common';
+import { ConnectedSocket, SubscribeMessage } from '@nestjs/websockets';
+import { AppError } from '../common/errors/app-error.js';
+import { parseInput } from '../common/validation/validate.js';
 import type { DefaultEventsMap, Namespace, Socket } from 'socket.io';
-import type { DriverPrincipal, Principal } from '../modules/auth/principal.js';
+import type { DriverPrincipal, PartnerPrincipal } from '../modules/auth/principal.js';
 import {
   CheckinConfirmDto,
   CheckinRequestDto,
@@ -10,18 +12,20 @@ import {
   TerminalCheckinRequestView,
 } from '../modules/checkin/dto/checkin.dto.js';
 import { FeedEventView, FeedPageView, FeedReplayDto } from '../modules/feed/feed-page.js';
-import type { AckEnvelope } from './socket-envelope.js';
+import { type AckEnvelope, refusal } from './socket-envelope.js';
 
 /** One event: the class of its payload and, when the receiver answers through the acknowledgement, of the answer. */
 export interface EventSpec {
   payload: Type<object>;
   ack?: Type<object>;
+  /** A client event whose payload may be left out (every property optional): none stands for `{}`. */
+  payloadOptional?: true;
 }
 
 interface NamespaceSpec {
   serverToClient: Record<string, EventSpec>;
   /** The server answers every client event in the acknowledgement envelope, around `ack`. */
-  clientToServer: Record<string, Required<EventSpec>>;
+  clientToServer: Record<string, EventSpec & { ack: Type<object> }>;
 }
 
 /**
@@ -43,7 +47,7 @@ export const SOCKET_EVENTS = {
     },
     clientToServer: {
       'checkin:request': { payload: CheckinRequestDto, ack: CheckinResultView },
-      sync: { payload: FeedReplayDto, ack: FeedPageView },
+      sync: { payload: FeedReplayDto, ack: FeedPageView, payloadOptional: true },
     },
   },
 } as const satisfies Record<string, NamespaceSpec>;
@@ -72,7 +76,7 @@ export type ClientToServerEvents<N extends NamespaceName> = {
 
 /** What a socket carries once admitted: the credential it connected with. */
 interface SocketData {
-  '/terminal': { principal: Principal };
+  '/terminal': { principal: PartnerPrincipal };
   '/driver': { driver: DriverPrincipal };
 }
 
@@ -86,16 +90,33 @@ export type GateSocket<N extends NamespaceName> = Socket<ClientToServerEvents<N>
 
 type ClientEventHandler<N extends NamespaceName, E extends keyof ClientEvents<N>> = (
   socket: GateSocket<N>,
-  body: unknown,
+  payload: PayloadOf<ClientEvents<N>[E]>,
 ) => Promise<AckEnvelope<AckOf<ClientEvents<N>[E]>>>;
 
 /**
- * `@SubscribeMessage` for a client event of the namespace's map: an event the map does not name, or a
- * handler whose answer is not that event's acknowledgement, fails to compile. The body comes in unknown:
- * the handler validates it with the event's DTO.
+ * `@SubscribeMessage` for a client event of the namespace's map, and the one way its payload comes in: checked
+ * against the event's payload class (parseInput: input no field can take, then the class's rules) before the
+ * handler runs, which receives the validated instance; a payload that fails gets the VALIDATION_ERROR
+ * acknowledgement and the handler never sees it. An event the map does not name, or a handler whose payload
+ * or answer is not that event's, fails to compile.
+ *
+ * The handler takes `(socket, payload)` with no parameter decorators: OnClientEvent binds both, the payload as
+ * a parameter of its own kind, so Nest's pipes (the global DTO pipe for HTTP bodies among them) leave it alone.
  */
-export function OnClientEvent<N extends NamespaceName, E extends keyof ClientEvents<N> & string>(_namespace: N, event: E) {
+export function OnClientEvent<N extends NamespaceName, E extends keyof ClientEvents<N> & string>(namespace: N, event: E) {
+  const spec = (SOCKET_EVENTS[namespace].clientToServer as Record<string, EventSpec>)[event];
   return (target: object, key: string | symbol, descriptor: { value?: ClientEventHandler<N, E> }): void => {
+    const handler = descriptor.value!;
+    descriptor.value = function validated(this: unknown, socket: GateSocket<N>, payload: unknown) {
+      const { value, issues } = parseInput(spec.payload, spec.payloadOptional ? (payload ?? {}) : payload);
+      if (!value) return Promise.resolve(refusal(AppError.validation(issues)));
+      return handler.call(this, socket, value as PayloadOf<ClientEvents<N>[E]>);
+    };
+    ConnectedSocket()(target, key, 0);
+    RawPayload()(target, key, 1);
     SubscribeMessage(event)(target, key, descriptor);
   };
 }
+
+/** The payload as the client sent it. */
+const RawPayload = createParamDecorator((_data: unknown, context: ExecutionContext): unknown => context.switchToWs().getData());

@@ -1,16 +1,8 @@
 import { Inject, type OnModuleDestroy } from '@nestjs/common';
-import {
-  ConnectedSocket,
-  MessageBody,
-  type OnGatewayConnection,
-  type OnGatewayDisconnect,
-  type OnGatewayInit,
-  WebSocketGateway,
-} from '@nestjs/websockets';
+import { type OnGatewayConnection, type OnGatewayDisconnect, type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { LOGGER } from '../common/logging/logger.js';
-import { requireInput } from '../common/validation/validate.js';
 import { AuthFailures } from '../modules/auth/auth-failures.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { Revocations } from '../modules/auth/revocations.js';
@@ -63,7 +55,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   handleConnection(socket: GateSocket<'/terminal'>): void {
     this.metrics.sockets.inc({ namespace: '/terminal' });
     const { principal } = socket.data;
-    void socket.join([terminalRoom(principal.accountId!), apiKeyRoom(principal.keyId)]);
+    void socket.join([terminalRoom(principal.accountId), apiKeyRoom(principal.keyId)]);
     // Which terminal's server came and went (the account and the socket, never its key): check-ins need one connected.
     const terminal = { account: principal.accountId, socket: socket.id, address: socket.handshake.address };
     this.logger.info({ terminal }, 'terminal server connected');
@@ -71,10 +63,10 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   @OnClientEvent('/terminal', 'checkin:confirm')
-  confirm(@ConnectedSocket() socket: GateSocket<'/terminal'>, @MessageBody() body: unknown) {
+  confirm(socket: GateSocket<'/terminal'>, confirmation: CheckinConfirmDto) {
     const { principal } = socket.data;
     return answer(this.logger, { event: 'checkin:confirm', terminal: principal.accountId }, () =>
-      this.checkins.confirmFromTerminal(principal, requireInput(CheckinConfirmDto, body)),
+      this.checkins.confirmFromTerminal(principal, confirmation),
     );
   }
 

@@ -366,6 +366,45 @@ describe('check-in over REST and confirmed by the terminal', () => {
     expect((await t.http.post(`/api/v1/driver/appointments/${ok.id}/check-in`)).status).toBe(401);
   });
 
+  it('checks the input first: over REST the body, then the path id; over the socket the payload, by its class', async () => {
+    const scene = await gateScene(t.http);
+    const post = (id: string, body: object) =>
+      t.http.post(`/api/v1/driver/appointments/${id}/check-in`).set('Authorization', `Bearer ${scene.token}`).send(body);
+    const issues = (res: { body: { error: { code: string; details: { errors: unknown[] } } } }) => [
+      res.body.error.code,
+      res.body.error.details.errors,
+    ];
+    // Both wrong: the body's problem is the one answered; then the id's, under the socket's name for it.
+    expect(issues(await post('not-a-uuid', { checkin_id: 'nope' }))).toEqual([
+      'VALIDATION_ERROR',
+      [{ path: 'checkin_id', message: 'checkin_id must be a UUID' }],
+    ]);
+    expect(issues(await post('not-a-uuid', {}))).toEqual([
+      'VALIDATION_ERROR',
+      [{ path: 'appointment_id', message: 'appointment_id must be a UUID' }],
+    ]);
+
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const refused = await emit(socket, 'checkin:request', { appointment_id: 'x', extra: 1 });
+    expect(refused.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^Validation failed: /),
+      details: {
+        errors: [
+          { path: 'extra', message: 'is not a known property' },
+          { path: 'appointment_id', message: 'appointment_id must be a UUID' },
+        ],
+      },
+    });
+    expect((await emit(socket, 'checkin:request', null)).error.details).toEqual({
+      errors: [{ path: '', message: 'must be a JSON object' }],
+    });
+    // `sync` takes no payload at all as `{}`: everything from the start.
+    expect((await emit<{ last_seq: number }>(socket, 'sync', null)).data.last_seq).toBe(0);
+    expect((await emit(socket, 'sync', { after_seq: -1 })).error.code).toBe('VALIDATION_ERROR');
+  });
+
   it('checkin:confirm from the terminal checks in with its tickets and pushes them', async () => {
     const scene = await gateScene(t.http);
     const { ref, id } = await scene.appointment();

@@ -93,6 +93,8 @@ describe('layouts', () => {
     ).toEqual(['elements[0].items[0].path']);
     expect(errorPaths(await put(terminal.key, 'ticket', 'bad', { elements: ['text'] }))).toEqual(['elements[0]']);
     expect(errorPaths(await put(terminal.key, 'ticket', 'x'.repeat(101), TICKET_LAYOUT))).toEqual(['layout_ref']);
+    // The ref is checked before the body.
+    expect(errorPaths(await put(terminal.key, 'ticket', 'x'.repeat(101), { elements: ['text'] }))).toEqual(['layout_ref']);
     expect((await get(terminal.key, 'ticket/bad')).status).toBe(404);
   });
 

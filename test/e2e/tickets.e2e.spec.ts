@@ -7,12 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../src/common/errors/app-error.js';
-import { requireInput } from '../../src/common/validation/validate.js';
-import { CheckinConfirmDto } from '../../src/modules/checkin/dto/checkin.dto.js';
 import { Changes } from '../../src/modules/feed/changes.js';
 import { TicketsService } from '../../src/modules/tickets/tickets.service.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
+import { connect } from '../factories/sockets.js';
 import { createItem, createRecords, driver, logsOf } from '../factories/records.js';
 import { captureStatements } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
@@ -627,23 +626,27 @@ describe('TicketsService.createForAppointment (the check-in handshake’s entry 
 
   it('VALIDATION_ERROR located at tickets[i] as the terminal sends them, then INVALID_LAYOUT_REF; nothing is written', async () => {
     const before = await counts();
-    const invalid = await failure(
-      Promise.resolve().then(() =>
-        requireInput(CheckinConfirmDto, {
-          appointment_ref: 'A',
-          tickets: [
-            { layout_ref: 'pass', content: {} },
-            { layout_ref: 'pass', content: ['not', 'an', 'object'] },
-            { layout_ref: 'pass', content: { blob: 'x'.repeat(64 * 1024) } },
-            { layout_ref: 'pass', content: {}, appointment_ref: 'other' },
-            { layout_ref: 'nope' },
-            'text',
-          ],
-        }),
-      ),
-    );
+    // What a terminal server sends with checkin:confirm is refused as it arrives, in the acknowledgement.
+    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
+    const socket = await connect(url, '/terminal', { apiKey: terminal.key });
+    const ack = (await socket
+      .timeout(5000)
+      .emitWithAck('checkin:confirm', {
+        appointment_ref: 'A',
+        tickets: [
+          { layout_ref: 'pass', content: {} },
+          { layout_ref: 'pass', content: ['not', 'an', 'object'] },
+          { layout_ref: 'pass', content: { blob: 'x'.repeat(64 * 1024) } },
+          { layout_ref: 'pass', content: {}, appointment_ref: 'other' },
+          { layout_ref: 'nope' },
+          'text',
+        ],
+      })
+      .finally(() => socket.close())) as { success: boolean; error: { code: string; details: { errors: { path: string }[] } } };
+    expect(ack.success).toBe(false);
+    const invalid = ack.error;
     expect(invalid.code).toBe('VALIDATION_ERROR');
-    const paths = [...new Set((invalid.details!.errors as { path: string }[]).map((e) => e.path))];
+    const paths = [...new Set(invalid.details.errors.map((e) => e.path))];
     // `tickets` itself: not every entry is an object; then each entry's own problem.
     expect(paths).toEqual([
       'tickets',

@@ -30,6 +30,10 @@ describe('a typed client generated from /docs-json', () => {
     expect(carrierAccount.data?.data.kind).toBe('carrier');
     const terminal = client({ 'X-API-Key': terminalAccount.data!.data.api_key! });
     const carrier = client({ 'X-API-Key': carrierAccount.data!.data.api_key! });
+    // Who each key is.
+    const whoAmI = await terminal.GET('/api/v1/me');
+    expect(whoAmI.data?.data).toEqual({ kind: 'terminal', account_id: terminalAccount.data!.data.id, name: 'Typed Port' });
+    expect((await admin.GET('/api/v1/me')).data?.data.account_id).toBeNull();
 
     // Layouts: the carrier's trip card, the terminal's appointment card and ticket.
     const card = {

@@ -62,6 +62,8 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await page.getByLabel('API key').fill(terminal.key);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByText('terminal account').waitFor();
+      // Who the key is comes from GET /api/v1/me: the account's name too.
+      expect(await page.locator('.account-kind').textContent()).toBe(`${terminal.name} · Terminal account`);
       await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).waitFor();
       expect(await context.cookies()).toEqual([]);
       // A reload keeps the session of the tab.

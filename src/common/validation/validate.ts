@@ -1,6 +1,6 @@
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { validateSync, type ValidationError } from 'class-validator';
-import { AppError, type ValidationIssue } from '../errors/app-error.js';
+import type { ValidationIssue } from '../errors/app-error.js';
 import { passes } from './fast-path.js';
 import { findUnacceptable, joinPath } from './json-input.js';
 
@@ -91,8 +91,9 @@ export function validatePlain<T extends object>(
 }
 
 /**
- * The one input path of the service, for HTTP bodies and socket payloads alike: refuse what no field can
- * take (findUnacceptable: depth, unstorable text, infinities), then the DTO's rules.
+ * Input checked outside the HTTP pipes (socket payloads, by OnClientEvent; terminal answers): refuse what no
+ * field can take (findUnacceptable: depth, unstorable text, infinities), then the DTO's rules. HTTP input
+ * meets the same first check in RequestInputInterceptor.
  */
 export function parseInput<T extends object>(
   type: new () => T,
@@ -102,11 +103,4 @@ export function parseInput<T extends object>(
 ): { value?: T; issues: ValidationIssue[] } {
   const unacceptable = findUnacceptable(value, base);
   return unacceptable ? { issues: [unacceptable] } : validatePlain(type, value, base, options);
-}
-
-/** parseInput's value, or its issues thrown as VALIDATION_ERROR. */
-export function requireInput<T extends object>(type: new () => T, value: unknown, base = ''): T {
-  const result = parseInput(type, value, base);
-  if (!result.value) throw AppError.validation(result.issues);
-  return result.value;
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key.js';
+import type { Principal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
 import type { Account, AccountKind, GeoFence } from './account.entity.js';
 import { AccountsRepository } from './accounts.repository.js';
 import type { ApiKey } from './api-key.entity.js';
-import type { AccountDetailView, AccountView, ApiKeyView, CreatedAccountView, IssuedKeyView } from './dto/account.dto.js';
+import type { AccountDetailView, AccountView, ApiKeyView, CreatedAccountView, IssuedKeyView, MeView } from './dto/account.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -84,6 +85,13 @@ export class AccountsService {
     if (!key) throw AppError.notFound('API key', { id: keyId });
     this.revocations.announce({ kind: 'api-key', keyId });
     return toKeyView(key);
+  }
+
+  /** Who a key is: its account (kind and name), or the bootstrap admin key, which has none. */
+  async me(principal: Principal): Promise<MeView> {
+    if (principal.accountId === null) return { kind: principal.kind, account_id: null, name: null };
+    const account = await this.mustFind(principal.accountId);
+    return { kind: account.kind, account_id: account.id, name: account.name };
   }
 
   private async mustFind(id: string): Promise<Account> {

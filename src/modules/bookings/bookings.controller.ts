@@ -6,8 +6,8 @@ import { guideUrl } from '../../common/docs/guide.js';
 import { BatchPipe, type Batch } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { APPOINTMENT_EXAMPLES } from '../appointments/dto/appointment.dto.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { AVAILABILITY_RULE, SLOTS_EXAMPLE } from '../capacity/capacity.controller.js';
 import { CapacityService } from '../capacity/capacity.service.js';
 import { AVAILABILITY_DAYS, AvailabilityRangeQuery, CarrierRuleAvailabilityView } from '../capacity/dto/capacity.dto.js';
@@ -66,7 +66,7 @@ export class TerminalBookingsController {
   @ApiEnvelope(200, CarrierRuleAvailabilityView, [{ ...AVAILABILITY_RULE, slots: CARRIER_SLOTS }], { isArray: true })
   @ApiErrors('VALIDATION_ERROR')
   async availability(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('terminal_id') terminalId: string,
     @Query() query: AvailabilityRangeQuery,
   ): Promise<Envelope<CarrierRuleAvailabilityView[]>> {
@@ -103,7 +103,7 @@ export class TerminalBookingsController {
     'QUOTA_EXCEEDED',
   )
   async book(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('terminal_id') terminalId: string,
     @Body(BookingsBody) batch: Batch<CreateItem>,
   ): Promise<Envelope<CreatedRecordsView>> {
@@ -129,7 +129,7 @@ export class BookingsController {
     next_cursor: encodeCursor({ key: '2026-11-23T11:00:00.000000Z', ref: 'FF-BK-0001', owner: EXAMPLE.terminalId }),
   })
   @ApiErrors('VALIDATION_ERROR')
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListBookingsQuery): Promise<Envelope<RecordsPage>> {
+  async list(@CurrentPartner() principal: PartnerPrincipal, @Query() query: ListBookingsQuery): Promise<Envelope<RecordsPage>> {
     return ok(await this.bookings.list(principal, query));
   }
 
@@ -150,7 +150,7 @@ export class BookingsController {
   @ApiEnvelope(200, DeletedRecordsView, { deleted_refs: ['FF-BK-0001'], status: 'deleted' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'REFS_NOT_FOUND', 'INVALID_STATUS_TRANSITION')
   async cancel(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(CancelBookingsPipe) body: CancelBookings,
   ): Promise<Envelope<DeletedRecordsView>> {
     return ok(await this.bookings.cancel(principal, body));

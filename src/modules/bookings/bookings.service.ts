@@ -4,7 +4,7 @@ import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { CapacityService } from '../capacity/capacity.service.js';
 import { covers } from '../capacity/rules.js';
 import type { CreateItem } from '../records/record-input.js';
@@ -30,8 +30,8 @@ export class BookingsService {
    * book covers (FORBIDDEN first, before the terminal's layouts are looked at), then it is created as the
    * terminal's appointment, SCHEDULED, booked by the carrier; the capacity guard applies the rules' quotas.
    */
-  async book(principal: Principal, terminalIdParam: string, batch: Batch<CreateItem>) {
-    const carrierId = principal.accountId!;
+  async book(principal: PartnerPrincipal, terminalIdParam: string, batch: Batch<CreateItem>) {
+    const carrierId = principal.accountId;
     const terminalId = terminalIdOf(terminalIdParam);
     const carrier = await this.accounts.findById(carrierId);
     return this.appointments.create(terminalId, batch, {
@@ -51,14 +51,14 @@ export class BookingsService {
   }
 
   /** GET /api/v1/bookings: the carrier's bookings at every terminal (or one), as the appointments listing pages them. */
-  list(principal: Principal, query: ListBookingsQuery): Promise<RecordsPage> {
+  list(principal: PartnerPrincipal, query: ListBookingsQuery): Promise<RecordsPage> {
     const { terminal_id: terminalId, ...filters } = query;
-    return this.appointments.list(principal.accountId!, filters, 'partner', terminalId?.toLowerCase());
+    return this.appointments.list(principal.accountId, filters, 'partner', terminalId?.toLowerCase());
   }
 
   /** DELETE /api/v1/bookings: cancels (DELETED) the carrier's bookings with these refs at the terminal; others are not found. */
-  cancel(principal: Principal, { terminalId, refs }: CancelBookings) {
-    return this.appointments.delete(terminalId, refs, principal.accountId!);
+  cancel(principal: PartnerPrincipal, { terminalId, refs }: CancelBookings) {
+    return this.appointments.delete(terminalId, refs, principal.accountId);
   }
 }
 

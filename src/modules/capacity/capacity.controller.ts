@@ -5,8 +5,8 @@ import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from 
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import {
   AVAILABILITY_DAYS,
   CapacityRuleView,
@@ -57,7 +57,7 @@ export class CapacityController {
   @Get()
   @ApiOperation({ summary: "The terminal's capacity rules, by ref" })
   @ApiEnvelope(200, CapacityRuleView, [RULE_VIEW], { isArray: true })
-  async list(@CurrentPrincipal() principal: Principal): Promise<Envelope<CapacityRuleView[]>> {
+  async list(@CurrentPartner() principal: PartnerPrincipal): Promise<Envelope<CapacityRuleView[]>> {
     return ok(await this.capacity.list(principal));
   }
 
@@ -70,7 +70,7 @@ export class CapacityController {
   @ApiEnvelope(200, RuleAvailabilityView, [{ ...AVAILABILITY_RULE, slots: SLOTS_EXAMPLE }], { isArray: true })
   @ApiErrors('VALIDATION_ERROR', 'NOT_FOUND')
   async availability(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Query() query: TerminalAvailabilityQuery,
   ): Promise<Envelope<RuleAvailabilityView[]>> {
     return ok(await this.capacity.terminalAvailability(principal, query));
@@ -99,7 +99,7 @@ export class CapacityController {
   @ApiEnvelope(200, CapacityRuleView, { ...RULE_VIEW, updated_at: EXAMPLE.updatedAt }, { description: 'Replaced' })
   @ApiErrors(...BODY_ERRORS, 'INVALID_LAYOUT_REF')
   async put(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('rule_ref') ref: string,
     @Body() body: PutCapacityRuleDto,
     @Res({ passthrough: true }) response: Response,
@@ -114,7 +114,7 @@ export class CapacityController {
   @ApiParam(REF_PARAM)
   @ApiEnvelope(200, CapacityRuleView, RULE_VIEW)
   @ApiErrors('VALIDATION_ERROR', 'NOT_FOUND')
-  async get(@CurrentPrincipal() principal: Principal, @Param('rule_ref') ref: string): Promise<Envelope<CapacityRuleView>> {
+  async get(@CurrentPartner() principal: PartnerPrincipal, @Param('rule_ref') ref: string): Promise<Envelope<CapacityRuleView>> {
     return ok(await this.capacity.get(principal, ref));
   }
 
@@ -123,7 +123,7 @@ export class CapacityController {
   @ApiParam(REF_PARAM)
   @ApiEnvelope(200, DeletedCapacityRuleView, { rule_ref: 'gate-a', status: 'deleted' })
   @ApiErrors('VALIDATION_ERROR', 'NOT_FOUND')
-  async remove(@CurrentPrincipal() principal: Principal, @Param('rule_ref') ref: string): Promise<Envelope<DeletedCapacityRuleView>> {
+  async remove(@CurrentPartner() principal: PartnerPrincipal, @Param('rule_ref') ref: string): Promise<Envelope<DeletedCapacityRuleView>> {
     return ok(await this.capacity.delete(principal, ref));
   }
 }

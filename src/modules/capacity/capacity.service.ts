@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { REF_MAX } from '../../common/validation/validators.js';
 import { inTransaction } from '../../database/transaction.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
@@ -101,8 +101,8 @@ export class CapacityService {
     usage.register('appointment', 'capacity_rules', (manager, terminalId, ref) => rules.listsLayout(manager, terminalId, ref));
   }
 
-  async put(principal: Principal, ref: string, body: PutCapacityRuleDto): Promise<{ rule: CapacityRuleView; created: boolean }> {
-    const terminalId = principal.accountId!;
+  async put(principal: PartnerPrincipal, ref: string, body: PutCapacityRuleDto): Promise<{ rule: CapacityRuleView; created: boolean }> {
+    const terminalId = principal.accountId;
     checkRef(ref, true);
     checkExceptionsApart(body);
     const fields = fieldsOf(body);
@@ -118,16 +118,16 @@ export class CapacityService {
     return { rule: toRuleView(rule), created: rule.created };
   }
 
-  async list(principal: Principal): Promise<CapacityRuleView[]> {
-    return (await this.rules.list(principal.accountId!)).map(toRuleView);
+  async list(principal: PartnerPrincipal): Promise<CapacityRuleView[]> {
+    return (await this.rules.list(principal.accountId)).map(toRuleView);
   }
 
-  async get(principal: Principal, ref: string): Promise<CapacityRuleView> {
-    return toRuleView(await this.found(principal.accountId!, ref));
+  async get(principal: PartnerPrincipal, ref: string): Promise<CapacityRuleView> {
+    return toRuleView(await this.found(principal.accountId, ref));
   }
 
-  async delete(principal: Principal, ref: string): Promise<DeletedCapacityRuleView> {
-    const terminalId = principal.accountId!;
+  async delete(principal: PartnerPrincipal, ref: string): Promise<DeletedCapacityRuleView> {
+    const terminalId = principal.accountId;
     checkRef(ref);
     const deleted = await inTransaction(this.db, async (manager) => {
       await this.rules.lockTerminal(manager, terminalId);
@@ -138,8 +138,8 @@ export class CapacityService {
   }
 
   /** GET /api/v1/capacity/availability: every slot of the terminal's rules (or of one) that begins in the range. */
-  async terminalAvailability(principal: Principal, query: TerminalAvailabilityQuery): Promise<RuleAvailabilityView[]> {
-    const terminalId = principal.accountId!;
+  async terminalAvailability(principal: PartnerPrincipal, query: TerminalAvailabilityQuery): Promise<RuleAvailabilityView[]> {
+    const terminalId = principal.accountId;
     const { from, to } = rangeOf(query);
     const rules = query.rule_ref === undefined ? await this.rules.list(terminalId) : [await this.found(terminalId, query.rule_ref)];
     return Promise.all(rules.map((rule) => this.availability(rule, from, to)));
@@ -150,11 +150,11 @@ export class CapacityService {
    * what is free for it (its quota applied). FORBIDDEN when there are none (or no such terminal).
    */
   async carrierAvailability(
-    principal: Principal,
+    principal: PartnerPrincipal,
     terminalId: string,
     query: AvailabilityRangeQuery,
   ): Promise<CarrierRuleAvailabilityView[]> {
-    const carrierId = principal.accountId!;
+    const carrierId = principal.accountId;
     const { from, to } = rangeOf(query);
     const rules = await this.bookableRules(terminalId, carrierId);
     return Promise.all(

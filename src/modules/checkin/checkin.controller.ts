@@ -1,14 +1,14 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { requireInput } from '../../common/validation/validate.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
+import { CheckinRequestPipe, SentCheckin } from './checkin-request.pipe.js';
 import { CheckinService, type CheckinResult } from './checkin.service.js';
-import { CheckinBodyDto, CheckinRequestDto, CheckinResultView, DRIVER_CHECKIN_ERRORS } from './dto/checkin.dto.js';
+import { CheckinBodyDto, type CheckinRequestDto, CheckinResultView, DRIVER_CHECKIN_ERRORS } from './dto/checkin.dto.js';
 
 @ApiTags('driver app')
 @DriverAuth()
@@ -27,7 +27,7 @@ export class CheckinController {
       `An \`Idempotency-Key\` header works too, as on every POST ([idempotency](${guideUrl('idempotency')})); a 5xx answer ` +
       '(`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.',
   })
-  @ApiParam({ name: 'id', format: 'uuid', description: 'The appointment id' })
+  @ApiParam({ name: 'id', type: String, format: 'uuid', description: 'The appointment id' })
   @ApiBody({
     required: false,
     type: CheckinBodyDto,
@@ -43,11 +43,8 @@ export class CheckinController {
   @ApiErrors('VALIDATION_ERROR', 'MALFORMED_JSON', ...DRIVER_CHECKIN_ERRORS)
   async checkIn(
     @CurrentDriver() driver: DriverPrincipal,
-    @Param('id') id: string,
-    @Body() body: unknown,
+    @SentCheckin(CheckinRequestPipe) request: CheckinRequestDto,
   ): Promise<Envelope<CheckinResult>> {
-    // The body is validated as sent (an array or an unknown property is refused), then joined with the path's id.
-    const { checkin_id } = requireInput(CheckinBodyDto, body ?? {});
-    return ok(await this.checkins.requestFromDriver(driver, requireInput(CheckinRequestDto, { appointment_id: id, checkin_id })));
+    return ok(await this.checkins.requestFromDriver(driver, request));
   }
 }

@@ -7,7 +7,7 @@ import { parseInput } from '../../common/validation/validate.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
-import type { DriverPrincipal, Principal } from '../auth/principal.js';
+import type { DriverPrincipal, PartnerPrincipal } from '../auth/principal.js';
 import { Changes } from '../feed/changes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
@@ -55,7 +55,7 @@ export class CheckinService {
     );
   }
 
-  confirmFromTerminal(principal: Principal, input: CheckinConfirmDto): Promise<CheckinResult> {
+  confirmFromTerminal(principal: PartnerPrincipal, input: CheckinConfirmDto): Promise<CheckinResult> {
     return this.measured('terminal', { appointment_ref: input.appointment_ref, terminal: principal.accountId }, () =>
       this.confirm(principal, input),
     );
@@ -139,11 +139,11 @@ export class CheckinService {
     }
   }
 
-  private async confirm(principal: Principal, input: CheckinConfirmDto): Promise<CheckinResult> {
+  private async confirm(principal: PartnerPrincipal, input: CheckinConfirmDto): Promise<CheckinResult> {
     const given = input.checkin_id?.toLowerCase();
     const checkinId = given ?? randomUUID();
 
-    const appointment = await this.repository.findAppointmentByRef(principal.accountId!, input.appointment_ref);
+    const appointment = await this.repository.findAppointmentByRef(principal.accountId, input.appointment_ref);
     if (!appointment || appointment.status === 'DELETED') {
       throw new AppError('APPOINTMENT_NOT_FOUND', `Appointment ${input.appointment_ref} not found`, { refs: [input.appointment_ref] });
     }

@@ -8,8 +8,8 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CarriesSecret, NULL_WHEN_REPLAYED } from '../../common/secrets/carries-secret.js';
 import { AuthFailures } from '../auth/auth-failures.js';
-import { Auth, CurrentPrincipal, Public } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner, Public } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { DriverTokensService } from './driver-tokens.service.js';
 import { CODE_LENGTH, CODE_TTL_MINUTES } from './sign-in-codes.js';
 
@@ -71,7 +71,7 @@ export class DriverTokensController {
   @ApiParam({ name: 'tax_id', example: '12345678901' })
   @ApiEnvelope(201, MintedTokenView, { ...CODE_EXAMPLE, code: 'K7M4XQ2P', code_expires_at: '2026-11-22T04:03:54.000Z' })
   @ApiErrors('NOT_FOUND')
-  async issue(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<MintedTokenView>> {
+  async issue(@CurrentPartner() principal: PartnerPrincipal, @Param('tax_id') taxId: string): Promise<Envelope<MintedTokenView>> {
     return ok(await this.drivers.issueToken(principal, taxId));
   }
 
@@ -84,7 +84,7 @@ export class DriverTokensController {
   @ApiParam({ name: 'tax_id', example: '12345678901' })
   @ApiEnvelope(200, RevokedTokensView, { tax_id: '12345678901', status: 'revoked' })
   @ApiErrors('NOT_FOUND')
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('tax_id') taxId: string): Promise<Envelope<RevokedTokensView>> {
+  async revoke(@CurrentPartner() principal: PartnerPrincipal, @Param('tax_id') taxId: string): Promise<Envelope<RevokedTokensView>> {
     return ok(await this.drivers.revokeTokens(principal, taxId));
   }
 }

@@ -4,7 +4,7 @@ import { isTaxId } from '../../common/validation/validators.js';
 import { AuthFailures } from '../auth/auth-failures.js';
 import { DriverTokenGrantsRepository } from '../auth/driver-token-grants.repository.js';
 import { DriverTokens } from '../auth/driver-tokens.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
 import { AppointmentsRepository } from '../appointments/appointments.repository.js';
 import { TripsRepository } from '../trips/trips.repository.js';
@@ -31,8 +31,8 @@ export class DriverTokensService {
   ) {}
 
   /** A token for a driver of one of the caller's live records, and a code for it; it sees only the caller's records. */
-  async issueToken(principal: Principal, taxId: string): Promise<MintedToken> {
-    const partnerId = principal.accountId!;
+  async issueToken(principal: PartnerPrincipal, taxId: string): Promise<MintedToken> {
+    const partnerId = principal.accountId;
     const generation =
       isTaxId(taxId) && (await this.hasLiveRecordOf(partnerId, taxId)) ? await this.grants.generationFor(taxId, partnerId) : null;
     const minted = generation === null ? null : this.tokens.issue(taxId, partnerId, generation);
@@ -53,8 +53,8 @@ export class DriverTokensService {
   }
 
   /** Revokes every token the caller minted for the driver, and its unused codes; their open sockets are closed at once. */
-  async revokeTokens(principal: Principal, taxId: string): Promise<{ tax_id: string; status: 'revoked' }> {
-    const partnerId = principal.accountId!;
+  async revokeTokens(principal: PartnerPrincipal, taxId: string): Promise<{ tax_id: string; status: 'revoked' }> {
+    const partnerId = principal.accountId;
     const driverId = isTaxId(taxId) ? await this.grants.revoke(taxId, partnerId) : null;
     if (!driverId) throw AppError.notFound('Driver tokens minted by you', { tax_id: taxId });
     this.revocations.announce({ kind: 'driver-tokens', driverId, partnerId });

@@ -4,8 +4,8 @@ import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-res
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { EventsPageView, EventsQuery } from './dto/event.dto.js';
 import { encodeEventCursor } from './events-cursor.js';
 import { EventsService } from './events.service.js';
@@ -47,7 +47,7 @@ export class EventsController {
     next_cursor: encodeEventCursor('1043'),
   })
   @ApiErrors('VALIDATION_ERROR')
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: EventsQuery): Promise<Envelope<EventsPageView>> {
+  async list(@CurrentPartner() principal: PartnerPrincipal, @Query() query: EventsQuery): Promise<Envelope<EventsPageView>> {
     return ok(await this.events.page(principal, query));
   }
 }

@@ -4,7 +4,7 @@ import { Subject } from 'rxjs';
 import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import type { AccountEventView } from './account-events.js';
 import { AccountEventsRepository } from './account-events.repository.js';
 import { EVENTS_LIMIT, type EventsQuery } from './dto/event.dto.js';
@@ -52,10 +52,10 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** GET /api/v1/events: the caller's events after `after`, in feed order. */
-  async page(principal: Principal, query: EventsQuery): Promise<EventsPage> {
+  async page(principal: PartnerPrincipal, query: EventsQuery): Promise<EventsPage> {
     const after = query.after === undefined ? null : decodeEventCursor(query.after);
     const limit = query.limit === undefined ? EVENTS_LIMIT.default : Number(query.limit);
-    const items = await this.events.page(principal.accountId!, after, limit);
+    const items = await this.events.page(principal.accountId, after, limit);
     const last = items.at(-1);
     return { items, next_cursor: last ? encodeEventCursor(String(last.seq)) : (query.after ?? null) };
   }

@@ -1,5 +1,6 @@
-import type { ValidationIssue } from '../../common/errors/app-error.js';
+import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
 import { isPlainObject } from '../../common/validation/validate.js';
+import { REF_MAX } from '../../common/validation/validators.js';
 import type { AccountKind } from '../accounts/account.entity.js';
 
 export const LAYOUT_SETS = ['trip', 'appointment', 'ticket'] as const;
@@ -140,4 +141,12 @@ export function parseLayoutBody(set: LayoutSet, body: unknown): { value?: Layout
   if (issues.length > 0) return { issues };
   const definition = Object.fromEntries(parts.map((part) => [part, body[part]])) as LayoutDefinition;
   return { value: { name: (body.name as string | null | undefined) ?? null, definition }, issues };
+}
+
+/** VALIDATION_ERROR unless `ref` is a layout ref (1 to REF_MAX characters). */
+export function checkLayoutRef(ref: unknown): string {
+  if (typeof ref !== 'string' || ref.length < 1 || ref.length > REF_MAX) {
+    throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${REF_MAX} characters` }]);
+  }
+  return ref;
 }

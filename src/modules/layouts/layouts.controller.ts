@@ -4,10 +4,11 @@ import type { Response } from 'express';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
-import { LAYOUT_SETS } from './layout-schema.js';
+import { DraftLayoutPipe, type LayoutDraft, PutLayoutPipe, SentLayout } from './layout-input.pipe.js';
+import { type LayoutBody, LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
 import { RenderedDraftLayoutView, RenderedLayoutView } from './dto/rendered-layout.dto.js';
@@ -89,10 +90,10 @@ export class LayoutsController {
   @ApiEnvelope(200, LayoutView, { ...CARD_VIEW, updated_at: EXAMPLE.updatedAt }, { description: 'Replaced' })
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async put(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
-    @Body() body: unknown,
+    @SentLayout(PutLayoutPipe) body: LayoutBody,
     @Res({ passthrough: true }) response: Response,
   ): Promise<Envelope<LayoutView>> {
     const { layout, created } = await this.layouts.put(principal, set, ref, body);
@@ -105,7 +106,7 @@ export class LayoutsController {
   @ApiParam(SET_PARAM)
   @ApiEnvelope(200, LayoutView, [CARD_VIEW], { isArray: true })
   @ApiErrors('NOT_FOUND')
-  async list(@CurrentPrincipal() principal: Principal, @Param('set') set: string): Promise<Envelope<LayoutView[]>> {
+  async list(@CurrentPartner() principal: PartnerPrincipal, @Param('set') set: string): Promise<Envelope<LayoutView[]>> {
     return ok(await this.layouts.list(principal, set));
   }
 
@@ -116,7 +117,7 @@ export class LayoutsController {
   @ApiEnvelope(200, LayoutView, stored('ticket', 'gate-ticket', TICKET))
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR')
   async get(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
   ): Promise<Envelope<LayoutView>> {
@@ -145,11 +146,11 @@ export class LayoutsController {
   @ApiEnvelope(200, RenderedDraftLayoutView, RENDERED_CARD)
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   previewDraft(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
-    @Body() body: LayoutDraftPreviewDto,
+    @SentLayout(DraftLayoutPipe) draft: LayoutDraft,
   ): Envelope<Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null }> {
-    return ok(this.layouts.previewDraft(principal, set, body));
+    return ok(this.layouts.previewDraft(principal, set, draft));
   }
 
   @Post(':set/:layout_ref/preview')
@@ -176,7 +177,7 @@ export class LayoutsController {
   @ApiEnvelope(200, RenderedLayoutView, RENDERED_CARD)
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async preview(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
     @Body() body: LayoutPreviewDto,
@@ -191,7 +192,7 @@ export class LayoutsController {
   @ApiEnvelope(200, DeletedLayoutView, { deleted_refs: ['pickup-v1'], status: 'deleted' })
   @ApiErrors('NOT_FOUND', 'VALIDATION_ERROR', 'LAYOUT_IN_USE')
   async delete(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
   ): Promise<Envelope<DeletedLayoutView>> {

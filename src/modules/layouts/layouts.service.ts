@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
-import type { Principal } from '../auth/principal.js';
-import type { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
-import { LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutSet, parseLayoutBody } from './layout-schema.js';
+import type { PartnerPrincipal, Principal } from '../auth/principal.js';
+import type { DeletedLayoutView, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
+import type { LayoutDraft } from './layout-input.pipe.js';
+import { checkLayoutRef, LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutBody, type LayoutSet } from './layout-schema.js';
 import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
 import { LayoutsRepository } from './layouts.repository.js';
 import { isPlainObject } from '../../common/validation/validate.js';
-import { REF_MAX } from '../../common/validation/validators.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from './render.js';
 
 function toView(layout: Layout): LayoutView {
@@ -30,20 +30,24 @@ export class LayoutsService {
     private readonly db: DataSource,
   ) {}
 
-  async put(principal: Principal, setName: string, ref: string, body: unknown): Promise<{ layout: LayoutView; created: boolean }> {
+  /** Creates or replaces a layout; `body` comes checked by PutLayoutPipe. */
+  async put(
+    principal: PartnerPrincipal,
+    setName: string,
+    ref: string,
+    body: LayoutBody,
+  ): Promise<{ layout: LayoutView; created: boolean }> {
     const { ownerId, set } = this.access(principal, setName, ref);
-    const parsed = parseLayoutBody(set, body);
-    if (!parsed.value) throw AppError.validation(parsed.issues);
-    const { layout, created } = await this.layouts.upsert(ownerId, set, ref, parsed.value.name ?? null, parsed.value.definition);
+    const { layout, created } = await this.layouts.upsert(ownerId, set, ref, body.name ?? null, body.definition);
     return { layout: toView(layout), created };
   }
 
-  async list(principal: Principal, setName: string): Promise<LayoutView[]> {
+  async list(principal: PartnerPrincipal, setName: string): Promise<LayoutView[]> {
     const { ownerId, set } = this.access(principal, setName);
     return (await this.layouts.list(ownerId, set)).map(toView);
   }
 
-  async get(principal: Principal, setName: string, ref: string): Promise<LayoutView> {
+  async get(principal: PartnerPrincipal, setName: string, ref: string): Promise<LayoutView> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
@@ -55,7 +59,7 @@ export class LayoutsService {
    * with `driver`, `custom_data`, and for tickets `content` and `appointment`), so the panel shows what
    * drivers will see.
    */
-  async preview(principal: Principal, setName: string, ref: string, { data }: LayoutPreviewDto): Promise<RenderedLayout> {
+  async preview(principal: PartnerPrincipal, setName: string, ref: string, { data }: LayoutPreviewDto): Promise<RenderedLayout> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
@@ -63,22 +67,20 @@ export class LayoutsService {
   }
 
   /**
-   * Renders an unsaved layout (the body PUT takes, validated by the same parser, its problems at the same
-   * paths) against sample data: the answer of `preview` for that layout once saved, `layout_ref` the body's.
+   * Renders an unsaved layout (checked by DraftLayoutPipe, its problems at the paths PUT names them) against
+   * sample data: the answer of `preview` for that layout once saved, `layout_ref` the draft's.
    */
   previewDraft(
-    principal: Principal,
+    principal: PartnerPrincipal,
     setName: string,
-    { layout, data, layout_ref }: LayoutDraftPreviewDto,
+    { layout, data, layout_ref }: LayoutDraft,
   ): Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null } {
-    const { set } = this.access(principal, setName, layout_ref);
-    const parsed = parseLayoutBody(set, layout);
-    if (!parsed.value) throw AppError.validation(parsed.issues);
-    const draft = { ref: layout_ref ?? '', name: parsed.value.name ?? null, definition: parsed.value.definition };
-    return { ...renderLayout(draft, previewContext(set, data)), layout_ref: layout_ref ?? null };
+    const { set } = this.access(principal, setName);
+    const draft = { ref: layout_ref ?? '', name: layout.name ?? null, definition: layout.definition };
+    return { ...renderLayout(draft, previewContext(set, data)), layout_ref };
   }
 
-  async delete(principal: Principal, setName: string, ref: string): Promise<DeletedLayoutView> {
+  async delete(principal: PartnerPrincipal, setName: string, ref: string): Promise<DeletedLayoutView> {
     const { ownerId, set } = this.access(principal, setName, ref);
     await this.db.transaction(async (manager) => {
       if (!(await this.layouts.lockForDelete(manager, ownerId, set, ref))) throw AppError.notFound('Layout', { set, layout_ref: ref });
@@ -92,12 +94,10 @@ export class LayoutsService {
   }
 
   /** Checks the set exists, belongs to the caller's kind, and the ref is well formed. */
-  private access(principal: Principal, setName: string, ref?: string): { ownerId: string; set: LayoutSet } {
+  private access(principal: PartnerPrincipal, setName: string, ref?: string): { ownerId: string; set: LayoutSet } {
     const set = checkLayoutSetAccess(principal, setName);
-    if (ref !== undefined && (ref.length < 1 || ref.length > REF_MAX)) {
-      throw AppError.validation([{ path: 'layout_ref', message: `must be 1 to ${REF_MAX} characters` }]);
-    }
-    return { ownerId: principal.accountId!, set };
+    if (ref !== undefined) checkLayoutRef(ref);
+    return { ownerId: principal.accountId, set };
   }
 }
 
@@ -113,7 +113,7 @@ export function checkLayoutSetAccess(principal: Principal, setName: string): Lay
     throw new AppError('NOT_FOUND', `No layout set "${setName}"; the sets are ${LAYOUT_SETS.join(', ')}`);
   }
   const set = setName as LayoutSet;
-  if (LAYOUT_SET_OWNER[set] !== principal.kind || !principal.accountId) {
+  if (LAYOUT_SET_OWNER[set] !== principal.kind) {
     throw new AppError('FORBIDDEN', `${set} layouts belong to ${LAYOUT_SET_OWNER[set]} accounts`);
   }
   return set;

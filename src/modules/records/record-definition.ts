@@ -1,4 +1,4 @@
-import type { AccountKind } from '../accounts/account.entity.js';
+import type { PartnerKind } from '../auth/principal.js';
 import type { AccountEventType } from '../events/account-events.js';
 import type { LayoutSet } from '../layouts/layout-schema.js';
 
@@ -64,7 +64,7 @@ export interface RecordDefinition {
   logForeignKey: string;
   /** The column naming the owning account (`trucking_company_id`, `terminal_id`). */
   ownerColumn: string;
-  ownerKind: AccountKind;
+  ownerKind: PartnerKind;
   layoutSet: LayoutSet;
   statuses: readonly string[];
   initialStatus: string;

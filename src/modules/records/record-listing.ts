@@ -1,12 +1,8 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, isUUID, IsString, Length, Matches } from 'class-validator';
+import { isUUID } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
 import { decodeStrings, encodeStrings } from '../../common/http/cursor.js';
-import { IsIntegerText, IsIsoTimestamp, isIsoTimestamp, REF_MAX, TAX_ID } from '../../common/validation/validators.js';
-import type { RecordDefinition } from './record-definition.js';
-
-/** Items per page: `limit` (docs/listing.md). */
-export const LIST_LIMIT = { default: 100, max: 500 } as const;
+import { isIsoTimestamp, REF_MAX } from '../../common/validation/validators.js';
+import { LIST_LIMIT } from './dto/list-records.query.js';
 
 /** Where a page starts: after the record with this sort key and ref (and owner, in a listing across owners). */
 export interface ListPosition {
@@ -42,69 +38,6 @@ export interface ListQuery {
   ref_prefix?: string;
   limit?: string;
   cursor?: string;
-}
-
-/** The listing's query parameters for one kind of record, documented and validated by the global DTO pipe. */
-export function listQueryDto(def: RecordDefinition): new () => ListQuery {
-  class ListRecordsQuery implements ListQuery {
-    @ApiPropertyOptional({
-      type: 'array',
-      items: { type: 'string', enum: [...def.statuses] },
-      description: 'Only these statuses; repeat for several: ?status=A&status=B',
-    })
-    @IsOptional()
-    @IsIn(def.statuses, { each: true })
-    status?: string | string[];
-
-    @ApiPropertyOptional({
-      format: 'date-time',
-      description: 'Only records whose admissible window (tolerances included) ends at or after this',
-    })
-    @IsOptional()
-    @IsIsoTimestamp()
-    window_from?: string;
-
-    @ApiPropertyOptional({ format: 'date-time', description: 'Only records whose admissible window starts at or before this' })
-    @IsOptional()
-    @IsIsoTimestamp()
-    window_to?: string;
-
-    @ApiPropertyOptional({ format: 'date-time', description: 'Only records changed at or after this' })
-    @IsOptional()
-    @IsIsoTimestamp()
-    updated_since?: string;
-
-    @ApiPropertyOptional({ description: "Only this driver's records" })
-    @IsOptional()
-    @IsString()
-    @Matches(TAX_ID, { message: '$property must contain 1 to 255 digits' })
-    driver_tax_id?: string;
-
-    @ApiPropertyOptional({ minLength: 1, maxLength: REF_MAX })
-    @IsOptional()
-    @IsString()
-    @Length(1, REF_MAX)
-    layout_ref?: string;
-
-    @ApiPropertyOptional({ minLength: 1, maxLength: REF_MAX, description: 'Only refs starting with this (case-sensitive)' })
-    @IsOptional()
-    @IsString()
-    @Length(1, REF_MAX)
-    ref_prefix?: string;
-
-    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default })
-    @IsOptional()
-    @IsIntegerText(1, LIST_LIMIT.max)
-    limit?: string;
-
-    @ApiPropertyOptional({ description: "The previous page's next_cursor, as it was given" })
-    @IsOptional()
-    @IsString()
-    @Length(1, 1000)
-    cursor?: string;
-  }
-  Object.defineProperty(ListRecordsQuery, 'name', { value: `List${def.label}sQuery` });
-  return ListRecordsQuery;
 }
 
 /**

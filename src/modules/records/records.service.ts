@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import type { DriversRepository } from '../drivers/drivers.repository.js';
 import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
@@ -129,10 +129,10 @@ export abstract class RecordsService {
     return { created_refs: refs, created_ids: refs.map((ref) => ids.get(ref)!), status: 'created' };
   }
 
-  async update(principal: Principal, batch: Batch<UpdateItem>): Promise<{ updated_refs: string[]; status: 'updated' }> {
+  async update(principal: PartnerPrincipal, batch: Batch<UpdateItem>): Promise<{ updated_refs: string[]; status: 'updated' }> {
     const { noun } = this.def;
     const { items } = batch;
-    const ownerId = principal.accountId!;
+    const ownerId = principal.accountId;
 
     await this.changes.transaction(async (manager, events) => {
       const layoutRefs = items.flatMap((item) => (typeof item[noun].layout_ref === 'string' ? [item[noun].layout_ref as string] : []));
@@ -283,8 +283,8 @@ export abstract class RecordsService {
   }
 
   /** GET …/logs: each distinct requested ref once, in request order; unknown ones `found: false`. */
-  async logs(principal: Principal, refs: string[]): Promise<LogsElement[]> {
-    const ownerId = principal.accountId!;
+  async logs(principal: PartnerPrincipal, refs: string[]): Promise<LogsElement[]> {
+    const ownerId = principal.accountId;
     const unique = [...new Set(refs)];
     const rows = await this.records.findWithDrivers(ownerId, unique);
     const lines = rows.length ? await this.records.findLogs(rows.map((row) => row.id)) : [];

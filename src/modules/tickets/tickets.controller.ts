@@ -1,15 +1,13 @@
-import { REF_MAX } from '../../common/validation/validators.js';
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Batch, BatchPipe } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { parseQueryList } from '../../common/validation/query-list.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
-import { refsQuery } from '../records/records.controller.js';
-import { MAX_QUERY_REFS } from '../records/records.service.js';
+import type { QueryList } from '../../common/validation/query-list.pipe.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
+import { REFS_QUERY } from '../records/record-routes.js';
 import {
   CreatedTicketsView,
   CreateTicketDto,
@@ -44,7 +42,7 @@ export class TicketsController {
   @ApiEnvelope(201, CreatedTicketsView, { created_ids: [EXAMPLE.ticketId], status: 'created' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'APPOINTMENT_NOT_FOUND')
   async create(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(BatchPipe(TICKET_INPUT.create)) batch: Batch<CreateTicketDto>,
   ): Promise<Envelope<CreatedTicketsView>> {
     return ok(await this.tickets.create(principal, batch));
@@ -66,7 +64,7 @@ export class TicketsController {
   @ApiEnvelope(200, UpdatedTicketsView, { updated_ids: [EXAMPLE.ticketId], status: 'updated' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'INVALID_LAYOUT_REF', 'TICKETS_NOT_FOUND')
   async update(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(BatchPipe(TICKET_INPUT.update, checkTicketUpdates)) batch: Batch<UpdateTicketDto>,
   ): Promise<Envelope<UpdatedTicketsView>> {
     return ok(await this.tickets.update(principal, batch));
@@ -91,7 +89,7 @@ export class TicketsController {
   @ApiEnvelope(200, DeletedTicketsView, { deleted_ids: [EXAMPLE.ticketId], status: 'deleted' })
   @ApiErrors(...BODY_ERRORS, 'EMPTY_PAYLOAD', 'BATCH_TOO_LARGE', 'TICKETS_NOT_FOUND')
   async remove(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Body(BatchPipe(TICKET_INPUT.delete, distinctIds)) batch: Batch<string>,
   ): Promise<Envelope<DeletedTicketsView>> {
     return ok(await this.tickets.delete(principal, batch));
@@ -99,14 +97,7 @@ export class TicketsController {
 
   @Get()
   @ApiOperation({ summary: 'Tickets of appointments: each ref once, in request order; unknown refs found: false' })
-  @ApiQuery({
-    name: 'appointment_refs',
-    required: true,
-    description: `Repeat per ref: ?appointment_refs=A&appointment_refs=B (1 to ${MAX_QUERY_REFS})`,
-    schema: refsQuery,
-    style: 'form',
-    explode: true,
-  })
+  @ApiQuery(REFS_QUERY.describe('appointment_refs'))
   @ApiEnvelope(
     200,
     TicketsOfAppointmentView,
@@ -118,9 +109,9 @@ export class TicketsController {
   )
   @ApiErrors('VALIDATION_ERROR')
   async list(
-    @CurrentPrincipal() principal: Principal,
-    @Query('appointment_refs') refs: unknown,
+    @CurrentPartner() principal: PartnerPrincipal,
+    @Query('appointment_refs', REFS_QUERY) refs: QueryList,
   ): Promise<Envelope<TicketsOfAppointmentView[]>> {
-    return ok(await this.tickets.findByAppointmentRefs(principal, parseQueryList(refs, 'appointment_refs', MAX_QUERY_REFS, REF_MAX)));
+    return ok(await this.tickets.findByAppointmentRefs(principal, refs));
   }
 }

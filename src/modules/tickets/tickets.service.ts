@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -81,8 +81,8 @@ export class TicketsService {
     usage.register('ticket', 'tickets', (manager, terminalId, ref) => this.tickets.usesLayout(manager, terminalId, ref));
   }
 
-  async create(principal: Principal, { items }: Batch<CreateTicketDto>): Promise<{ created_ids: string[]; status: 'created' }> {
-    const terminalId = principal.accountId!;
+  async create(principal: PartnerPrincipal, { items }: Batch<CreateTicketDto>): Promise<{ created_ids: string[]; status: 'created' }> {
+    const terminalId = principal.accountId;
     const created = await this.changes.transaction(async (manager, events) => {
       await this.checkLayouts(
         manager,
@@ -132,8 +132,8 @@ export class TicketsService {
     );
   }
 
-  async update(principal: Principal, { items }: Batch<UpdateTicketDto>): Promise<{ updated_ids: string[]; status: 'updated' }> {
-    const terminalId = principal.accountId!;
+  async update(principal: PartnerPrincipal, { items }: Batch<UpdateTicketDto>): Promise<{ updated_ids: string[]; status: 'updated' }> {
+    const terminalId = principal.accountId;
     await this.changes.transaction(async (manager, events) => {
       const layoutRefs = items.flatMap((item) => (item.layout_ref ? [item.layout_ref] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, terminalId, layoutRefs);
@@ -167,8 +167,8 @@ export class TicketsService {
     return { updated_ids: items.map((item) => item.ticket_id), status: 'updated' };
   }
 
-  async delete(principal: Principal, { items: ids }: Batch<string>): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
-    const terminalId = principal.accountId!;
+  async delete(principal: PartnerPrincipal, { items: ids }: Batch<string>): Promise<{ deleted_ids: string[]; status: 'deleted' }> {
+    const terminalId = principal.accountId;
     await this.changes.transaction(async (manager, events) => {
       const rows = inOrder(ids, await this.lockExisting(manager, terminalId, ids));
       await this.tickets.deleteMany(manager, ids, logsOf(rows, 'ticket_deleted', 'deleted'));
@@ -178,9 +178,12 @@ export class TicketsService {
   }
 
   /** GET /tickets: each distinct appointment ref once, in request order. */
-  async findByAppointmentRefs(principal: Principal, refs: string[]): Promise<{ ref: string; found: boolean; data: TicketView[] | null }[]> {
+  async findByAppointmentRefs(
+    principal: PartnerPrincipal,
+    refs: string[],
+  ): Promise<{ ref: string; found: boolean; data: TicketView[] | null }[]> {
     const unique = [...new Set(refs)];
-    const { appointments, tickets } = await this.tickets.findByAppointmentRefs(principal.accountId!, unique);
+    const { appointments, tickets } = await this.tickets.findByAppointmentRefs(principal.accountId, unique);
     const byRef = new Map(appointments.map((a) => [a.ref, [] as TicketView[]]));
     for (const ticket of tickets) byRef.get(ticket.appointment_ref)?.push(toTicketView(ticket));
     return unique.map((ref) => ({ ref, found: byRef.has(ref), data: byRef.get(ref) ?? null }));

@@ -5,8 +5,8 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CarriesSecret } from '../../common/secrets/carries-secret.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import {
   CreateWebhookDto,
   DeletedWebhookView,
@@ -65,14 +65,14 @@ export class WebhooksController {
   )
   @ApiEnvelope(201, WebhookWithSecretView, { ...VIEW, secret: SECRET }, { description: 'Created' })
   @ApiErrors(...BODY_ERRORS, 'WEBHOOK_URL_NOT_ALLOWED')
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookDto): Promise<Envelope<WebhookWithSecretView>> {
+  async create(@CurrentPartner() principal: PartnerPrincipal, @Body() body: CreateWebhookDto): Promise<Envelope<WebhookWithSecretView>> {
     return ok(await this.webhooks.create(principal, body));
   }
 
   @Get()
   @ApiOperation({ summary: "The account's webhooks, oldest first (without their secrets)" })
   @ApiEnvelope(200, WebhookView, [VIEW], { isArray: true })
-  async list(@CurrentPrincipal() principal: Principal): Promise<Envelope<WebhookView[]>> {
+  async list(@CurrentPartner() principal: PartnerPrincipal): Promise<Envelope<WebhookView[]>> {
     return ok(await this.webhooks.list(principal));
   }
 
@@ -81,7 +81,7 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiEnvelope(200, WebhookView, VIEW)
   @ApiErrors('WEBHOOK_NOT_FOUND')
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<Envelope<WebhookView>> {
+  async get(@CurrentPartner() principal: PartnerPrincipal, @Param('id') id: string): Promise<Envelope<WebhookView>> {
     return ok(await this.webhooks.get(principal, id));
   }
 
@@ -104,7 +104,7 @@ export class WebhooksController {
   @ApiEnvelope(200, WebhookView, { ...VIEW, url: 'https://partner.example.com/hooks/gate-v2', updated_at: EXAMPLE.updatedAt })
   @ApiErrors(...BODY_ERRORS, 'WEBHOOK_URL_NOT_ALLOWED', 'WEBHOOK_NOT_FOUND')
   async update(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('id') id: string,
     @Body() body: UpdateWebhookDto,
   ): Promise<Envelope<WebhookView>> {
@@ -117,7 +117,7 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiEnvelope(200, DeletedWebhookView, { id: WEBHOOK_ID, status: 'deleted' })
   @ApiErrors('WEBHOOK_NOT_FOUND')
-  async delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<Envelope<DeletedWebhookView>> {
+  async delete(@CurrentPartner() principal: PartnerPrincipal, @Param('id') id: string): Promise<Envelope<DeletedWebhookView>> {
     return ok(await this.webhooks.delete(principal, id));
   }
 
@@ -136,7 +136,7 @@ export class WebhooksController {
     updated_at: EXAMPLE.updatedAt,
   })
   @ApiErrors('WEBHOOK_NOT_FOUND')
-  async rotateSecret(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<Envelope<WebhookWithSecretView>> {
+  async rotateSecret(@CurrentPartner() principal: PartnerPrincipal, @Param('id') id: string): Promise<Envelope<WebhookWithSecretView>> {
     return ok(await this.webhooks.rotateSecret(principal, id));
   }
 
@@ -148,7 +148,7 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiEnvelope(202, WebhookTestView, { event_id: EVENT_ID, type: 'webhook.test' }, { description: 'Queued' })
   @ApiErrors('WEBHOOK_NOT_FOUND')
-  async test(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<Envelope<WebhookTestView>> {
+  async test(@CurrentPartner() principal: PartnerPrincipal, @Param('id') id: string): Promise<Envelope<WebhookTestView>> {
     return ok(await this.webhooks.sendTest(principal, id));
   }
 
@@ -168,7 +168,7 @@ export class WebhooksController {
   @ApiEnvelope(202, WebhookReplayView, { queued: 2, last_seq: 1043, more: false }, { description: 'Queued' })
   @ApiErrors(...BODY_ERRORS, 'WEBHOOK_NOT_FOUND')
   async replay(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('id') id: string,
     @Body() body: ReplayWebhookDto,
   ): Promise<Envelope<WebhookReplayView>> {
@@ -211,7 +211,7 @@ export class WebhooksController {
   })
   @ApiErrors('VALIDATION_ERROR', 'WEBHOOK_NOT_FOUND')
   async deliveries(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentPartner() principal: PartnerPrincipal,
     @Param('id') id: string,
     @Query() query: DeliveriesQuery,
   ): Promise<Envelope<DeliveriesPageView>> {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import type { Principal } from '../auth/principal.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import {
   type CreateWebhookDto,
   DELIVERIES_LIMIT,
@@ -59,51 +59,51 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(principal: Principal, body: CreateWebhookDto): Promise<WebhookWithSecretView> {
+  async create(principal: PartnerPrincipal, body: CreateWebhookDto): Promise<WebhookWithSecretView> {
     await this.checkUrl(body.url);
     const secret = newSecret();
-    const row = await this.repository.create(principal.accountId!, {
+    const row = await this.repository.create(principal.accountId, {
       url: body.url,
       events: distinct(body.events) ?? null,
       description: body.description ?? null,
       secret,
     });
-    this.deliveries.watch(principal.accountId!);
+    this.deliveries.watch(principal.accountId);
     return { ...toWebhookView(row), secret };
   }
 
-  async list(principal: Principal): Promise<WebhookView[]> {
-    return (await this.repository.list(principal.accountId!)).map(toWebhookView);
+  async list(principal: PartnerPrincipal): Promise<WebhookView[]> {
+    return (await this.repository.list(principal.accountId)).map(toWebhookView);
   }
 
-  async get(principal: Principal, id: string): Promise<WebhookView> {
+  async get(principal: PartnerPrincipal, id: string): Promise<WebhookView> {
     return toWebhookView(await this.find(principal, id));
   }
 
-  async update(principal: Principal, id: string, body: UpdateWebhookDto): Promise<WebhookView> {
+  async update(principal: PartnerPrincipal, id: string, body: UpdateWebhookDto): Promise<WebhookView> {
     if (body.url !== undefined) await this.checkUrl(body.url);
     if (!UUID.test(id)) throw this.notFound(id);
-    const row = await this.repository.update(principal.accountId!, id, { ...body, events: distinct(body.events) });
+    const row = await this.repository.update(principal.accountId, id, { ...body, events: distinct(body.events) });
     if (!row) throw this.notFound(id);
     // Resumed: what waited goes now.
     if (body.enabled) void this.deliveries.wake();
     return toWebhookView(row);
   }
 
-  async delete(principal: Principal, id: string): Promise<{ id: string; status: 'deleted' }> {
-    if (!UUID.test(id) || !(await this.repository.delete(principal.accountId!, id))) throw this.notFound(id);
+  async delete(principal: PartnerPrincipal, id: string): Promise<{ id: string; status: 'deleted' }> {
+    if (!UUID.test(id) || !(await this.repository.delete(principal.accountId, id))) throw this.notFound(id);
     return { id, status: 'deleted' };
   }
 
-  async rotateSecret(principal: Principal, id: string): Promise<WebhookWithSecretView> {
+  async rotateSecret(principal: PartnerPrincipal, id: string): Promise<WebhookWithSecretView> {
     if (!UUID.test(id)) throw this.notFound(id);
     const secret = newSecret();
-    const row = await this.repository.rotate(principal.accountId!, id, secret, ROTATION_GRACE_HOURS);
+    const row = await this.repository.rotate(principal.accountId, id, secret, ROTATION_GRACE_HOURS);
     if (!row) throw this.notFound(id);
     return { ...toWebhookView(row), secret };
   }
 
-  async sendTest(principal: Principal, id: string): Promise<WebhookTestView> {
+  async sendTest(principal: PartnerPrincipal, id: string): Promise<WebhookTestView> {
     const webhook = await this.find(principal, id);
     const eventId = randomUUID();
     await this.repository.queueTest(webhook.id, eventId, {
@@ -114,14 +114,14 @@ export class WebhooksService {
     return { event_id: eventId, type: 'webhook.test' };
   }
 
-  async replay(principal: Principal, id: string, body: ReplayWebhookDto): Promise<WebhookReplayView> {
+  async replay(principal: PartnerPrincipal, id: string, body: ReplayWebhookDto): Promise<WebhookReplayView> {
     const webhook = await this.find(principal, id);
     const seqs = await this.repository.replay(webhook, String(body.after_seq), REPLAY_MAX);
     this.deliveries.send();
     return { queued: seqs.length, last_seq: seqs.length ? Math.max(...seqs.map(Number)) : null, more: seqs.length === REPLAY_MAX };
   }
 
-  async attempts(principal: Principal, id: string, query: { cursor?: string; limit?: string }): Promise<DeliveriesPageView> {
+  async attempts(principal: PartnerPrincipal, id: string, query: { cursor?: string; limit?: string }): Promise<DeliveriesPageView> {
     const webhook = await this.find(principal, id);
     const before = query.cursor === undefined ? null : decodeAttemptCursor(query.cursor);
     const limit = query.limit === undefined ? DELIVERIES_LIMIT.default : Number(query.limit);
@@ -132,8 +132,8 @@ export class WebhooksService {
     };
   }
 
-  private async find(principal: Principal, id: string): Promise<WebhookRow> {
-    const row = UUID.test(id) ? await this.repository.find(principal.accountId!, id) : null;
+  private async find(principal: PartnerPrincipal, id: string): Promise<WebhookRow> {
+    const row = UUID.test(id) ? await this.repository.find(principal.accountId, id) : null;
     if (!row) throw this.notFound(id);
     return row;
   }

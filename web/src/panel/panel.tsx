@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Credential } from '../shared/api.js';
+import type { Schemas } from '../shared/schemas.js';
 import { explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { session } from '../shared/session.js';
@@ -11,43 +12,25 @@ import { Webhooks } from './webhooks.js';
 export type AccountKind = 'terminal' | 'carrier' | 'admin';
 const KEY = 'gate.panel.apiKey';
 
-/**
- * The service has no "who am I" route: the kind of a key shows in what it may read. Each probe is a read
- * that only one kind is allowed (403 FORBIDDEN for the others).
- */
-async function kindOf(credential: Credential): Promise<AccountKind> {
-  const probes: [AccountKind, string][] = [
-    ['terminal', '/api/v1/appointments?limit=1'],
-    ['carrier', '/api/v1/trips?limit=1'],
-    ['admin', '/api/v1/admin/accounts'],
-  ];
-  for (const [kind, path] of probes) {
-    try {
-      await api(credential, 'GET', path);
-      return kind;
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'FORBIDDEN') continue;
-      throw error;
-    }
-  }
-  throw new ApiError(403, 'FORBIDDEN', 'This key cannot use the panel');
-}
+/** Who a key is (GET /api/v1/me): its account's kind, which decides the pages, and name. */
+export type KeyOwner = Schemas['MeView'];
+
+const whoIs = (credential: Credential) => api<KeyOwner>(credential, 'GET', '/api/v1/me');
 
 function signInProblem(i18n: Translator, error: unknown): string {
   if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return i18n.t('panel.signIn.unknownKey');
-  if (error instanceof ApiError && error.code === 'FORBIDDEN') return i18n.t('panel.signIn.notForPanel');
   return explainError(i18n, error);
 }
 
 export function Panel() {
   const i18n = useI18n();
   const [key, setKey] = useState(session.get(KEY));
-  const [kind, setKind] = useState<AccountKind | null>(null);
+  const [owner, setOwner] = useState<KeyOwner | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
   useEffect(() => {
-    if (!key || kind) return;
-    kindOf({ apiKey: key }).then(setKind, (error) => {
+    if (!key || owner) return;
+    whoIs({ apiKey: key }).then(setOwner, (error) => {
       session.remove(KEY);
       setKey(null);
       setProblem(signInProblem(i18n, error));
@@ -57,9 +40,9 @@ export function Panel() {
   const signIn = async (value: string) => {
     setProblem(null);
     try {
-      const found = await kindOf({ apiKey: value });
+      const found = await whoIs({ apiKey: value });
       session.set(KEY, value);
-      setKind(found);
+      setOwner(found);
       setKey(value);
     } catch (error) {
       setProblem(signInProblem(i18n, error));
@@ -68,17 +51,17 @@ export function Panel() {
   const signOut = () => {
     session.remove(KEY);
     setKey(null);
-    setKind(null);
+    setOwner(null);
   };
 
   if (!key) return <SignIn problem={problem} onSignIn={signIn} />;
-  if (!kind)
+  if (!owner)
     return (
       <main class="panel-signin">
         <p role="status">{i18n.t('panel.signIn.busy')}</p>
       </main>
     );
-  return <Signed credential={{ apiKey: key }} kind={kind} onSignOut={signOut} />;
+  return <Signed credential={{ apiKey: key }} kind={owner.kind} name={owner.name} onSignOut={signOut} />;
 }
 
 function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key: string) => Promise<void> }) {
@@ -139,7 +122,7 @@ function FirstRun() {
 
 type Page = 'board' | 'layouts' | 'webhooks' | 'accounts';
 
-function Signed(props: { credential: Credential; kind: AccountKind; onSignOut: () => void }) {
+function Signed(props: { credential: Credential; kind: AccountKind; name: string | null; onSignOut: () => void }) {
   const { t } = useI18n();
   const pages: [Page, string][] =
     props.kind === 'admin'
@@ -154,7 +137,10 @@ function Signed(props: { credential: Credential; kind: AccountKind; onSignOut: (
     <div class="panel">
       <header class="panel-bar">
         <h1>{t('panel.title')}</h1>
-        <span class="account-kind">{t(`panel.kind.${props.kind}`)}</span>
+        <span class="account-kind">
+          {props.name && `${props.name} · `}
+          {t(`panel.kind.${props.kind}`)}
+        </span>
         <nav aria-label={t('panel.nav.label')}>
           {pages.map(([name, label]) => (
             <button key={name} type="button" class="tab" aria-current={page === name ? 'page' : undefined} onClick={() => setPage(name)}>

@@ -94,3 +94,17 @@ export class IssuedKeyView {
   @ApiProperty({ type: String, nullable: true, description: `The new key: shown this once, store it now; ${NULL_WHEN_REPLAYED}` })
   api_key: string;
 }
+
+/** GET /api/v1/me: who the calling key is. */
+export class MeView {
+  @ApiProperty({ enum: ACCOUNT_KINDS, description: "The key's account kind: what it may call" }) kind: AccountKind;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The account the key belongs to; null for the bootstrap ADMIN_API_KEY, which belongs to none',
+  })
+  account_id: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The account's name; null for the bootstrap ADMIN_API_KEY" })
+  name: string | null;
+}

@@ -3,8 +3,10 @@ import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
 import { Nested, REF_MAX } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
 import { guideUrl } from '../../../common/docs/guide.js';
-import type { RecordExamples } from '../../records/records.controller.js';
-import { DriverDto } from '../../drivers/dto/driver.dto.js';
+import type { RecordExamples } from '../../records/record-routes.js';
+import { ListRecordsQuery, StatusFilter } from '../../records/dto/list-records.query.js';
+import { LogItemView } from '../../records/dto/record-views.dto.js';
+import { DriverDto, DriverView } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../appointments.definition.js';
 
@@ -103,6 +105,34 @@ export const SHARED_RECORD_FIELDS = [
   'end_tolerance',
   'custom_data',
 ] as const satisfies readonly (keyof AppointmentLogView)[];
+
+/** An appointment as GET /appointments lists it, with its driver. */
+export class AppointmentItemView {
+  @ApiProperty({ type: AppointmentLogView }) appointment: AppointmentLogView;
+  @ApiProperty({ type: DriverView }) driver: DriverView;
+}
+
+/** An appointment as GET /appointments/logs finds it: with its driver and its history. */
+export class AppointmentLogsData extends AppointmentItemView {
+  @ApiProperty({ type: [LogItemView], description: 'Newest first' }) logs: LogItemView[];
+}
+
+export class AppointmentsPageView {
+  @ApiProperty({ type: [AppointmentItemView] }) items: AppointmentItemView[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page' })
+  next_cursor: string | null;
+}
+
+/** One requested ref of GET /appointments/logs. */
+export class AppointmentLogsElement {
+  @ApiProperty() ref: string;
+  @ApiProperty() found: boolean;
+  @ApiProperty({ type: AppointmentLogsData, nullable: true, description: 'null when found is false' }) data: AppointmentLogsData | null;
+}
+
+/** The query of GET /api/v1/appointments (docs/listing.md). */
+@StatusFilter(APPOINTMENT_STATUSES)
+export class ListAppointmentsQuery extends ListRecordsQuery {}
 
 /** Examples of the appointment routes in the OpenAPI document. */
 export const APPOINTMENT_EXAMPLES: RecordExamples = {

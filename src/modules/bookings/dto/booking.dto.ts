@@ -1,10 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsDefined, IsOptional, IsUUID } from 'class-validator';
 import { IsIsoTimestamp, Nested } from '../../../common/validation/validators.js';
-import { APPOINTMENTS } from '../../appointments/appointments.definition.js';
-import { AppointmentLogView, CreateAppointmentDto } from '../../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, CreateAppointmentDto, ListAppointmentsQuery } from '../../appointments/dto/appointment.dto.js';
 import { DriverDto, DriverView } from '../../drivers/dto/driver.dto.js';
-import { listQueryDto } from '../../records/record-listing.js';
 
 /** The appointment of a booking: the interface's appointment fields, window_start required (it picks the slot). */
 export class CreateBookingAppointmentDto extends OmitType(CreateAppointmentDto, ['window_start'] as const) {
@@ -30,7 +28,7 @@ export class CreateBookingItemDto {
 }
 
 /** GET /api/v1/bookings: the listing's filters (docs/listing.md), and one terminal's only. */
-export class ListBookingsQuery extends listQueryDto(APPOINTMENTS) {
+export class ListBookingsQuery extends ListAppointmentsQuery {
   @ApiPropertyOptional({ format: 'uuid', description: "Only this terminal's" })
   @IsOptional()
   @IsUUID('all')

@@ -4,8 +4,10 @@ import { IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, 
 import { Nested, REF_MAX } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
 import { guideUrl } from '../../../common/docs/guide.js';
-import type { RecordExamples } from '../../records/records.controller.js';
-import { DriverDto } from '../../drivers/dto/driver.dto.js';
+import type { RecordExamples } from '../../records/record-routes.js';
+import { ListRecordsQuery, StatusFilter } from '../../records/dto/list-records.query.js';
+import { LogItemView } from '../../records/dto/record-views.dto.js';
+import { DriverDto, DriverView } from '../../drivers/dto/driver.dto.js';
 import { OptionalRef, RefField, ScheduleFieldsDto, whenSent } from '../../records/dto/record-fields.dto.js';
 import { TRIP_STATUSES, type TripStatus } from '../trips.definition.js';
 
@@ -101,6 +103,34 @@ export class TripLogView {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
+
+/** A trip as GET /trips lists it, with its driver. */
+export class TripItemView {
+  @ApiProperty({ type: TripLogView }) trip: TripLogView;
+  @ApiProperty({ type: DriverView }) driver: DriverView;
+}
+
+/** A trip as GET /trips/logs finds it: with its driver and its history. */
+export class TripLogsData extends TripItemView {
+  @ApiProperty({ type: [LogItemView], description: 'Newest first' }) logs: LogItemView[];
+}
+
+export class TripsPageView {
+  @ApiProperty({ type: [TripItemView] }) items: TripItemView[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page' })
+  next_cursor: string | null;
+}
+
+/** One requested ref of GET /trips/logs. */
+export class TripLogsElement {
+  @ApiProperty() ref: string;
+  @ApiProperty() found: boolean;
+  @ApiProperty({ type: TripLogsData, nullable: true, description: 'null when found is false' }) data: TripLogsData | null;
+}
+
+/** The query of GET /api/v1/trips (docs/listing.md). */
+@StatusFilter(TRIP_STATUSES)
+export class ListTripsQuery extends ListRecordsQuery {}
 
 /** Examples of the trip routes in the OpenAPI document. */
 export const TRIP_EXAMPLES: RecordExamples = {
