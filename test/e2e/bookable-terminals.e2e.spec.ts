@@ -66,7 +66,12 @@ describe.each(STORES)('bookable terminals and carrier names on $store', ({ env }
     });
     await saveRule(t.http, port.key, 'private', { time_zone: 'UTC', slot_minutes: 60, capacity: 4, layout_refs: ['internal'] });
     // A rule without layout_refs covers every layout: the carrier may book all of the terminal's.
-    await saveRule(t.http, dock.key, 'all', { time_zone: 'America/Sao_Paulo', slot_minutes: 1440, capacity: 100, bookable_by: [carrier.id] });
+    await saveRule(t.http, dock.key, 'all', {
+      time_zone: 'America/Sao_Paulo',
+      slot_minutes: 1440,
+      capacity: 100,
+      bookable_by: [carrier.id],
+    });
     await saveRule(t.http, closed.key, 'theirs', { time_zone: 'UTC', slot_minutes: 60, capacity: 4, bookable_by: [other.id] });
 
     const res = await terminalsOf(carrier.key);
@@ -143,7 +148,10 @@ describe.each(STORES)('bookable terminals and carrier names on $store', ({ env }
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ path: 'ids[1]' }] } });
     const none = await t.http.get('/api/v1/carriers').set('X-API-Key', terminal.key);
     expect(none.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ path: 'ids' }] } });
-    const tooMany = await carriersNamed(terminal.key, Array.from({ length: 101 }, () => unknown));
+    const tooMany = await carriersNamed(
+      terminal.key,
+      Array.from({ length: 101 }, () => unknown),
+    );
     expect(tooMany.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ path: 'ids' }] } });
 
     const carrierAsks = await carriersNamed(first.key, [second.id]);

@@ -37,8 +37,7 @@ export class TerminalsController {
   @Get()
   @ApiOperation({
     summary: 'The terminals whose capacity rules let you book, with those rules and the layouts you may book',
-    description:
-      `Every terminal with a rule that lists you in bookable_by, by name; a terminal adds you with your account id. [Carrier booking](${guideUrl('capacity', 'carrier-booking')}).`,
+    description: `Every terminal with a rule that lists you in bookable_by, by name; a terminal adds you with your account id. [Carrier booking](${guideUrl('capacity', 'carrier-booking')}).`,
   })
   @ApiEnvelope(200, BookableTerminalView, [TERMINAL_EXAMPLE], { isArray: true })
   async list(@CurrentPrincipal() principal: Principal): Promise<Envelope<BookableTerminalView[]>> {
