@@ -359,7 +359,7 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
 
       // Tuesday 10:00 in São Paulo: the form, the driver and the appointment.
       await slot('2027-03-16T13:00:00.000Z')
-        .getByRole('button', { name: /^Reservar .*: 1 livre para você$/ })
+        .getByRole('button', { name: /^10:00 · 1 livre\W+reservar terça-feira, 16 de março de 2027/ })
         .click();
       const form = page.locator('form.booking-form');
       await form.getByLabel('CPF do motorista').fill('12345678901');
@@ -391,12 +391,12 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
 
       // A slot chosen, then taken meanwhile: by the carrier itself elsewhere (its quota), or filled by the terminal.
       await slot('2027-03-16T14:00:00.000Z').getByRole('button').click();
-      const book = (start: string) =>
-        gate.http
-          .post(`/api/v1/terminals/${terminal.id}/bookings`)
-          .set('X-API-Key', carrier.key)
-          .send(at('retirada', start, { ref: uniqueRef('FF') }, driver()));
-      expect((await book('2027-03-16T11:00:00-03:00')).status).toBe(201);
+      const other = `${ref}-X`;
+      const elsewhere = await gate.http
+        .post(`/api/v1/terminals/${terminal.id}/bookings`)
+        .set('X-API-Key', carrier.key)
+        .send(at('retirada', '2027-03-16T11:00:00-03:00', { ref: other }, driver()));
+      expect(elsewhere.status).toBe(201);
       await form.getByLabel('CPF do motorista').fill('12345678901');
       await form.getByLabel('Número da CNH').fill('SP-998877');
       await form.getByLabel('Categoria da CNH').fill('E');
@@ -431,13 +431,18 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
 
       // The bookings: listed, then cancelled after a confirmation.
       await page.getByRole('navigation').getByRole('button', { name: 'Reservas' }).click();
+      await page.locator(`tbody tr[data-ref="${other}"]`).waitFor();
+      // Filtered to one ref: the other booking goes.
+      await page.getByLabel('Referência começa com').fill(`${ref}-`);
+      await page.getByRole('button', { name: 'Aplicar filtros' }).click();
+      await page.locator(`tbody tr[data-ref="${ref}"]`).waitFor({ state: 'detached' });
+      await page.locator(`tbody tr[data-ref="${other}"]`).waitFor();
       await page.getByLabel('Referência começa com').fill(ref);
       await page.getByRole('button', { name: 'Aplicar filtros' }).click();
-      const row = page.locator('tbody tr', { hasText: ref });
+      const row = page.locator(`tbody tr[data-ref="${ref}"]`);
       await row.getByText('Agendado', { exact: true }).waitFor();
       await row.getByText(terminalName).waitFor();
-      expect(await page.locator('tbody tr[data-ref]').count()).toBe(1);
-      await row.getByRole('button', { name: `Cancelar a reserva ${ref}` }).click();
+      await row.getByRole('button', { name: `Cancelar reserva ${ref}` }).click();
       await row.getByRole('button', { name: `Sim, cancelar ${ref}` }).click();
       await page
         .getByRole('status')

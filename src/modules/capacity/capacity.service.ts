@@ -215,8 +215,9 @@ export class CapacityService {
   async carrierNames(ids: string[]): Promise<CarrierNameView[]> {
     const issues = ids.flatMap((id, i) => (isUUID(id) ? [] : [{ path: `ids[${i}]`, message: 'must be an account id (a UUID)' }]));
     if (issues.length) throw AppError.validation(issues);
-    const carriers = await this.rules.carriers(ids.map((id) => id.toLowerCase()));
-    return [...new Set(ids.map((id) => id.toLowerCase()))].flatMap((id) => (carriers.has(id) ? [{ id, name: carriers.get(id)! }] : []));
+    const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+    const carriers = await this.rules.carriers(wanted);
+    return wanted.flatMap((id) => (carriers.has(id) ? [{ id, name: carriers.get(id)! }] : []));
   }
 
   /**

@@ -241,7 +241,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
                   <code>{record.layout_ref}</code>
                 </td>
                 {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
-                {'booked_by' in record && <td>{record.booked_by?.carrier_name ?? '—'}</td>}
+                {noun === 'appointment' && <td>{('booked_by' in record && record.booked_by?.carrier_name) || '—'}</td>}
                 <td>{i18n.time(record.updated_at)}</td>
               </tr>
             );

@@ -16,10 +16,9 @@ type Slot = Schemas['CarrierSlotView'];
 /** A slot on the rule's clock, as a person reads it: its date and times, in the language. */
 export function slotWords(language: string, zone: string) {
   const long = new Intl.DateTimeFormat(language, { dateStyle: 'full', timeStyle: 'short', timeZone: zone });
-  const short = new Intl.DateTimeFormat(language, { timeStyle: 'short', timeZone: zone });
   return {
     when: (iso: string) => long.format(new Date(iso)),
-    span: (start: string, end: string) => `${long.format(new Date(start))} – ${short.format(new Date(end))}`,
+    span: (start: string, end: string) => long.formatRange(new Date(start), new Date(end)),
   };
 }
 
@@ -37,16 +36,7 @@ export function Booking({ credential }: { credential: Credential }) {
   const [problem, setProblem] = useState<string | null>(null);
 
   useEffect(() => {
-    dataOf(gateClient(credential).GET('/api/v1/terminals')).then(
-      (found) => {
-        setTerminals(found);
-        if (found[0]) {
-          setTerminalId(found[0].id);
-          setRuleRef(found[0].rules[0].rule_ref);
-        }
-      },
-      (error) => setProblem(explainError(i18n, error)),
-    );
+    dataOf(gateClient(credential).GET('/api/v1/terminals')).then(setTerminals, (error) => setProblem(explainError(i18n, error)));
   }, []);
 
   if (problem)
@@ -63,6 +53,7 @@ export function Booking({ credential }: { credential: Credential }) {
         <p class="muted">{t('booking.howToBeListed')}</p>
       </div>
     );
+  // The first terminal and rule until another is chosen.
   const terminal = terminals.find((candidate) => candidate.id === terminalId) ?? terminals[0];
   const rule = terminal.rules.find((candidate) => candidate.rule_ref === ruleRef) ?? terminal.rules[0];
   return (
@@ -70,15 +61,7 @@ export function Booking({ credential }: { credential: Credential }) {
       <div class="row">
         <div class="stack">
           <label for="booking-terminal">{t('booking.terminal')}</label>
-          <select
-            id="booking-terminal"
-            value={terminal.id}
-            onChange={(e) => {
-              const next = terminals.find((candidate) => candidate.id === e.currentTarget.value)!;
-              setTerminalId(next.id);
-              setRuleRef(next.rules[0].rule_ref);
-            }}
-          >
+          <select id="booking-terminal" value={terminal.id} onChange={(e) => setTerminalId(e.currentTarget.value)}>
             {terminals.map((candidate) => (
               <option key={candidate.id} value={candidate.id}>
                 {candidate.name}
@@ -172,7 +155,7 @@ function RuleSlots(props: { credential: Credential; terminal: Terminal; rule: Ru
           slots={slots}
           zone={zone}
           days={week.days}
-          cell={(slot, _day, time) => {
+          cell={(slot, time) => {
             const quotaUsed = slot.open && slot.free === 0 && slot.quota !== null && slot.booked_by_you >= slot.quota;
             const full = slot.open && slot.free === 0;
             return {
@@ -185,11 +168,11 @@ function RuleSlots(props: { credential: Credential; terminal: Terminal; rule: Ru
                 <button
                   type="button"
                   class="slot-button"
-                  aria-label={t('booking.pick', { when: words.when(slot.start), free: slot.free })}
                   aria-pressed={chosen?.start === slot.start}
                   onClick={() => setChosen(slot)}
                 >
                   {t('booking.free', { free: slot.free, time })}
+                  <span class="visually-hidden">: {t('booking.pick', { when: words.when(slot.start) })}</span>
                 </button>
               ),
             };
@@ -223,7 +206,8 @@ const FIELD_PATHS: Record<keyof BookingFields, string> = {
 
 /**
  * The booking of one slot: the driver and the appointment (its window the slot's), sent with an Idempotency-Key
- * that stays the same while the body does, so pressing Book again after a lost answer books once.
+ * that stays the same while the body does and no answer came, so pressing Book again after a lost answer books once
+ * (and after a refusal, asks again).
  */
 function BookingForm(props: {
   credential: Credential;
@@ -290,6 +274,10 @@ function BookingForm(props: {
       });
       props.onBooked();
     } catch (error) {
+      // An answer is kept for its key: only a request that got none (or one still in progress) is sent again with it.
+      const unanswered =
+        error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.code === 'IDEMPOTENCY_KEY_IN_USE');
+      if (!unanswered) attempt.current = null;
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
         setIssues(issuesOf(error));
         setMessage({ ok: false, text: t('booking.notBooked') });

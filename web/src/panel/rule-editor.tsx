@@ -35,6 +35,7 @@ interface RuleForm {
 }
 
 const WEEKDAYS = [1, 2, 3, 4, 5, 6, 7];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WORKING_HOURS: HoursForm = { days: [1, 2, 3, 4, 5], from: '08:00', to: '18:00' };
 
 function formOf(rule: RuleView | null): RuleForm {
@@ -139,8 +140,10 @@ export function RuleEditor(props: {
   const zones = zoneNames();
 
   useEffect(() => {
-    if (form.carriers.length === 0) return setNames(new Map());
-    carrierNames(props.credential, form.carriers).then(setNames, () => setNames(new Map()));
+    // Only ids that can be an account's are asked about; any other is no carrier's anyway.
+    const ids = form.carriers.filter((id) => UUID.test(id));
+    if (ids.length === 0) setNames(new Map());
+    else carrierNames(props.credential, ids).then(setNames, () => setNames(new Map()));
   }, [form.carriers.join()]);
 
   const set = <K extends keyof RuleForm>(name: K, value: RuleForm[K]) => setForm((current) => ({ ...current, [name]: value }));
@@ -153,8 +156,9 @@ export function RuleEditor(props: {
     const ref = saved ?? form.ref.trim();
     setMessage(null);
     if (!saved) {
-      if (ref.length < 1 || ref.length > 100) return setIssues([{ path: 'rule_ref', message: t('rules.refLength') }]);
-      if (ref === 'availability') return setIssues([{ path: 'rule_ref', message: t('rules.refReserved') }]);
+      // The service judges the ref (its length, a word of the routes); an empty one would be another route, and an
+      // existing one would be replaced.
+      if (!ref) return setIssues([{ path: 'rule_ref', message: t('rules.refLength') }]);
       if (props.takenRefs.includes(ref)) return setIssues([{ path: 'rule_ref', message: t('rules.refTaken', { ref }) }]);
     }
     setBusy(true);

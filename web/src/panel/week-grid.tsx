@@ -66,7 +66,7 @@ export function WeekGrid<S extends GridSlot>(props: {
   slots: S[];
   zone: string;
   days: string[];
-  cell: (slot: S, day: string, time: string) => { class: string; content: ComponentChildren };
+  cell: (slot: S, time: string) => { class: string; content: ComponentChildren };
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -104,7 +104,7 @@ export function WeekGrid<S extends GridSlot>(props: {
                         <span class="visually-hidden">{t('calendar.noSlot')}</span>
                       </td>
                     );
-                  const drawn = props.cell(slot, day, row.time);
+                  const drawn = props.cell(slot, row.time);
                   return (
                     <td key={day} class={drawn.class} data-start={slot.start}>
                       {drawn.content}
