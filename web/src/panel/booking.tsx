@@ -165,12 +165,7 @@ function RuleSlots(props: { credential: Credential; terminal: Terminal; rule: Ru
               ) : full ? (
                 <span class="tag">{quotaUsed ? t('booking.quotaUsed') : t('calendar.full')}</span>
               ) : (
-                <button
-                  type="button"
-                  class="slot-button"
-                  aria-pressed={chosen?.start === slot.start}
-                  onClick={() => setChosen(slot)}
-                >
+                <button type="button" class="slot-button" aria-pressed={chosen?.start === slot.start} onClick={() => setChosen(slot)}>
                   {t('booking.free', { free: slot.free, time })}
                   <span class="visually-hidden">: {t('booking.pick', { when: words.when(slot.start) })}</span>
                 </button>
