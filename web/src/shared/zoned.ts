@@ -64,10 +64,10 @@ export function weekIn(monday: string, zone: string): { days: string[]; from: st
   };
 }
 
-/** An instant on the zone's clock: its local date, its time (HH:MM) and the zone's offset then (+01:00). */
-export function localOf(iso: string, zone: string): { date: string; time: string; offset: string } {
+/** An instant on the zone's clock: its local date and its time (HH:MM). */
+export function localOf(iso: string, zone: string): { date: string; time: string } {
   const local = T().Instant.from(iso).toZonedDateTimeISO(zone);
-  return { date: local.toPlainDate().toString(), time: local.toPlainTime().toString({ smallestUnit: 'minute' }), offset: local.offset };
+  return { date: local.toPlainDate().toString(), time: local.toPlainTime().toString({ smallestUnit: 'minute' }) };
 }
 
 /** An instant as a `datetime-local` value (YYYY-MM-DDTHH:MM) on the zone's clock. */
