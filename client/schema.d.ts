@@ -440,6 +440,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/carriers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The names of carrier accounts, by id: which carriers the ids of a bookable_by are
+     * @description Each id that is a carrier account, once, in the order asked; other ids are left out. A carrier gives a terminal its id; no route lists carriers. [Carrier booking](/guide/capacity.md#carrier-booking).
+     */
+    get: operations['CarriersController_names'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/terminals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The terminals whose capacity rules let you book, with those rules and the layouts you may book
+     * @description Every terminal with a rule that lists you in bookable_by, by name; a terminal adds you with your account id. [Carrier booking](/guide/capacity.md#carrier-booking).
+     */
+    get: operations['TerminalsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/terminals/{terminal_id}/availability': {
     parameters: {
       query?: never;
@@ -1595,6 +1635,39 @@ export interface components {
       rule_ref: string;
       /** @enum {string} */
       status: 'deleted';
+    };
+    CarrierNameView: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+    };
+    BookableLayoutView: {
+      layout_ref: string;
+      name: string | null;
+    };
+    BookableRuleView: {
+      rule_ref: string;
+      name: string | null;
+      /** @description The appointment layouts it covers; null: all */
+      layout_refs: string[] | null;
+      /** @description IANA time zone of its slots */
+      time_zone: string;
+      slot_minutes: number;
+      /** @description Appointments per slot (an exception's capacity may replace it in some slots) */
+      capacity: number;
+      /** @description The share of each slot's capacity you may book; null: no limit */
+      carrier_quota: number | null;
+    };
+    BookableTerminalView: {
+      /**
+       * Format: uuid
+       * @description The terminal_id of its availability and bookings routes
+       */
+      id: string;
+      name: string;
+      /** @description The terminal's appointment layouts that its rules bookable by you cover: the layout_ref of a booking is one of these */
+      layouts: components['schemas']['BookableLayoutView'][];
+      rules: components['schemas']['BookableRuleView'][];
     };
     CreateBookingAppointmentDto: {
       /** @example ABC1D23 */
@@ -9702,6 +9775,318 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CarriersController_names: {
+    parameters: {
+      query: {
+        /** @description Repeat per id: ?ids=A&ids=B (1 to 100) */
+        ids: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee",
+           *           "name": "Fast Freight"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CarrierNameView'][];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  TerminalsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "name": "Port of Santos, terminal 1",
+           *           "layouts": [
+           *             {
+           *               "layout_ref": "demo-appointment",
+           *               "name": "Import pickup"
+           *             }
+           *           ],
+           *           "rules": [
+           *             {
+           *               "rule_ref": "gate-a",
+           *               "name": "Import pickups, gate A",
+           *               "layout_refs": [
+           *                 "demo-appointment"
+           *               ],
+           *               "time_zone": "America/Sao_Paulo",
+           *               "slot_minutes": 60,
+           *               "capacity": 20,
+           *               "carrier_quota": 0.5
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['BookableTerminalView'][];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'FORBIDDEN';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -15,6 +15,7 @@ import { WebhookLanes1763915000000 } from './1763915000000-webhook-lanes.js';
 import { EventWriters1763916000000 } from './1763916000000-event-writers.js';
 import { AccountEventSeqs1763916600000 } from './1763916600000-account-event-seqs.js';
 import { Capacity1763917000000 } from './1763917000000-capacity.js';
+import { BookableByIndex1763917500000 } from './1763917500000-bookable-by-index.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   EventWriters1763916000000,
   AccountEventSeqs1763916600000,
   Capacity1763917000000,
+  BookableByIndex1763917500000,
 ];

@@ -2,6 +2,7 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
   JoinColumn,
   ManyToOne,
   PrimaryColumn,
@@ -27,6 +28,7 @@ export interface CapacityException {
 
 /** A terminal's capacity rule (docs/capacity.md): its slots, how many appointments each takes, who may book. */
 @Entity('capacity_rules')
+@Index('capacity_rules_bookable_by_idx', { synchronize: false })
 @Unique('capacity_rules_terminal_ref_key', ['terminalId', 'ref'])
 export class CapacityRule {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'capacity_rules_pkey' })

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LayoutsModule } from '../layouts/layouts.module.js';
 import { CapacityController } from './capacity.controller.js';
+import { CarriersController } from './carriers.controller.js';
 import { CapacityGuard } from './capacity-guard.js';
 import { CapacityRepository } from './capacity.repository.js';
 import { CapacityService } from './capacity.service.js';
@@ -11,7 +12,7 @@ import { CapacityService } from './capacity.service.js';
  */
 @Module({
   imports: [LayoutsModule],
-  controllers: [CapacityController],
+  controllers: [CapacityController, CarriersController],
   providers: [CapacityRepository, CapacityService, CapacityGuard],
   exports: [CapacityGuard, CapacityService],
 })

@@ -49,10 +49,13 @@ export class CapacityRepository {
     await manager.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [terminalId]);
   }
 
-  /** Of these account ids, those of carriers. */
-  async carriers(manager: EntityManager, ids: string[]): Promise<Set<string>> {
-    const rows: { id: string }[] = await manager.query(`SELECT id FROM accounts WHERE id = ANY($1::uuid[]) AND kind = 'carrier'`, [ids]);
-    return new Set(rows.map((row) => row.id));
+  /** Of these account ids, those of carriers, with their names. */
+  async carriers(ids: string[], manager: EntityManager | DataSource = this.db): Promise<Map<string, string>> {
+    const rows: { id: string; name: string }[] = await manager.query(
+      `SELECT id, name FROM accounts WHERE id = ANY($1::uuid[]) AND kind = 'carrier'`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.name]));
   }
 
   async find(terminalId: string, ref: string, manager: EntityManager | DataSource = this.db): Promise<Rule | null> {
@@ -71,6 +74,19 @@ export class CapacityRepository {
       terminalId,
       carrierId,
     ]);
+  }
+
+  /**
+   * Every rule, of any terminal, that lists the carrier in bookable_by (on the index of bookable_by), with its
+   * terminal's name; by terminal name, terminal, then ref.
+   */
+  bookableRulesOf(carrierId: string): Promise<(Rule & { terminal_name: string })[]> {
+    return this.db.query(
+      `SELECT ${RULE_COLUMNS}, (SELECT name FROM accounts WHERE id = terminal_id) AS terminal_name
+         FROM capacity_rules WHERE bookable_by @> ARRAY[$1::uuid]
+        ORDER BY terminal_name, terminal_id, ref`,
+      [carrierId],
+    );
   }
 
   /** Creates or replaces a rule; `created` tells which. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { REF_MAX } from '../../common/validation/validators.js';
@@ -18,6 +19,7 @@ import {
   type SlotView,
   type TerminalAvailabilityQuery,
 } from './dto/capacity.dto.js';
+import type { BookableTerminalView, CarrierNameView } from './dto/directory.dto.js';
 import { CapacityRepository, type RuleFields } from './capacity.repository.js';
 import { calendarOf, quotaOf, type Rule, slotState } from './rules.js';
 import { canonicalZone, type Slot } from './slots.js';
@@ -177,6 +179,48 @@ export class CapacityService {
   }
 
   /**
+   * GET /api/v1/terminals: every terminal with a rule that lists this carrier in bookable_by, its rules, and the
+   * appointment layouts they cover (all the terminal's, when one covers all). Two statements, however many terminals.
+   */
+  async bookableTerminals(principal: Principal): Promise<BookableTerminalView[]> {
+    const rules = await this.rules.bookableRulesOf(principal.accountId!);
+    const terminals = new Map<string, BookableTerminalView & { covered: Set<string> | null }>();
+    for (const rule of rules) {
+      let terminal = terminals.get(rule.terminal_id);
+      if (!terminal) {
+        terminal = { id: rule.terminal_id, name: rule.terminal_name, layouts: [], rules: [], covered: new Set() };
+        terminals.set(rule.terminal_id, terminal);
+      }
+      terminal.rules.push({
+        rule_ref: rule.ref,
+        name: rule.name,
+        layout_refs: rule.layout_refs,
+        time_zone: rule.time_zone,
+        slot_minutes: rule.slot_minutes,
+        capacity: rule.capacity,
+        carrier_quota: rule.carrier_quota,
+      });
+      if (!rule.layout_refs) terminal.covered = null;
+      else for (const ref of rule.layout_refs) terminal.covered?.add(ref);
+    }
+    if (terminals.size === 0) return [];
+    for (const layout of await this.layouts.refsOf([...terminals.keys()], 'appointment')) {
+      const terminal = terminals.get(layout.owner_id)!;
+      if (!terminal.covered || terminal.covered.has(layout.ref)) terminal.layouts.push({ layout_ref: layout.ref, name: layout.name });
+    }
+    return [...terminals.values()].map(({ covered: _covered, ...terminal }) => terminal);
+  }
+
+  /** GET /api/v1/carriers: of these ids (checked), the carrier accounts', with their names, in the order asked. */
+  async carrierNames(ids: string[]): Promise<CarrierNameView[]> {
+    const issues = ids.flatMap((id, i) => (isUUID(id) ? [] : [{ path: `ids[${i}]`, message: 'must be an account id (a UUID)' }]));
+    if (issues.length) throw AppError.validation(issues);
+    const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+    const carriers = await this.rules.carriers(wanted);
+    return wanted.flatMap((id) => (carriers.has(id) ? [{ id, name: carriers.get(id)! }] : []));
+  }
+
+  /**
    * The rules of the terminal that list the carrier in bookable_by (read in `manager`'s transaction, when given);
    * FORBIDDEN when none does (or no such terminal).
    */
@@ -245,7 +289,7 @@ export class CapacityService {
   /** VALIDATION_ERROR for ids in bookable_by that are not carrier accounts, each at its place. */
   private async checkCarriers(manager: EntityManager, ids: string[] | null): Promise<void> {
     if (!ids) return;
-    const carriers = await this.rules.carriers(manager, ids);
+    const carriers = await this.rules.carriers(ids, manager);
     const issues = ids.flatMap((id, i) => (carriers.has(id) ? [] : [{ path: `bookable_by[${i}]`, message: 'is not a carrier account' }]));
     if (issues.length) throw AppError.validation(issues);
   }

@@ -57,6 +57,14 @@ export class LayoutsRepository {
     return this.db.getRepository(Layout).find({ where: { ownerId, set }, order: { ref: 'ASC' } });
   }
 
+  /** The refs and names of the layouts of this set of every one of these owners, by owner then ref, in one query. */
+  refsOf(ownerIds: string[], set: LayoutSet): Promise<{ owner_id: string; ref: string; name: string | null }[]> {
+    return this.db.query(
+      `SELECT owner_id, ref, name FROM layouts WHERE owner_id = ANY($1::uuid[]) AND layout_set = $2 ORDER BY owner_id, ref`,
+      [ownerIds, set],
+    );
+  }
+
   /** Locks the layout row for the rest of `manager`'s transaction; false when there is none. */
   async lockForDelete(manager: EntityManager, ownerId: string, set: LayoutSet, ref: string): Promise<boolean> {
     const rows: unknown[] = await manager.query(`SELECT 1 FROM layouts WHERE owner_id = $1 AND layout_set = $2 AND ref = $3 FOR UPDATE`, [

@@ -211,7 +211,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
             t('board.col.driver'),
             t('board.col.plate'),
             t('board.col.layout'),
-            ...(noun === 'appointment' ? [t('board.col.tickets')] : []),
+            ...(noun === 'appointment' ? [t('board.col.tickets'), t('board.col.bookedBy')] : []),
             t('board.col.updated'),
           ]}
           items={items}
@@ -241,6 +241,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
                   <code>{record.layout_ref}</code>
                 </td>
                 {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
+                {noun === 'appointment' && <td>{('booked_by' in record && record.booked_by?.carrier_name) || '—'}</td>}
                 <td>{i18n.time(record.updated_at)}</td>
               </tr>
             );

@@ -1,4 +1,5 @@
 import { type ComponentChildren, Fragment } from 'preact';
+import { useId } from 'preact/hooks';
 import { useI18n } from '../shared/i18n.js';
 
 /**
@@ -49,12 +50,14 @@ export function ListTable<T>({
   detail?: (item: T) => ComponentChildren;
 }) {
   const { t } = useI18n();
+  const captionId = useId();
   const columns = headings.length + (actions ? 1 : 0);
-  // Wide tables scroll inside their box on a narrow screen; the page itself never gets wider than the screen.
+  // Wide tables scroll inside their box on a narrow screen; the page itself never gets wider than the screen. The box
+  // takes the keyboard's focus, so that it scrolls without a mouse too.
   return (
-    <div class="table-scroll">
+    <div class="table-scroll" tabIndex={0} role="region" aria-labelledby={captionId}>
     <table class="list">
-      <caption>{caption}</caption>
+      <caption id={captionId}>{caption}</caption>
       <ListHead headings={headings} actions={actions} />
       <tbody>
         {items === null || items.length === 0 ? (

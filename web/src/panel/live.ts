@@ -1,14 +1,20 @@
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Credential, queryString } from '../shared/api.js';
 
 const EVENTS_EVERY_MS = 1500;
 const POLL_EVERY_MS = 3000;
 
 /**
- * Calls `onChange` whenever the account's records change. It reads the account's event feed
- * (`GET /api/v1/events`, from its end, then with each page's cursor); a service without the feed is
- * polled instead, and `onChange` runs every few seconds. Returns a function that stops it.
+ * Calls `onChange` whenever the account's records change, with the types of the events that arrived
+ * (`appointment.created`…). It reads the account's event feed (`GET /api/v1/events`, from its end, then with each
+ * page's cursor); a service without the feed is polled instead, and `onChange` runs every few seconds with `null`
+ * (whatever may have changed). Returns a function that stops it.
  */
-export function liveChanges(credential: Credential, onMode: (mode: 'events' | 'polling') => void, onChange: () => void): () => void {
+export function liveChanges(
+  credential: Credential,
+  onMode: (mode: 'events' | 'polling') => void,
+  onChange: (types: string[] | null) => void,
+): () => void {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let cursor: string | undefined;
@@ -17,17 +23,17 @@ export function liveChanges(credential: Credential, onMode: (mode: 'events' | 'p
   };
 
   const page = (after?: string) =>
-    api<{ items: unknown[]; next_cursor: string | null }>(credential, 'GET', `/api/v1/events${queryString({ after, limit: 500 })}`);
+    api<{ items: { type: string }[]; next_cursor: string | null }>(credential, 'GET', `/api/v1/events${queryString({ after, limit: 500 })}`);
 
   const poll = async () => {
-    onChange();
+    onChange(null);
     later(poll, POLL_EVERY_MS);
   };
   const follow = async () => {
     try {
       const { items, next_cursor } = await page(cursor);
       cursor = next_cursor ?? cursor;
-      if (items.length > 0) onChange();
+      if (items.length > 0) onChange(items.map((item) => item.type));
       later(follow, items.length === 500 ? 0 : EVENTS_EVERY_MS);
     } catch {
       later(follow, POLL_EVERY_MS);
@@ -55,4 +61,24 @@ export function liveChanges(credential: Credential, onMode: (mode: 'events' | 'p
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+/**
+ * A count that grows each time events of these families arrive (`appointment.` matches `appointment.created`…),
+ * or, where the service has no feed, every few seconds: a page redraws from the service when it changes.
+ */
+export function useChanges(credential: Credential, families: string[]): number {
+  const [count, setCount] = useState(0);
+  useEffect(
+    () =>
+      liveChanges(
+        credential,
+        () => undefined,
+        (types) => {
+          if (types === null || types.some((type) => families.some((family) => type.startsWith(family)))) setCount((n) => n + 1);
+        },
+      ),
+    [],
+  );
+  return count;
 }

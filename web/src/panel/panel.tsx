@@ -6,6 +6,9 @@ import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { session } from '../shared/session.js';
 import { Accounts } from './accounts.js';
 import { Board } from './board.js';
+import { Booking } from './booking.js';
+import { Bookings } from './bookings.js';
+import { Capacity } from './capacity.js';
 import { Layouts } from './layouts.js';
 import { Webhooks } from './webhooks.js';
 
@@ -120,7 +123,7 @@ function FirstRun() {
   );
 }
 
-type Page = 'board' | 'layouts' | 'webhooks' | 'accounts';
+type Page = 'board' | 'capacity' | 'book' | 'bookings' | 'layouts' | 'webhooks' | 'accounts';
 
 function Signed(props: { credential: Credential; kind: AccountKind; name: string | null; onSignOut: () => void }) {
   const { t } = useI18n();
@@ -129,6 +132,12 @@ function Signed(props: { credential: Credential; kind: AccountKind; name: string
       ? [['accounts', t('panel.nav.accounts')]]
       : [
           ['board', props.kind === 'terminal' ? t('panel.nav.appointments') : t('panel.nav.trips')],
+          ...(props.kind === 'terminal'
+            ? ([['capacity', t('panel.nav.capacity')]] as [Page, string][])
+            : ([
+                ['book', t('panel.nav.book')],
+                ['bookings', t('panel.nav.bookings')],
+              ] as [Page, string][])),
           ['layouts', t('panel.nav.layouts')],
           ['webhooks', t('panel.nav.webhooks')],
         ];
@@ -156,6 +165,9 @@ function Signed(props: { credential: Credential; kind: AccountKind; name: string
       <main class="panel-main">
         {page === 'layouts' && <Layouts credential={props.credential} kind={props.kind as 'terminal' | 'carrier'} />}
         {page === 'board' && <Board credential={props.credential} kind={props.kind as 'terminal' | 'carrier'} />}
+        {page === 'capacity' && <Capacity credential={props.credential} />}
+        {page === 'book' && <Booking credential={props.credential} />}
+        {page === 'bookings' && <Bookings credential={props.credential} />}
         {page === 'webhooks' && <Webhooks credential={props.credential} />}
         {page === 'accounts' && <Accounts credential={props.credential} />}
       </main>

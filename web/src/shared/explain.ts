@@ -62,3 +62,47 @@ export function explainLayoutInUse({ t }: Translator, ref: string, error: ApiErr
     users === 'appointments' ? 'layouts.inUse.appointments' : users === 'trips' ? 'layouts.inUse.trips' : users === 'tickets' ? 'layouts.inUse.tickets' : 'layouts.inUse.records';
   return t(key, { ref });
 }
+
+/**
+ * Why a booking (or its cancellation) was refused, in words: the capacity codes with the slot they name, shown by
+ * `when` (an instant on the rule's clock); the others as explainError does.
+ */
+export function explainBooking(i18n: Translator, error: unknown, when: (iso: string) => string): string {
+  const { t } = i18n;
+  if (!(error instanceof ApiError)) return explainError(i18n, error);
+  const details = (error.details ?? {}) as {
+    slots?: { start: string; capacity?: number; booked?: number; quota?: number }[];
+    refs?: string[] | string;
+    layout_refs?: string[];
+    ref?: string;
+    from?: string;
+  };
+  const [slot] = details.slots ?? [];
+  const refs = [details.refs ?? []].flat().join(', ');
+  switch (error.code) {
+    case 'SLOT_FULL':
+      return slot
+        ? t('booking.error.full', { when: when(slot.start), booked: slot.booked ?? 0, capacity: slot.capacity ?? 0 })
+        : t('booking.error.fullAny');
+    case 'SLOT_CLOSED':
+      return slot ? t('booking.error.closed', { when: when(slot.start) }) : t('booking.error.closedAny');
+    case 'QUOTA_EXCEEDED':
+      return slot
+        ? t('booking.error.quota', { when: when(slot.start), booked: slot.booked ?? 0, quota: slot.quota ?? 0 })
+        : t('booking.error.quotaAny');
+    case 'FORBIDDEN':
+      return t('booking.error.forbidden');
+    case 'DUPLICATE_KEY':
+      return t('booking.error.duplicate', { refs });
+    case 'INVALID_LAYOUT_REF':
+      return t('booking.error.layout', { refs: (details.layout_refs ?? []).join(', ') });
+    case 'REFS_NOT_FOUND':
+      return t('booking.error.notYours', { refs });
+    case 'INVALID_STATUS_TRANSITION':
+      return t('booking.error.status', { ref: details.ref ?? '', status: i18n.status(details.from ?? '') });
+    case 'IDEMPOTENCY_KEY_IN_USE':
+      return t('booking.error.inProgress');
+    default:
+      return explainError(i18n, error);
+  }
+}
