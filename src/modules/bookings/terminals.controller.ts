@@ -4,8 +4,8 @@ import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-res
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
 import { CapacityService } from '../capacity/capacity.service.js';
 import { BookableTerminalView } from '../capacity/dto/directory.dto.js';
 
@@ -40,7 +40,7 @@ export class TerminalsController {
     description: `Every terminal with a rule that lists you in bookable_by, by name; a terminal adds you with your account id. [Carrier booking](${guideUrl('capacity', 'carrier-booking')}).`,
   })
   @ApiEnvelope(200, BookableTerminalView, [TERMINAL_EXAMPLE], { isArray: true })
-  async list(@CurrentPrincipal() principal: Principal): Promise<Envelope<BookableTerminalView[]>> {
-    return ok(await this.capacity.bookableTerminals(principal));
+  async list(@CurrentPartner() carrier: PartnerPrincipal): Promise<Envelope<BookableTerminalView[]>> {
+    return ok(await this.capacity.bookableTerminals(carrier));
   }
 }

@@ -182,8 +182,8 @@ export class CapacityService {
    * GET /api/v1/terminals: every terminal with a rule that lists this carrier in bookable_by, its rules, and the
    * appointment layouts they cover (all the terminal's, when one covers all). Two statements, however many terminals.
    */
-  async bookableTerminals(principal: Principal): Promise<BookableTerminalView[]> {
-    const rules = await this.rules.bookableRulesOf(principal.accountId!);
+  async bookableTerminals(carrier: PartnerPrincipal): Promise<BookableTerminalView[]> {
+    const rules = await this.rules.bookableRulesOf(carrier.accountId);
     const terminals = new Map<string, BookableTerminalView & { covered: Set<string> | null }>();
     for (const rule of rules) {
       let terminal = terminals.get(rule.terminal_id);

@@ -4,10 +4,13 @@ import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-res
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { parseQueryList } from '../../common/validation/query-list.js';
+import { type QueryList, QueryListPipe } from '../../common/validation/query-list.pipe.js';
 import { Auth } from '../auth/auth.decorators.js';
 import { CapacityService } from './capacity.service.js';
 import { CARRIER_IDS_MAX, CarrierNameView } from './dto/directory.dto.js';
+
+/** `?ids=`: 1 to CARRIER_IDS_MAX values of up to a UUID's length (whether each is a UUID is the service's check). */
+const CARRIER_IDS = new QueryListPipe(CARRIER_IDS_MAX, 36);
 
 /** Carrier accounts as a terminal names them in bookable_by: their names, by the ids the carriers give it. */
 @ApiTags('capacity')
@@ -34,7 +37,7 @@ export class CarriersController {
   })
   @ApiEnvelope(200, CarrierNameView, [{ id: EXAMPLE.carrierId, name: 'Fast Freight' }], { isArray: true })
   @ApiErrors('VALIDATION_ERROR')
-  async names(@Query('ids') ids: unknown): Promise<Envelope<CarrierNameView[]>> {
-    return ok(await this.capacity.carrierNames(parseQueryList(ids, 'ids', CARRIER_IDS_MAX, 36)));
+  async names(@Query('ids', CARRIER_IDS) ids: QueryList): Promise<Envelope<CarrierNameView[]>> {
+    return ok(await this.capacity.carrierNames(ids));
   }
 }
