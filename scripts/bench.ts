@@ -43,7 +43,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=scale`, `--only=idempotency` or `--only=webhooks`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=scale`, `--only=idempotency` or `--only=webhooks`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -453,69 +453,14 @@ async function bulkSection(api: Api, floor: pg.Client, terminalId: string) {
   return bulk;
 }
 
-/** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
-async function bulkOnly(cleanUp: CleanUp): Promise<void> {
-  const { name, base } = await newService(cleanUp);
-  const floor = new pg.Client({ connectionString: dbUrl(name) });
-  await floor.connect();
-  cleanUp.add('the floor connection', () => floor.end());
-  const { id: terminalId, api } = await newTerminal(base, { name: 'Bench terminal' });
-  const [createRow, updateRow] = await bulkSection(api, floor, terminalId);
-  printTargets(bulkTargets(createRow, updateRow), loadavg()[0]);
-}
-
-type BulkRow = Awaited<ReturnType<typeof bulkSection>>[number];
-
-const bulkTargets = (createRow: BulkRow, updateRow: BulkRow) => [
-  target(`create ${BATCH} appointments with their events, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, {
-    ratioAtMost: 1.5,
-  }),
-  target(`update ${BATCH} appointments with their events, 1 request, p50 ms`, updateRow.service.p50, updateRow.floor.p50, {
-    ratioAtMost: 1.5,
-  }),
-];
-
-/** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
-async function idempotencySection(cleanUp: CleanUp): Promise<void> {
-  const { base } = await newService(cleanUp);
-  const terminal = await newTerminal(base, { name: 'Idempotency terminal' });
-  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey));
-  printIdempotency(figures, say);
-  printTargets(idempotencyTargets(figures), loadavg()[0]);
-}
-
-async function run(cleanUp: CleanUp): Promise<void> {
-  if (only === 'scale') {
-    const scale = await scaleSection(cleanUp);
-    printTargets(scale.targets, loadavg()[0]);
-    if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
-    return;
-  }
-  if (only === 'idempotency') return idempotencySection(cleanUp);
-  if (only === 'bulk') return bulkOnly(cleanUp);
-  if (only === 'webhooks') {
-    const webhooks = await webhooksSection(cleanUp);
-    printTargets(webhooks.targets, loadavg()[0]);
-    if (json) console.log(JSON.stringify({ webhooks: webhooks.figures, targets: webhooks.targets }, null, 2));
-    return;
-  }
-  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale, idempotency and webhooks`);
-  const loadAtStart = loadavg()[0];
-  const { name, base } = await newService(cleanUp);
-  const serviceEnv = serviceEnvOf(name);
-  const floor = new pg.Client({ connectionString: dbUrl(name) });
-  await floor.connect();
-  cleanUp.add('the floor connection', () => floor.end());
-  const version = (await floor.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
-  say(`machine: ${machine}; load average ${loadAtStart.toFixed(2)} at start\n`);
-
-  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
-  await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
-
-  const bulk = await bulkSection(api, floor, terminalId);
-
-  // Single-item creates under load: the service and a bare node:http + pg server, the same load generator.
+/**
+ * Single-item creates under load: the service and a bare node:http + pg server on the same database, the same
+ * load generator and bodies, rounds alternating. Prints its lines; answers the figures.
+ */
+async function singleCreateSection(
+  cleanUp: CleanUp,
+  { name, base, apiKey, api, floor, terminalId }: { name: string; base: string; apiKey: string; api: Api; floor: pg.Client; terminalId: string },
+) {
   const bare = await startFloor(
     'bare-http-server',
     { ...env, DATABASE_URL: dbUrl(name), DATABASE_POOL_SIZE: POOL_SIZE, TERMINAL_ID: terminalId },
@@ -561,6 +506,88 @@ async function run(cleanUp: CleanUp): Promise<void> {
   );
   say(`  service         ${singleCreate.service.per_second} requests/s (${latencyOf(loads.service)})`);
   say(`  node:http + pg  ${singleCreate.floor.per_second} requests/s (${latencyOf(loads.floor)})\n`);
+  return singleCreate;
+}
+
+/** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
+async function bulkOnly(cleanUp: CleanUp): Promise<void> {
+  const { name, base } = await newService(cleanUp);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  const { id: terminalId, api } = await newTerminal(base, { name: 'Bench terminal' });
+  const [createRow, updateRow] = await bulkSection(api, floor, terminalId);
+  printTargets(bulkTargets(createRow, updateRow), loadavg()[0]);
+}
+
+type BulkRow = Awaited<ReturnType<typeof bulkSection>>[number];
+
+const bulkTargets = (createRow: BulkRow, updateRow: BulkRow) => [
+  target(`create ${BATCH} appointments with their events, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, {
+    ratioAtMost: 1.5,
+  }),
+  target(`update ${BATCH} appointments with their events, 1 request, p50 ms`, updateRow.service.p50, updateRow.floor.p50, {
+    ratioAtMost: 1.5,
+  }),
+];
+
+/** `--only=single`: the single-item create lines alone, on a database and a service of their own. */
+async function singleOnly(cleanUp: CleanUp): Promise<void> {
+  const { name, base } = await newService(cleanUp);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  say(`load average ${loadavg()[0].toFixed(2)} at start\n`);
+  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal' });
+  const singleCreate = await singleCreateSection(cleanUp, { name, base, apiKey, api, floor, terminalId });
+  printTargets([singleCreateTarget(singleCreate)], loadavg()[0]);
+}
+
+const singleCreateTarget = (f: Awaited<ReturnType<typeof singleCreateSection>>) =>
+  target(`single-item create, ${CONNECTIONS} connections, requests/s`, f.service.per_second, f.floor.per_second, { ratioAtLeast: 0.5 });
+
+/** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
+async function idempotencySection(cleanUp: CleanUp): Promise<void> {
+  const { base } = await newService(cleanUp);
+  const terminal = await newTerminal(base, { name: 'Idempotency terminal' });
+  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey));
+  printIdempotency(figures, say);
+  printTargets(idempotencyTargets(figures), loadavg()[0]);
+}
+
+async function run(cleanUp: CleanUp): Promise<void> {
+  if (only === 'scale') {
+    const scale = await scaleSection(cleanUp);
+    printTargets(scale.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ scale: scale.figures, targets: scale.targets }, null, 2));
+    return;
+  }
+  if (only === 'idempotency') return idempotencySection(cleanUp);
+  if (only === 'bulk') return bulkOnly(cleanUp);
+  if (only === 'single') return singleOnly(cleanUp);
+  if (only === 'webhooks') {
+    const webhooks = await webhooksSection(cleanUp);
+    printTargets(webhooks.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ webhooks: webhooks.figures, targets: webhooks.targets }, null, 2));
+    return;
+  }
+  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, single, scale, idempotency and webhooks`);
+  const loadAtStart = loadavg()[0];
+  const { name, base } = await newService(cleanUp);
+  const serviceEnv = serviceEnvOf(name);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  const version = (await floor.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${version}`;
+  say(`machine: ${machine}; load average ${loadAtStart.toFixed(2)} at start\n`);
+
+  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
+  await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
+
+  const bulk = await bulkSection(api, floor, terminalId);
+
+  const singleCreate = await singleCreateSection(cleanUp, { name, base, apiKey, api, floor, terminalId });
 
   // ---- Idempotency-Key (scripts/bench/idempotency.ts): single-item and 1,000-item creates with a new key per request
   // against the same creates without the header, alternating; the floor is the service without the header. ----
@@ -665,9 +692,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   const [createRow, updateRow] = bulk;
   const targets = [
     ...bulkTargets(createRow, updateRow),
-    target(`single-item create, ${CONNECTIONS} connections, requests/s`, singleCreate.service.per_second, singleCreate.floor.per_second, {
-      ratioAtLeast: 0.5,
-    }),
+    singleCreateTarget(singleCreate),
     ...idempotencyTargets(idempotency),
     target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
       p99AtMost: 15,
