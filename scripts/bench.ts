@@ -6,7 +6,7 @@ import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type CapacityFigures, capacityBench, printCapacity } from './bench/capacity.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
-import { CleanUp, freePort, startFloor, startService, stop } from './bench/processes.js';
+import { CleanUp, cpuMsOf, freePort, isProcessNamed, startFloor, startService, stop } from './bench/processes.js';
 import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
@@ -44,7 +44,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=scale`, `--only=idempotency`, `--only=webhooks` or `--only=capacity`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=scale`, `--only=idempotency`, `--only=webhooks` or `--only=capacity`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -517,6 +517,103 @@ async function bulkSection(api: Api, floor: pg.Client, terminalId: string) {
   return bulk;
 }
 
+/**
+ * Single-item creates under load: the service and a bare node:http + pg server on the same database, the same
+ * load generator and bodies, rounds alternating. Prints its lines; answers the figures.
+ */
+async function singleCreateSection(
+  cleanUp: CleanUp,
+  {
+    name,
+    base,
+    servicePid,
+    apiKey,
+    api,
+    floor,
+    terminalId,
+  }: { name: string; base: string; servicePid: number; apiKey: string; api: Api; floor: pg.Client; terminalId: string },
+) {
+  const bare = await startFloor(
+    'bare-http-server',
+    { ...env, DATABASE_URL: dbUrl(name), DATABASE_POOL_SIZE: POOL_SIZE, TERMINAL_ID: terminalId },
+    cleanUp,
+  );
+  const bareBase = `http://127.0.0.1:${bare.port}`;
+  const [one] = appointmentItems('one-svc', 1);
+  await checkSameWrites(
+    floor,
+    terminalId,
+    'single-item create',
+    { prefix: 'one-svc-', write: () => api.call('POST', '/api/v1/appointments', one) },
+    { prefix: 'one-sql-', write: () => new Api(bareBase, '').call('POST', '/api/v1/appointments', rebranded([one], 'one-sql')[0]) },
+  );
+  // CPU time per request of the server process and of PostgreSQL's backends on this database (only the side under
+  // load is busy): rates swing with other work on the machine, CPU time much less. A backend opened during a round
+  // counts from zero; one closed during it is lost (the pools keep theirs open between rounds). PostgreSQL's share
+  // only when it runs on this machine.
+  const cpuNow = async (side: 'service' | 'floor') => {
+    const { rows } = await floor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+    const local = rows.filter(({ pid }) => isProcessNamed(pid, 'postgres'));
+    return {
+      process: cpuMsOf(side === 'floor' ? bare.child.pid! : servicePid),
+      postgres: local.length ? new Map(local.map(({ pid }) => [pid, cpuMsOf(pid) ?? 0])) : null,
+    };
+  };
+  const cpu = { service: { process: 0, postgres: 0 }, floor: { process: 0, postgres: 0 }, known: true, postgresKnown: true };
+  const loadOn = async (origin: string, prefix: string, durationMs: number, side?: 'service' | 'floor') => {
+    const before = side && (await cpuNow(side));
+    const result = await postLoad(origin, {
+      path: '/api/v1/appointments',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: singleItemBodies(prefix),
+      connections: CONNECTIONS,
+      durationMs,
+      expected: 201,
+    });
+    if (side && before) {
+      const after = await cpuNow(side);
+      if (after.process === null || before.process === null) cpu.known = false;
+      else cpu[side].process += after.process - before.process;
+      if (!after.postgres || !before.postgres) cpu.postgresKnown = false;
+      else for (const [pid, ms] of after.postgres) cpu[side].postgres += ms - (before.postgres.get(pid) ?? 0);
+    }
+    return result;
+  };
+  await loadOn(base, 'load-warm-svc', LOAD_WARMUP_MS);
+  await loadOn(bareBase, 'load-warm-sql', LOAD_WARMUP_MS);
+  const loads = { service: [] as LoadResult[], floor: [] as LoadResult[] };
+  for (let r = 0; r < LOAD_ROUNDS; r++) {
+    loads.service.push(await loadOn(base, `load-svc-${r}`, LOAD_ROUND_MS, 'service'));
+    loads.floor.push(await loadOn(bareBase, `load-sql-${r}`, LOAD_ROUND_MS, 'floor'));
+  }
+  await stop(bare.child);
+  const msPerRequest = (side: 'service' | 'floor') => {
+    const requests = loads[side].reduce((n, r) => n + r.requests, 0);
+    if (!cpu.known) return null;
+    return { process: round2(cpu[side].process / requests), postgres: cpu.postgresKnown ? round2(cpu[side].postgres / requests) : null };
+  };
+  const rate = (results: LoadResult[]) =>
+    Math.round(results.reduce((n, r) => n + r.requests, 0) / results.reduce((s, r) => s + r.seconds, 0));
+  const singleCreate = {
+    connections: CONNECTIONS,
+    service: { per_second: rate(loads.service), cpu_ms_per_request: msPerRequest('service'), rounds: loads.service },
+    floor: { per_second: rate(loads.floor), cpu_ms_per_request: msPerRequest('floor'), rounds: loads.floor },
+  };
+  const cpuOf = (side: 'service' | 'floor') => {
+    const ms = singleCreate[side].cpu_ms_per_request;
+    if (!ms) return '';
+    return `; CPU per request: the process ${ms.process} ms${ms.postgres === null ? '' : `, PostgreSQL ${ms.postgres} ms`}`;
+  };
+  const latencyOf = (results: LoadResult[]) =>
+    results.map((r) => `${r.per_second}/s p50 ${r.latency_ms.p50} p99 ${r.latency_ms.p99} ms`).join('; ');
+  say(
+    `single-item create, ${CONNECTIONS} connections, ${LOAD_ROUNDS} × ${LOAD_ROUND_MS / 1000} s after ${LOAD_WARMUP_MS / 1000} s warm-up:`,
+  );
+  say(`  service         ${singleCreate.service.per_second} requests/s (${latencyOf(loads.service)})${cpuOf('service')}`);
+  say(`  node:http + pg  ${singleCreate.floor.per_second} requests/s (${latencyOf(loads.floor)})${cpuOf('floor')}\n`);
+  return singleCreate;
+}
+
 /** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
 async function bulkOnly(cleanUp: CleanUp): Promise<void> {
   const { name, base } = await newService(cleanUp);
@@ -539,6 +636,21 @@ const bulkTargets = (createRow: BulkRow, updateRow: BulkRow) => [
   }),
 ];
 
+/** `--only=single`: the single-item create lines alone, on a database and a service of their own. */
+async function singleOnly(cleanUp: CleanUp): Promise<void> {
+  const { name, base, child } = await newService(cleanUp);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  say(`load average ${loadavg()[0].toFixed(2)} at start\n`);
+  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal' });
+  const singleCreate = await singleCreateSection(cleanUp, { name, base, servicePid: child.pid!, apiKey, api, floor, terminalId });
+  printTargets([singleCreateTarget(singleCreate)], loadavg()[0]);
+}
+
+const singleCreateTarget = (f: Awaited<ReturnType<typeof singleCreateSection>>) =>
+  target(`single-item create, ${CONNECTIONS} connections, requests/s`, f.service.per_second, f.floor.per_second, { ratioAtLeast: 0.5 });
+
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<void> {
   const { base } = await newService(cleanUp);
@@ -557,6 +669,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   }
   if (only === 'idempotency') return idempotencySection(cleanUp);
   if (only === 'bulk') return bulkOnly(cleanUp);
+  if (only === 'single') return singleOnly(cleanUp);
   if (only === 'webhooks') {
     const webhooks = await webhooksSection(cleanUp);
     printTargets(webhooks.targets, loadavg()[0]);
@@ -569,9 +682,9 @@ async function run(cleanUp: CleanUp): Promise<void> {
     if (json) console.log(JSON.stringify({ capacity: capacity.figures, targets: capacity.targets }, null, 2));
     return;
   }
-  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, scale, idempotency, webhooks and capacity`);
+  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, single, scale, idempotency, webhooks and capacity`);
   const loadAtStart = loadavg()[0];
-  const { name, base } = await newService(cleanUp);
+  const { name, base, child: service } = await newService(cleanUp);
   const serviceEnv = serviceEnvOf(name);
   const floor = new pg.Client({ connectionString: dbUrl(name) });
   await floor.connect();
@@ -585,52 +698,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
 
   const bulk = await bulkSection(api, floor, terminalId);
 
-  // Single-item creates under load: the service and a bare node:http + pg server, the same load generator.
-  const bare = await startFloor(
-    'bare-http-server',
-    { ...env, DATABASE_URL: dbUrl(name), DATABASE_POOL_SIZE: POOL_SIZE, TERMINAL_ID: terminalId },
-    cleanUp,
-  );
-  const bareBase = `http://127.0.0.1:${bare.port}`;
-  const [one] = appointmentItems('one-svc', 1);
-  await checkSameWrites(
-    floor,
-    terminalId,
-    'single-item create',
-    { prefix: 'one-svc-', write: () => api.call('POST', '/api/v1/appointments', one) },
-    { prefix: 'one-sql-', write: () => new Api(bareBase, '').call('POST', '/api/v1/appointments', rebranded([one], 'one-sql')[0]) },
-  );
-  const loadOn = (origin: string, prefix: string, durationMs: number) =>
-    postLoad(origin, {
-      path: '/api/v1/appointments',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: singleItemBodies(prefix),
-      connections: CONNECTIONS,
-      durationMs,
-      expected: 201,
-    });
-  await loadOn(base, 'load-warm-svc', LOAD_WARMUP_MS);
-  await loadOn(bareBase, 'load-warm-sql', LOAD_WARMUP_MS);
-  const loads = { service: [] as LoadResult[], floor: [] as LoadResult[] };
-  for (let r = 0; r < LOAD_ROUNDS; r++) {
-    loads.service.push(await loadOn(base, `load-svc-${r}`, LOAD_ROUND_MS));
-    loads.floor.push(await loadOn(bareBase, `load-sql-${r}`, LOAD_ROUND_MS));
-  }
-  await stop(bare.child);
-  const rate = (results: LoadResult[]) =>
-    Math.round(results.reduce((n, r) => n + r.requests, 0) / results.reduce((s, r) => s + r.seconds, 0));
-  const singleCreate = {
-    connections: CONNECTIONS,
-    service: { per_second: rate(loads.service), rounds: loads.service },
-    floor: { per_second: rate(loads.floor), rounds: loads.floor },
-  };
-  const latencyOf = (results: LoadResult[]) =>
-    results.map((r) => `${r.per_second}/s p50 ${r.latency_ms.p50} p99 ${r.latency_ms.p99} ms`).join('; ');
-  say(
-    `single-item create, ${CONNECTIONS} connections, ${LOAD_ROUNDS} × ${LOAD_ROUND_MS / 1000} s after ${LOAD_WARMUP_MS / 1000} s warm-up:`,
-  );
-  say(`  service         ${singleCreate.service.per_second} requests/s (${latencyOf(loads.service)})`);
-  say(`  node:http + pg  ${singleCreate.floor.per_second} requests/s (${latencyOf(loads.floor)})\n`);
+  const singleCreate = await singleCreateSection(cleanUp, { name, base, servicePid: service.pid!, apiKey, api, floor, terminalId });
 
   // ---- Idempotency-Key (scripts/bench/idempotency.ts): single-item and 1,000-item creates with a new key per request
   // against the same creates without the header, alternating; the floor is the service without the header. ----
@@ -736,9 +804,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   const [createRow, updateRow] = bulk;
   const targets = [
     ...bulkTargets(createRow, updateRow),
-    target(`single-item create, ${CONNECTIONS} connections, requests/s`, singleCreate.service.per_second, singleCreate.floor.per_second, {
-      ratioAtLeast: 0.5,
-    }),
+    singleCreateTarget(singleCreate),
     ...idempotencyTargets(idempotency),
     target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
       p99AtMost: 15,

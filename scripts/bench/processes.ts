@@ -66,6 +66,28 @@ export async function rssAfterGc(pid: number): Promise<number> {
   return rssOf(pid);
 }
 
+/** CPU time (user and system) process `pid` has used so far, in ms, from /proc (Linux; clock ticks of 10 ms); null where /proc cannot say. */
+export function cpuMsOf(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Whether `pid` is a local process whose command is `name` (a pid the database reports may be another machine's). */
+export function isProcessNamed(pid: number, name: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name;
+  } catch {
+    return false;
+  }
+}
+
 export function rssOf(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
