@@ -649,7 +649,7 @@ async function singleOnly(cleanUp: CleanUp): Promise<void> {
 }
 
 const singleCreateTarget = (f: Awaited<ReturnType<typeof singleCreateSection>>) =>
-  target(`single-item create, ${CONNECTIONS} connections, requests/s`, f.service.per_second, f.floor.per_second, { ratioAtLeast: 0.5 });
+  target(`single-item create, ${CONNECTIONS} connections, requests/s`, f.service.per_second, f.floor.per_second, { ratioAtLeast: 0.9 });
 
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<void> {
