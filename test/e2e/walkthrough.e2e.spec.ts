@@ -101,7 +101,7 @@ describe('the README walkthrough', () => {
     expect(exported).toContain(`GATE_URL=${url} GATE_TERMINAL_KEY=${terminalKey} GATE_DEMO_REF=${appointmentRef}`);
     const readme = readFileSync('README.md', 'utf8');
     const curl = /```bash\n(IDEMPOTENCY_KEY=[\s\S]*?)```/.exec(readme)?.[1];
-    expect(curl).toContain('curl -i "$GATE_URL/api/v1/tickets"');
+    expect(curl).toContain('curl -sS -i "$GATE_URL/api/v1/tickets"');
     const command = curl!.split('\n').filter((line) => line && !line.startsWith('#'));
     const again = command.slice(1).join('\n');
     const shell = spawnWithOutput('bash', ['-c', `export ${exported}\n${command.join('\n')}\necho ---\n${again}`], {});
