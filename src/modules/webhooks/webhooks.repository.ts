@@ -190,6 +190,12 @@ export const CLAIM_DUE = `
     LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
    ORDER BY c.id`;
 
+/**
+ * Outcomes wait this long for others to share their statement: a busy sender writes dozens of attempts' outcomes
+ * in one statement rather than a few, and nothing waits on them (the slot was freed when the answer came).
+ */
+const OUTCOME_GATHER_MS = 10;
+
 /** The webhooks' SQL (docs/webhooks.md). */
 @Injectable()
 export class WebhooksRepository {
@@ -342,24 +348,29 @@ export class WebhooksRepository {
    * Writes how attempts ended: the delivery is delivered, failed or pending again at its next attempt (only while
    * this instance still holds its claim of that attempt), and the attempt is logged. Each webhook's health goes
    * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
-   * delivered (its row written only when that changes). Concurrent outcomes share one statement. Answers whether a
-   * webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause it.
+   * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement.
+   * Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause
+   * it.
    */
   recordOutcome(outcome: AttemptOutcome, instanceId: string, pauseAfterHours: number): Promise<boolean> {
     return this.outcomes.run({ ...outcome, instanceId, pauseAfterHours });
   }
 
-  private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(async (inputs) => {
-    // A delivery deleted (with its webhook, or purged) while the statement ran fails the attempt's insert on its
-    // foreign key: once more, the delivery is no longer seen, and the others' outcomes are written.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.writeOutcomes(inputs);
-      } catch (error) {
-        if (attempt >= 3 || (error as { code?: string }).code !== '23503') throw error;
+  private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(
+    async (inputs) => {
+      // A delivery deleted (with its webhook, or purged) while the statement ran fails the attempt's insert on its
+      // foreign key: once more, the delivery is no longer seen, and the others' outcomes are written.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeOutcomes(inputs);
+        } catch (error) {
+          if (attempt >= 3 || (error as { code?: string }).code !== '23503') throw error;
+        }
       }
-    }
-  });
+    },
+    500,
+    OUTCOME_GATHER_MS,
+  );
 
   private async writeOutcomes(inputs: (AttemptOutcome & { instanceId: string; pauseAfterHours: number })[]): Promise<boolean[]> {
     const [{ pause_due }] = await this.run<{ pause_due: boolean }>(
