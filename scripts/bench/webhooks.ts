@@ -107,14 +107,23 @@ async function until(check: () => boolean, what: string, timeoutMs: number): Pro
   }
 }
 
-/** The floor's POSTs (scripts/bench/bare-posts.ts), from a process of its own: how long they took, in ms. */
-function barePosts(message: BarePosts): Promise<number> {
+/** The floor's client (scripts/bench/bare-posts.ts), a process of its own: each round, how long its POSTs took, in ms. */
+function barePostsClient(): { round(message: BarePosts): Promise<number>; close(): void } {
   const child = fork(fileURLToPath(new URL('./bare-posts.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise<number>((resolve, reject) => {
-    child.once('message', (answer: { ms: number }) => resolve(answer.ms));
-    child.once('exit', (code, signal) => reject(new Error(`bench: the bare POSTs exited (${code ?? signal})`)));
-    child.send(message);
-  });
+  return {
+    round: (message) =>
+      new Promise<number>((resolve, reject) => {
+        const exited = (code: number | null, signal: string | null) =>
+          reject(new Error(`bench: the bare POSTs exited (${code ?? signal})`));
+        child.once('exit', exited);
+        child.once('message', (answer: { ms: number }) => {
+          child.off('exit', exited);
+          resolve(answer.ms);
+        });
+        child.send(message);
+      }),
+    close: () => child.disconnect(),
+  };
 }
 
 /**
@@ -122,9 +131,9 @@ function barePosts(message: BarePosts): Promise<number> {
  * of 10 (connections, prepared statements), `rounds` rounds, each one create of `count` appointments (how long after
  * the create's answer each `appointment.created` event reached the receiver, and the first and last) and then its
  * floor: the very requests the receiver got, sent again by a bare undici client in a process of its own (as the
- * service is), `concurrency` at once (WEBHOOK_MAX_IN_FLIGHT, one webhook's limit), to the same receiver, after a
- * warm-up of 10 as the service had. The figures are those of the round of the median ratio, as the machine is shared
- * and noisy.
+ * service is; one for the run, warmed up with the same 10), `concurrency` at once (WEBHOOK_MAX_IN_FLIGHT, one
+ * webhook's limit), to the same receiver. The figures are those of the round of the median ratio, as the machine is
+ * shared and noisy.
  */
 export async function webhookBench(
   call: Call,
@@ -134,10 +143,13 @@ export async function webhookBench(
   rounds = 3,
 ): Promise<WebhookFigures> {
   const target = await receiver();
+  const floor = barePostsClient();
   try {
     await call('POST', '/api/v1/webhooks', { url: target.url, events: ['appointment.created'] });
+    target.keep = [];
     await call('POST', '/api/v1/appointments', items('hook-warm', 10));
     await until(() => target.arrivals.size >= 10, 'the warm-up deliveries', 30_000);
+    await floor.round({ url: target.url, requests: target.keep, concurrency });
 
     const runs: { delays: number[]; floorMs: number }[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -149,7 +161,7 @@ export async function webhookBench(
       const delays = [...target.arrivals.values()].map((at) => Math.max(0, at - answered));
       const requests = target.keep;
       target.keep = null;
-      runs.push({ delays, floorMs: await barePosts({ url: target.url, requests, concurrency, warmUp: 10 }) });
+      runs.push({ delays, floorMs: await floor.round({ url: target.url, requests, concurrency }) });
     }
     const ratio = (run: (typeof runs)[number]) => Math.max(...run.delays) / run.floorMs;
     const median = [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)];
@@ -163,6 +175,7 @@ export async function webhookBench(
       concurrency,
     };
   } finally {
+    floor.close();
     await target.close();
   }
 }
