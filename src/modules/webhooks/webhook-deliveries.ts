@@ -87,6 +87,66 @@ interface Ahead {
   claimedAt: number;
 }
 
+/** The deliveries an instance holds ahead, by webhook (in the order they first came), each webhook's in claim order. */
+class Waiting {
+  private readonly byWebhook = new Map<string, Ahead[]>();
+  size = 0;
+
+  add(ahead: Ahead): void {
+    const queue = this.byWebhook.get(ahead.delivery.webhook_id);
+    if (queue) queue.push(ahead);
+    else this.byWebhook.set(ahead.delivery.webhook_id, [ahead]);
+    this.size++;
+  }
+
+  /** Each webhook with deliveries waiting, and those deliveries. */
+  webhooks(): MapIterator<[string, Ahead[]]> {
+    return this.byWebhook.entries();
+  }
+
+  /** Takes out the next delivery of the webhook. */
+  next(webhookId: string): Ahead {
+    const queue = this.byWebhook.get(webhookId)!;
+    if (queue.length === 1) this.byWebhook.delete(webhookId);
+    this.size--;
+    return queue.shift()!;
+  }
+
+  /** How many of the webhook's wait. */
+  count(webhookId: string): number {
+    return this.byWebhook.get(webhookId)?.length ?? 0;
+  }
+
+  /** Takes out the webhook's deliveries that match `which` (all by default). */
+  take(webhookId: string, which: (ahead: Ahead) => boolean = () => true): Ahead[] {
+    const taken: Ahead[] = [];
+    const kept: Ahead[] = [];
+    for (const ahead of this.byWebhook.get(webhookId) ?? []) (which(ahead) ? taken : kept).push(ahead);
+    if (kept.length) this.byWebhook.set(webhookId, kept);
+    else this.byWebhook.delete(webhookId);
+    this.size -= taken.length;
+    return taken;
+  }
+
+  /** Takes out every delivery claimed before `cutoff` (the oldest of each webhook come first). */
+  takeClaimedBefore(cutoff: number): Ahead[] {
+    const taken: Ahead[] = [];
+    for (const [webhookId, queue] of this.byWebhook) {
+      let n = 0;
+      while (n < queue.length && queue[n].claimedAt < cutoff) n++;
+      if (n === 0) continue;
+      taken.push(...queue.splice(0, n));
+      if (queue.length === 0) this.byWebhook.delete(webhookId);
+      this.size -= n;
+    }
+    return taken;
+  }
+
+  takeAll(): Ahead[] {
+    return [...this.byWebhook.keys()].flatMap((webhookId) => this.take(webhookId));
+  }
+}
+
 /** A delivery of this instance from its start until its outcome is written. */
 interface Sending {
   webhookId: string;
@@ -140,7 +200,9 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   /** HTTP calls under way per webhook (at most WEBHOOK_MAX_IN_FLIGHT). */
   private readonly sendingOf = new Map<string, number>();
   /** Deliveries claimed ahead, not sent yet. */
-  private waiting: Ahead[] = [];
+  private readonly waiting = new Waiting();
+  /** What the last claim let each webhook hold ahead. */
+  private aheadEach = 0;
   /** Webhooks changed on this instance while a claim ran: what that claim took for them is given back. */
   private readonly changedMeanwhile = new Set<string>();
   /** Deliveries being given back, until their leases are cleared. */
@@ -182,7 +244,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     await Promise.all([this.poll.stop(), this.purge.stop()]);
     await Promise.all([this.dispatcher.idle(), this.pump.idle()]);
     // What waits is given back: another instance sends it at once rather than after its lease.
-    this.giveBack(() => true);
+    this.giveBack(this.waiting.takeAll());
     await Promise.all(this.releasing);
     // Sends under way end within WEBHOOK_TIMEOUT_MS; their outcomes are written before the store closes.
     await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
@@ -209,7 +271,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
    */
   changed(webhookId: string): void {
     this.changedMeanwhile.add(webhookId);
-    this.giveBack((ahead) => ahead.delivery.webhook_id === webhookId);
+    this.giveBack(this.waiting.take(webhookId));
   }
 
   /** This account has a webhook now: its commits wake the dispatcher from now on. */
@@ -245,22 +307,24 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     const leaseSeconds = (AHEAD_WAIT_MS + this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
     while (!this.stopped) {
       const free = (lane: Lane) => Math.max(0, slots - this.busy[lane]);
-      const asked = { prompt: free('prompt') + Math.max(0, CLAIM_AHEAD - this.waiting.length), slow: free('slow') };
+      const asked = { prompt: free('prompt') + Math.max(slots, CLAIM_AHEAD - this.waiting.size), slow: free('slow') };
       if (asked.prompt + asked.slow === 0) return;
       const overdue = new Set<string>();
       const finished: string[] = [];
       const failing = new Set<string>();
       // The webhooks sent here in the prompt lane, which share what may be held ahead.
-      const here = new Set(this.waiting.map(({ delivery }) => delivery.webhook_id));
+      const here = new Set<string>();
+      const held: { webhookId: string; version: string }[] = [];
+      for (const [webhookId, queue] of this.waiting.webhooks()) {
+        here.add(webhookId);
+        for (const version of new Set(queue.map(({ delivery }) => delivery.version))) held.push({ webhookId, version });
+      }
       for (const [id, { sending }] of this.inFlight) {
         if (sending.overdue) overdue.add(sending.webhookId);
         if (sending.answered) finished.push(id);
         else if (sending.lane === 'prompt') here.add(sending.webhookId);
         if (sending.failed) failing.add(sending.webhookId);
       }
-      const held = new Map(
-        this.waiting.map(({ delivery: d }) => [`${d.webhook_id} ${d.version}`, { webhookId: d.webhook_id, version: d.version }]),
-      );
       this.changedMeanwhile.clear();
       const claimedAt = performance.now();
       const { claimed, dropped } = await this.repository.claimDue({
@@ -270,50 +334,50 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         instanceId: this.instance.id,
         maxInFlight: this.config.webhookMaxInFlight,
         sendingHere: [...here],
-        ahead: Math.floor(CLAIM_AHEAD / Math.max(1, here.size)),
+        ahead: (this.aheadEach = Math.floor(CLAIM_AHEAD / Math.max(1, here.size))),
         overdue: [...overdue],
         finished,
         failing: [...failing],
-        held: [...held.values()],
+        held,
       });
       // Changed, paused or deleted on another instance since their claim (given back, to be claimed again as they
       // are now), or claimed by another instance too at the same instant (given back: that one keeps it).
       for (const { webhookId, version } of dropped)
-        this.giveBack(({ delivery }) => delivery.webhook_id === webhookId && delivery.version === version);
-      for (const delivery of claimed) this.waiting.push({ delivery, claimedAt });
+        this.giveBack(this.waiting.take(webhookId, ({ delivery }) => delivery.version === version));
+      for (const delivery of claimed) this.waiting.add({ delivery, claimedAt });
       // Changed on this instance while the claim ran (or the service is stopping): not sent as claimed.
-      this.giveBack(({ delivery }) => this.stopped || this.changedMeanwhile.has(delivery.webhook_id));
+      if (this.stopped) this.giveBack(this.waiting.takeAll());
+      for (const webhookId of this.changedMeanwhile) this.giveBack(this.waiting.take(webhookId));
       this.startWaiting();
-      // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again.
-      if (claimed.length < asked.prompt + asked.slow) return;
+      // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again. Unless a
+      // prompt webhook was not sent here before: its deliveries ahead are claimed now, while its first ones go.
+      if (claimed.length < asked.prompt + asked.slow && claimed.every((d) => d.slow || here.has(d.webhook_id))) return;
     }
   }
 
   /**
    * Starts what waits while its webhook and lane have a free slot, the webhook with the fewest attempts under way
-   * first (then the oldest claim); gives back what waited longer than AHEAD_WAIT_MS.
+   * first; gives back what waited longer than AHEAD_WAIT_MS.
    */
   private startWaiting(): void {
     if (this.stopped) return;
     const { webhookConcurrency: slots, webhookMaxInFlight: maxInFlight } = this.config;
-    this.giveBack(({ claimedAt }) => performance.now() - claimedAt > AHEAD_WAIT_MS);
+    this.giveBack(this.waiting.takeClaimedBefore(performance.now() - AHEAD_WAIT_MS));
     for (;;) {
-      let next = -1;
+      let next: string | null = null;
       let fewest = maxInFlight;
-      this.waiting.forEach(({ delivery }, i) => {
-        const sending = this.sendingOf.get(delivery.webhook_id) ?? 0;
-        if (sending < fewest && this.busy[delivery.slow ? 'slow' : 'prompt'] < slots) [next, fewest] = [i, sending];
-      });
-      if (next < 0) return;
-      this.start(this.waiting.splice(next, 1)[0].delivery);
+      for (const [webhookId, queue] of this.waiting.webhooks()) {
+        const sending = this.sendingOf.get(webhookId) ?? 0;
+        if (sending < fewest && this.busy[queue[0].delivery.slow ? 'slow' : 'prompt'] < slots) [next, fewest] = [webhookId, sending];
+      }
+      if (next === null) return;
+      this.start(this.waiting.next(next).delivery);
     }
   }
 
-  /** Gives back what waits and matches `which`: unsent, its lease cleared and its attempt not counted. */
-  private giveBack(which: (ahead: Ahead) => boolean): void {
-    const back = this.waiting.filter(which);
+  /** Gives back deliveries taken out of what waits: unsent, their lease cleared and their attempt not counted. */
+  private giveBack(back: Ahead[]): void {
     if (back.length === 0) return;
-    this.waiting = this.waiting.filter((ahead) => !which(ahead));
     const done: Promise<void> = this.repository
       .release(
         back.map(({ delivery }) => ({ id: delivery.id, attempts: delivery.attempts })),
@@ -341,7 +405,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     // what waits for its webhook is given back (a slow webhook is not held ahead).
     sending.slowMark = setTimeout(() => {
       sending.overdue = true;
-      this.giveBack(({ delivery: ahead }) => ahead.webhook_id === sending.webhookId);
+      this.giveBack(this.waiting.take(sending.webhookId));
       if (sending.lane === 'slow') return;
       this.busy.prompt--;
       this.busy.slow++;
@@ -367,8 +431,11 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     const left = this.sendingOf.get(sending.webhookId)! - 1;
     if (left) this.sendingOf.set(sending.webhookId, left);
     else this.sendingOf.delete(sending.webhookId);
-    if (!ok) this.giveBack(({ delivery }) => delivery.webhook_id === sending.webhookId);
+    if (!ok) this.giveBack(this.waiting.take(sending.webhookId));
     this.startWaiting();
+    // Claims more once half of what its webhook holds ahead has gone (not at every slot: a claim that finds nothing
+    // costs as much as one that does). New events, retries falling due and resumes wake a claim of their own.
+    if (this.waiting.count(sending.webhookId) > this.aheadEach / 2) return;
     this.send();
   }
 
