@@ -175,9 +175,10 @@ interface Sending {
  * (and after every other webhook's turn); they wait here, and each goes the moment an attempt of its webhook ends,
  * without waiting for a claim statement (which is what bounded one webhook's throughput). Their leases cover
  * AHEAD_WAIT_MS of waiting plus a whole attempt; what waits longer, or whose webhook slows, fails, changes, is
- * paused or turns out to be held by another instance too, is given back unsent (its attempt not counted). The limit per webhook is not a p-limit/p-queue: it must hold across instances, so the claim statement
- * enforces it (counting the leases held, those claimed ahead included), and an attempt moves from one lane to the
- * other while under way; the counters here are the slots per lane and the attempts under way per webhook.
+ * paused or turns out to be held by another instance too, is given back unsent (its attempt not counted). The
+ * limit per webhook is not a p-limit/p-queue: it must hold across instances, so the claim statement enforces it
+ * (counting the leases held, those claimed ahead included), and an attempt moves from one lane to the other while
+ * under way; the counters here are the slots per lane and the attempts under way per webhook.
  */
 @Injectable()
 export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
@@ -325,6 +326,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         else if (sending.lane === 'prompt') here.add(sending.webhookId);
         if (sending.failed) failing.add(sending.webhookId);
       }
+      this.aheadEach = Math.floor(CLAIM_AHEAD / Math.max(1, here.size));
       this.changedMeanwhile.clear();
       const claimedAt = performance.now();
       const { claimed, dropped } = await this.repository.claimDue({
@@ -334,7 +336,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
         instanceId: this.instance.id,
         maxInFlight: this.config.webhookMaxInFlight,
         sendingHere: [...here],
-        ahead: (this.aheadEach = Math.floor(CLAIM_AHEAD / Math.max(1, here.size))),
+        ahead: this.aheadEach,
         overdue: [...overdue],
         finished,
         failing: [...failing],
