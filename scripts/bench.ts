@@ -409,6 +409,7 @@ const serviceEnvOf = (name: string) => ({
   // The webhook section's receiver is on loopback.
   WEBHOOK_ALLOW_PRIVATE: 'true',
   WEBHOOK_CONCURRENCY: String(WEBHOOK_CONCURRENCY),
+  WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
 });
 
 function printTargets(targets: Target[], loadAtEnd: number): void {

@@ -10,7 +10,9 @@ interface Call<I, O> {
  * runs, the calls made meanwhile wait and go together as the next batch the moment it ends (as PostgreSQL
  * groups commits). `runBatch` answers one output per input, in order. Under load, concurrent requests share
  * one statement (one round trip, one plan) instead of each paying its own, and the busier the service, the
- * larger the batches; alone, a call waits one turn. A failed batch fails each of its calls.
+ * larger the batches; alone, a call waits one turn. A failed batch fails each of its calls. With `gatherMs`, a
+ * batch waits that long for more calls before it goes (for writes nobody waits on, where fewer statements matter
+ * more than a few milliseconds).
  */
 export class Coalescer<I, O> {
   private queued: Call<I, O>[] = [];
@@ -20,6 +22,7 @@ export class Coalescer<I, O> {
   constructor(
     private readonly runBatch: (inputs: I[]) => Promise<O[]>,
     private readonly maxBatch = 500,
+    private readonly gatherMs = 0,
   ) {}
 
   run(input: I): Promise<O> {
@@ -32,10 +35,12 @@ export class Coalescer<I, O> {
   private schedule(): void {
     if (this.running || this.scheduled || this.queued.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const flush = () => {
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    if (this.gatherMs > 0) setTimeout(flush, this.gatherMs);
+    else setImmediate(flush);
   }
 
   private async flush(): Promise<void> {

@@ -26,6 +26,17 @@ const LEASE_MARGIN_MS = 5000;
  * failed, is sent in the slow lane until one is delivered in less.
  */
 export const SLOW_MS = 1000;
+/**
+ * Deliveries each instance may hold claimed ahead of its sends, shared by the webhooks it is sending that answer
+ * promptly: enough for a prompt receiver to keep its WEBHOOK_MAX_IN_FLIGHT attempts busy while a claim statement
+ * takes tens of milliseconds on a loaded database.
+ */
+export const CLAIM_AHEAD = 256;
+/**
+ * How long a delivery claimed ahead may wait for a free slot of its webhook (or of its lane); past this it is given
+ * back unsent. Its lease covers this wait and then a whole attempt, so it can never be sent after its lease passed.
+ */
+export const AHEAD_WAIT_MS = 2 * SLOW_MS;
 /** No retry waits longer than this, whatever the schedule says. */
 const MAX_RETRY_DELAY_MS = 6 * 3600_000;
 /** Old deliveries are purged this often by each instance, in batches of PURGE_BATCH. */
@@ -69,7 +80,74 @@ class SingleFlight {
 
 type Lane = 'prompt' | 'slow';
 
-/** A delivery of this instance from its claim until its outcome is written. */
+/** A delivery claimed ahead, waiting for a free slot of its webhook and lane. */
+interface Ahead {
+  delivery: ClaimedDelivery;
+  /** performance.now() before its claim was sent: its lease runs from after this. */
+  claimedAt: number;
+}
+
+/** The deliveries an instance holds ahead, by webhook (in the order they first came), each webhook's in claim order. */
+class Waiting {
+  private readonly byWebhook = new Map<string, Ahead[]>();
+  size = 0;
+
+  add(ahead: Ahead): void {
+    const queue = this.byWebhook.get(ahead.delivery.webhook_id);
+    if (queue) queue.push(ahead);
+    else this.byWebhook.set(ahead.delivery.webhook_id, [ahead]);
+    this.size++;
+  }
+
+  /** Each webhook with deliveries waiting, and those deliveries. */
+  webhooks(): MapIterator<[string, Ahead[]]> {
+    return this.byWebhook.entries();
+  }
+
+  /** Takes out the next delivery of the webhook. */
+  next(webhookId: string): Ahead {
+    const queue = this.byWebhook.get(webhookId)!;
+    if (queue.length === 1) this.byWebhook.delete(webhookId);
+    this.size--;
+    return queue.shift()!;
+  }
+
+  /** How many of the webhook's wait. */
+  count(webhookId: string): number {
+    return this.byWebhook.get(webhookId)?.length ?? 0;
+  }
+
+  /** Takes out the webhook's deliveries that match `which` (all by default). */
+  take(webhookId: string, which: (ahead: Ahead) => boolean = () => true): Ahead[] {
+    const taken: Ahead[] = [];
+    const kept: Ahead[] = [];
+    for (const ahead of this.byWebhook.get(webhookId) ?? []) (which(ahead) ? taken : kept).push(ahead);
+    if (kept.length) this.byWebhook.set(webhookId, kept);
+    else this.byWebhook.delete(webhookId);
+    this.size -= taken.length;
+    return taken;
+  }
+
+  /** Takes out every delivery claimed before `cutoff` (the oldest of each webhook come first). */
+  takeClaimedBefore(cutoff: number): Ahead[] {
+    const taken: Ahead[] = [];
+    for (const [webhookId, queue] of this.byWebhook) {
+      let n = 0;
+      while (n < queue.length && queue[n].claimedAt < cutoff) n++;
+      if (n === 0) continue;
+      taken.push(...queue.splice(0, n));
+      if (queue.length === 0) this.byWebhook.delete(webhookId);
+      this.size -= n;
+    }
+    return taken;
+  }
+
+  takeAll(): Ahead[] {
+    return [...this.byWebhook.keys()].flatMap((webhookId) => this.take(webhookId));
+  }
+}
+
+/** A delivery of this instance from its start until its outcome is written. */
 interface Sending {
   webhookId: string;
   lane: Lane;
@@ -92,11 +170,15 @@ interface Sending {
  * slow or failing, so these never hold the others' slots. The outcome is written after the HTTP call: no
  * transaction is ever open across one. Woken by this instance's commits, and every POLL_MS for the rest.
  *
- * Why the per-webhook limit is not a p-limit/p-queue per webhook: it must hold across instances, so the claim
- * statement enforces it (counting the leases held); a local queue in front of the sends would hold claimed
- * deliveries (and their leases) idle while other instances could send them; and an attempt moves from one lane
- * to the other while under way. An instance claims only what it can send at once, so its only counters are its
- * free slots per lane.
+ * Claiming ahead: for the webhooks this instance is sending that answer promptly and that no other instance is
+ * sending, a claim may take more deliveries than it sends at once, CLAIM_AHEAD in all, shared evenly among them
+ * (and after every other webhook's turn); they wait here, and each goes the moment an attempt of its webhook ends,
+ * without waiting for a claim statement (which is what bounded one webhook's throughput). Their leases cover
+ * AHEAD_WAIT_MS of waiting plus a whole attempt; what waits longer, or whose webhook slows, fails, changes, is
+ * paused or turns out to be held by another instance too, is given back unsent (its attempt not counted). The
+ * limit per webhook is not a p-limit/p-queue: it must hold across instances, so the claim statement enforces it
+ * (counting the leases held, those claimed ahead included), and an attempt moves from one lane to the other while
+ * under way; the counters here are the slots per lane and the attempts under way per webhook.
  */
 @Injectable()
 export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
@@ -116,6 +198,16 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private readonly inFlight = new Map<string, { sending: Sending; done: Promise<void> }>();
   /** HTTP calls under way in each lane. */
   private readonly busy: Record<Lane, number> = { prompt: 0, slow: 0 };
+  /** HTTP calls under way per webhook (at most WEBHOOK_MAX_IN_FLIGHT). */
+  private readonly sendingOf = new Map<string, number>();
+  /** Deliveries claimed ahead, not sent yet. */
+  private readonly waiting = new Waiting();
+  /** What the last claim let each webhook hold ahead. */
+  private aheadEach = 0;
+  /** Webhooks changed on this instance while a claim ran: what that claim took for them is given back. */
+  private readonly changedMeanwhile = new Set<string>();
+  /** Deliveries being given back, until their leases are cleared. */
+  private readonly releasing = new Set<Promise<void>>();
   private committed?: Subscription;
   /**
    * The accounts with a webhook, as of the last poll (and those given one on this instance since): a commit of
@@ -152,6 +244,9 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     this.committed?.unsubscribe();
     await Promise.all([this.poll.stop(), this.purge.stop()]);
     await Promise.all([this.dispatcher.idle(), this.pump.idle()]);
+    // What waits is given back: another instance sends it at once rather than after its lease.
+    this.giveBack(this.waiting.takeAll());
+    await Promise.all(this.releasing);
     // Sends under way end within WEBHOOK_TIMEOUT_MS; their outcomes are written before the store closes.
     await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
     await this.pauser.idle();
@@ -169,6 +264,15 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   send(): void {
     if (this.stopped) return;
     void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
+  }
+
+  /**
+   * The webhook was changed, paused or deleted on this instance: what was claimed ahead for it (its URL and secrets
+   * as they were) is given back unsent, and so is what a claim under way takes for it.
+   */
+  changed(webhookId: string): void {
+    this.changedMeanwhile.add(webhookId);
+    this.giveBack(this.waiting.take(webhookId));
   }
 
   /** This account has a webhook now: its commits wake the dispatcher from now on. */
@@ -195,35 +299,98 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  /** Claims as many due deliveries as each lane has free slots, and sends them; again until fewer come than asked. */
+  /**
+   * Claims as many due deliveries as each lane has free slots, and in the prompt lane as many again to hold ahead
+   * (less what waits already), and starts what can start; again until fewer come than asked.
+   */
   private async claimAndSend(): Promise<void> {
-    const leaseSeconds = (this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
+    const slots = this.config.webhookConcurrency;
+    const leaseSeconds = (AHEAD_WAIT_MS + this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
     while (!this.stopped) {
-      const free = (lane: Lane) => Math.max(0, this.config.webhookConcurrency - this.busy[lane]);
-      const asked = { prompt: free('prompt'), slow: free('slow') };
+      const free = (lane: Lane) => Math.max(0, slots - this.busy[lane]);
+      const asked = { prompt: free('prompt') + Math.max(slots, CLAIM_AHEAD - this.waiting.size), slow: free('slow') };
       if (asked.prompt + asked.slow === 0) return;
       const overdue = new Set<string>();
       const finished: string[] = [];
       const failing = new Set<string>();
+      // The webhooks sent here in the prompt lane, which share what may be held ahead.
+      const here = new Set<string>();
+      const held: { webhookId: string; version: string }[] = [];
+      for (const [webhookId, queue] of this.waiting.webhooks()) {
+        here.add(webhookId);
+        for (const version of new Set(queue.map(({ delivery }) => delivery.version))) held.push({ webhookId, version });
+      }
       for (const [id, { sending }] of this.inFlight) {
         if (sending.overdue) overdue.add(sending.webhookId);
         if (sending.answered) finished.push(id);
+        else if (sending.lane === 'prompt') here.add(sending.webhookId);
         if (sending.failed) failing.add(sending.webhookId);
       }
-      const claimed = await this.repository.claimDue({
+      this.aheadEach = Math.floor(CLAIM_AHEAD / Math.max(1, here.size));
+      this.changedMeanwhile.clear();
+      const claimedAt = performance.now();
+      const { claimed, dropped } = await this.repository.claimDue({
         prompt: asked.prompt,
         slow: asked.slow,
         leaseSeconds,
         instanceId: this.instance.id,
         maxInFlight: this.config.webhookMaxInFlight,
+        sendingHere: [...here],
+        ahead: this.aheadEach,
         overdue: [...overdue],
         finished,
         failing: [...failing],
+        held,
       });
-      for (const delivery of claimed) this.start(delivery);
-      // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again.
-      if (claimed.length < asked.prompt + asked.slow) return;
+      // Changed, paused or deleted on another instance since their claim (given back, to be claimed again as they
+      // are now), or claimed by another instance too at the same instant (given back: that one keeps it).
+      for (const { webhookId, version } of dropped)
+        this.giveBack(this.waiting.take(webhookId, ({ delivery }) => delivery.version === version));
+      for (const delivery of claimed) this.waiting.add({ delivery, claimedAt });
+      // Changed on this instance while the claim ran (or the service is stopping): not sent as claimed.
+      if (this.stopped) this.giveBack(this.waiting.takeAll());
+      for (const webhookId of this.changedMeanwhile) this.giveBack(this.waiting.take(webhookId));
+      this.startWaiting();
+      // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again. Unless a
+      // prompt webhook was not sent here before: its deliveries ahead are claimed now, while its first ones go.
+      if (claimed.length < asked.prompt + asked.slow && claimed.every((d) => d.slow || here.has(d.webhook_id))) return;
     }
+  }
+
+  /**
+   * Starts what waits while its webhook and lane have a free slot, the webhook with the fewest attempts under way
+   * first; gives back what waited longer than AHEAD_WAIT_MS.
+   */
+  private startWaiting(): void {
+    if (this.stopped) return;
+    const { webhookConcurrency: slots, webhookMaxInFlight: maxInFlight } = this.config;
+    this.giveBack(this.waiting.takeClaimedBefore(performance.now() - AHEAD_WAIT_MS));
+    for (;;) {
+      let next: string | null = null;
+      let fewest = maxInFlight;
+      for (const [webhookId, queue] of this.waiting.webhooks()) {
+        const sending = this.sendingOf.get(webhookId) ?? 0;
+        if (sending < fewest && this.busy[queue[0].delivery.slow ? 'slow' : 'prompt'] < slots) [next, fewest] = [webhookId, sending];
+      }
+      if (next === null) return;
+      this.start(this.waiting.next(next).delivery);
+    }
+  }
+
+  /** Gives back deliveries taken out of what waits: unsent, their lease cleared and their attempt not counted. */
+  private giveBack(back: Ahead[]): void {
+    if (back.length === 0) return;
+    const done: Promise<void> = this.repository
+      .release(
+        back.map(({ delivery }) => ({ id: delivery.id, attempts: delivery.attempts })),
+        this.instance.id,
+      )
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: giving back deliveries claimed ahead failed'))
+      .then(() => {
+        this.releasing.delete(done);
+        this.send();
+      });
+    this.releasing.add(done);
   }
 
   private start(delivery: ClaimedDelivery): void {
@@ -235,13 +402,17 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       failed: false,
     };
     this.busy[sending.lane]++;
-    // Past the slow mark the attempt moves to the slow lane: its prompt slot takes the next due delivery now.
+    this.sendingOf.set(sending.webhookId, (this.sendingOf.get(sending.webhookId) ?? 0) + 1);
+    // Past the slow mark the attempt moves to the slow lane: its prompt slot takes the next due delivery now, and
+    // what waits for its webhook is given back (a slow webhook is not held ahead).
     sending.slowMark = setTimeout(() => {
       sending.overdue = true;
+      this.giveBack(this.waiting.take(sending.webhookId));
       if (sending.lane === 'slow') return;
       this.busy.prompt--;
       this.busy.slow++;
       sending.lane = 'slow';
+      this.startWaiting();
       this.send();
     }, SLOW_MS);
     const done = this.deliver(delivery, sending)
@@ -250,12 +421,23 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     this.inFlight.set(delivery.id, { sending, done });
   }
 
-  /** The HTTP call of a delivery is over: its slot takes the next due delivery at once, while its outcome is written. */
+  /**
+   * The HTTP call of a delivery is over: its slot goes at once to what waits (or the next claim) while its outcome
+   * is written. A failure gives back what waits for its webhook: a failing webhook is probed one delivery at a time.
+   */
   private slotFreed(sending: Sending, ok: boolean): void {
     clearTimeout(sending.slowMark);
     sending.answered = true;
     sending.failed = !ok;
     this.busy[sending.lane]--;
+    const left = this.sendingOf.get(sending.webhookId)! - 1;
+    if (left) this.sendingOf.set(sending.webhookId, left);
+    else this.sendingOf.delete(sending.webhookId);
+    if (!ok) this.giveBack(this.waiting.take(sending.webhookId));
+    this.startWaiting();
+    // Claims more once half of what its webhook holds ahead has gone (not at every slot: a claim that finds nothing
+    // costs as much as one that does). New events, retries falling due and resumes wake a claim of their own.
+    if (this.waiting.count(sending.webhookId) > this.aheadEach / 2) return;
     this.send();
   }
 
@@ -312,11 +494,13 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       events.announce(rows.map((row) => row.account_id));
       return rows;
     });
-    for (const row of paused)
+    for (const row of paused) {
+      this.changed(row.id);
       this.logger.warn(
         { webhook: row.id, account: row.account_id, failing_since: row.failing_since },
         'webhook paused: its deliveries kept failing',
       );
+    }
   }
 
   /** The HTTP call of one attempt (none for an event no longer kept). */

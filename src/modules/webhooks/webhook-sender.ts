@@ -87,6 +87,9 @@ export class WebhookSender {
   async send(outgoing: Outgoing): Promise<SendResult> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
+    // Timers of our own, cleared when done: AbortSignal.timeout's would fire later anyway, each making an exception.
+    const call = new AbortController();
+    let timer = setTimeout(() => call.abort(), this.timeoutMs);
     try {
       if (!this.allowPrivate) {
         const host = hostOf(new URL(outgoing.url));
@@ -102,13 +105,18 @@ export class WebhookSender {
           ...signatureHeaders(outgoing.eventId, outgoing.body, outgoing.secrets),
         },
         body: outgoing.body,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: call.signal,
       });
-      await answer.body.dump({ limit: ANSWER_MAX_BYTES, signal: AbortSignal.timeout(ANSWER_READ_MS) }).catch(() => undefined);
+      clearTimeout(timer);
+      const reading = new AbortController();
+      timer = setTimeout(() => reading.abort(), ANSWER_READ_MS);
+      await answer.body.dump({ limit: ANSWER_MAX_BYTES, signal: reading.signal }).catch(() => undefined);
       const ok = answer.statusCode >= 200 && answer.statusCode < 300;
       return { ok, status: answer.statusCode, error: ok ? null : `answered ${answer.statusCode}`, durationMs: took() };
     } catch (error) {
       return { ok: false, status: null, error: describe(error, this.timeoutMs), durationMs: took() };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -42,6 +42,8 @@ export interface ClaimedDelivery {
   secret: string;
   /** Still within its grace period after a rotation: deliveries are signed with it too. */
   previous_secret: string | null;
+  /** The webhook's `updated_at` when claimed: a delivery claimed ahead is sent only while it is unchanged. */
+  version: string;
   /** Null when the event is no longer kept. */
   data: Record<string, unknown> | null;
   /** Sent in the slow lane: its webhook's last attempts were slow or failed, or one of this instance's is overdue. */
@@ -50,19 +52,36 @@ export interface ClaimedDelivery {
 
 /** What a sender asks of CLAIM_DUE. */
 export interface ClaimRequest {
-  /** Free sending slots of this instance in each lane. */
+  /** Deliveries to take in each lane: the free sending slots, and in the prompt lane room to claim ahead too. */
   prompt: number;
   slow: number;
   leaseSeconds: number;
   instanceId: string;
   /** WEBHOOK_MAX_IN_FLIGHT. */
   maxInFlight: number;
+  /**
+   * Webhooks this instance is sending in the prompt lane (attempts under way, or deliveries held ahead), and how many
+   * deliveries each of them may hold beyond WEBHOOK_MAX_IN_FLIGHT, claimed ahead.
+   */
+  sendingHere: string[];
+  ahead: number;
   /** Webhooks with an attempt of this instance under way for longer than the slow mark: slow, whatever is stored. */
   overdue: string[];
   /** Deliveries of this instance whose HTTP call is over, their outcome not written yet: no longer in flight. */
   finished: string[];
   /** Webhooks of those whose attempt failed: failing, whatever is stored yet. */
   failing: string[];
+  /** The webhooks of the deliveries this instance holds ahead, and their version when claimed. */
+  held: { webhookId: string; version: string }[];
+}
+
+/**
+ * What CLAIM_DUE answers: the deliveries claimed, and the entries of `held` whose deliveries this instance is no
+ * longer to send (their webhook changed, was paused or deleted, or another instance holds it too).
+ */
+export interface Claim {
+  claimed: ClaimedDelivery[];
+  dropped: { webhookId: string; version: string }[];
 }
 
 /** How an attempt ended; `retryInMs` with `retrying`. */
@@ -137,31 +156,44 @@ export const DISPATCH = `
 /**
  * Claims due deliveries for this instance ($4) for $3 seconds (the lease), fairly: each enabled webhook may have
  * $5 attempts in flight across instances (one while it is failing: a probe), counting the leases held now (but
- * not this instance's deliveries in $7, whose HTTP call is over); its due deliveries are taken in turns, every
- * webhook's first before any webhook's second, and so on (among webhooks, the one waiting longest first). Two
- * lanes: up to $1 deliveries of webhooks answering promptly, up to $2 of those whose last attempts were slow or
- * failed (or, $6, have an attempt of this instance overdue now; $8, one that failed and whose outcome is being
- * written), so those never take the others' slots.
+ * not this instance's deliveries in $7, whose HTTP call is over). A webhook answering promptly that this instance
+ * is sending ($12) and whose leases are all this instance's may be held $9 more, claimed ahead: the instance sends
+ * at most $5 of them at once and the next the moment one ends, without waiting for a claim. Due deliveries are
+ * taken in turns counted from what each webhook holds already, every webhook's first before any webhook's second,
+ * and so on (among webhooks, the one waiting longest first), so deliveries claimed ahead come after every other
+ * webhook's turn. Two lanes: up to
+ * $1 deliveries of webhooks answering promptly, up to $2 of those whose last attempts were slow or failed (or, $6,
+ * have an attempt of this instance overdue now; $8, one that failed and whose outcome is being written), so those
+ * never take the others' slots.
  * Skips deliveries another sender holds; a lease that passed (its instance died mid-send) is taken over. Counts
  * the attempt at the claim, so an attempt cut short by a crash still counts. The candidates are locked for this
- * statement only: those not taken are free again at its end.
+ * statement only: those not taken are free again at its end. Also answers, as rows without an id, which of the
+ * webhooks $10 (claimed ahead at versions $11) the instance is no longer to send from what it holds ahead: changed,
+ * paused or deleted since, or held too by an instance with a smaller id (two instances that claimed it at the same
+ * instant, neither seeing the other's leases: the one with the smaller id keeps it, the other gives back what it
+ * holds ahead and ends only the attempts it has under way).
  */
 export const CLAIM_DUE = `
   WITH in_flight AS (
-    SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
+    SELECT webhook_id, count(*)::int AS n, count(*) FILTER (WHERE locked_by <> $4)::int AS others,
+           bool_or(locked_by < $4) AS shared_with_smaller FROM webhook_deliveries
      WHERE locked_until >= now() AND status = 'pending' AND id <> ALL($7::bigint[])
      GROUP BY webhook_id
   ),
   hooks AS (
-    SELECT w.id, (w.slow OR failing OR w.id = ANY($6::uuid[])) AS slow,
-           CASE WHEN failing THEN 1 ELSE $5::int END - COALESCE(f.n, 0) AS room
-      FROM webhooks w CROSS JOIN LATERAL (SELECT w.failing_since IS NOT NULL OR w.id = ANY($8::uuid[]) AS failing) s
+    SELECT w.id, s.slow, COALESCE(f.n, 0) AS held,
+           CASE WHEN s.failing THEN 1
+                WHEN w.id = ANY($12::uuid[]) AND NOT s.slow AND COALESCE(f.others, 0) = 0 THEN $5::int + $9::int
+                ELSE $5::int END - COALESCE(f.n, 0) AS room
+      FROM webhooks w
+      CROSS JOIN LATERAL (SELECT w.failing_since IS NOT NULL OR w.id = ANY($8::uuid[]) AS failing) fl
+      CROSS JOIN LATERAL (SELECT fl.failing, w.slow OR fl.failing OR w.id = ANY($6::uuid[]) AS slow) s
       LEFT JOIN in_flight f ON f.webhook_id = w.id
      WHERE w.enabled
   ),
   candidates AS (
     SELECT d.id, h.id AS webhook_id, h.slow, d.next_attempt_at,
-           row_number() OVER (PARTITION BY h.id ORDER BY d.next_attempt_at, d.id) AS turn,
+           h.held + row_number() OVER (PARTITION BY h.id ORDER BY d.next_attempt_at, d.id) AS turn,
            min(d.next_attempt_at) OVER (PARTITION BY h.id) AS waiting_since
       FROM hooks h CROSS JOIN LATERAL (
         SELECT id, next_attempt_at FROM webhook_deliveries d
@@ -185,10 +217,30 @@ export const CLAIM_DUE = `
   )
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-         COALESCE(c.payload, e.data) AS data, h.slow
+         w.updated_at::text AS version, COALESCE(c.payload, e.data) AS data, h.slow
     FROM claimed c JOIN hooks h ON h.id = c.webhook_id JOIN webhooks w ON w.id = c.webhook_id
     LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
-   ORDER BY c.id`;
+  UNION ALL
+  SELECT NULL, x.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, x.version, NULL, NULL
+    FROM unnest($10::uuid[], $11::text[]) AS x(id, version)
+   WHERE NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = x.id AND w.enabled AND w.updated_at::text = x.version)
+      OR EXISTS (SELECT 1 FROM in_flight f WHERE f.webhook_id = x.id AND f.shared_with_smaller)
+   ORDER BY id`;
+
+/**
+ * Gives back deliveries this instance claimed ahead and will not send (their webhook changed, slowed or failed, or
+ * they waited too long): free to claim again at once, their attempt not counted.
+ */
+export const RELEASE = `
+  UPDATE webhook_deliveries d SET locked_until = NULL, locked_by = NULL, attempts = d.attempts - 1
+    FROM unnest($1::bigint[], $2::int[]) AS x(id, attempt)
+   WHERE d.id = x.id AND d.attempts = x.attempt AND d.locked_by = $3 AND d.status = 'pending'`;
+
+/**
+ * Outcomes wait this long for others to share their statement: a busy sender writes dozens of attempts' outcomes
+ * in one statement rather than a few, and nothing waits on them (the slot was freed when the answer came).
+ */
+const OUTCOME_GATHER_MS = 10;
 
 /** The webhooks' SQL (docs/webhooks.md). */
 @Injectable()
@@ -325,8 +377,8 @@ export class WebhooksRepository {
   }
 
   /** See CLAIM_DUE. */
-  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]> {
-    return this.run('claim', CLAIM_DUE, [
+  async claimDue(request: ClaimRequest): Promise<Claim> {
+    const rows = await this.run<ClaimedDelivery>('claim', CLAIM_DUE, [
       request.prompt,
       request.slow,
       request.leaseSeconds,
@@ -335,31 +387,49 @@ export class WebhooksRepository {
       request.overdue,
       request.finished,
       request.failing,
+      request.ahead,
+      request.held.map((held) => held.webhookId),
+      request.held.map((held) => held.version),
+      request.sendingHere,
     ]);
+    return {
+      claimed: rows.filter((row) => row.id !== null),
+      dropped: rows.filter((row) => row.id === null).map((row) => ({ webhookId: row.webhook_id, version: row.version })),
+    };
+  }
+
+  /** See RELEASE. */
+  async release(deliveries: { id: string; attempts: number }[], instanceId: string): Promise<void> {
+    await this.run('release', RELEASE, [deliveries.map((d) => d.id), deliveries.map((d) => d.attempts), instanceId]);
   }
 
   /**
    * Writes how attempts ended: the delivery is delivered, failed or pending again at its next attempt (only while
    * this instance still holds its claim of that attempt), and the attempt is logged. Each webhook's health goes
    * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
-   * delivered (its row written only when that changes). Concurrent outcomes share one statement. Answers whether a
-   * webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause it.
+   * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement.
+   * Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause
+   * it.
    */
   recordOutcome(outcome: AttemptOutcome, instanceId: string, pauseAfterHours: number): Promise<boolean> {
     return this.outcomes.run({ ...outcome, instanceId, pauseAfterHours });
   }
 
-  private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(async (inputs) => {
-    // A delivery deleted (with its webhook, or purged) while the statement ran fails the attempt's insert on its
-    // foreign key: once more, the delivery is no longer seen, and the others' outcomes are written.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.writeOutcomes(inputs);
-      } catch (error) {
-        if (attempt >= 3 || (error as { code?: string }).code !== '23503') throw error;
+  private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(
+    async (inputs) => {
+      // A delivery deleted (with its webhook, or purged) while the statement ran fails the attempt's insert on its
+      // foreign key: once more, the delivery is no longer seen, and the others' outcomes are written.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeOutcomes(inputs);
+        } catch (error) {
+          if (attempt >= 3 || (error as { code?: string }).code !== '23503') throw error;
+        }
       }
-    }
-  });
+    },
+    500,
+    OUTCOME_GATHER_MS,
+  );
 
   private async writeOutcomes(inputs: (AttemptOutcome & { instanceId: string; pauseAfterHours: number })[]): Promise<boolean[]> {
     const [{ pause_due }] = await this.run<{ pause_due: boolean }>(

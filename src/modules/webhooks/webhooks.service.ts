@@ -85,13 +85,15 @@ export class WebhooksService {
     if (!UUID.test(id)) throw this.notFound(id);
     const row = await this.repository.update(principal.accountId, id, { ...body, events: distinct(body.events) });
     if (!row) throw this.notFound(id);
-    // Resumed: what waited goes now.
+    // Nothing claimed ahead for it is sent as it was (paused, or to its old URL); resumed: what waited goes now.
+    this.deliveries.changed(id);
     if (body.enabled) void this.deliveries.wake();
     return toWebhookView(row);
   }
 
   async delete(principal: PartnerPrincipal, id: string): Promise<{ id: string; status: 'deleted' }> {
     if (!UUID.test(id) || !(await this.repository.delete(principal.accountId, id))) throw this.notFound(id);
+    this.deliveries.changed(id);
     return { id, status: 'deleted' };
   }
 
@@ -100,6 +102,8 @@ export class WebhooksService {
     const secret = newSecret();
     const row = await this.repository.rotate(principal.accountId, id, secret, ROTATION_GRACE_HOURS);
     if (!row) throw this.notFound(id);
+    // Signed with the new secret too from now on.
+    this.deliveries.changed(id);
     return { ...toWebhookView(row), secret };
   }
 
