@@ -22,7 +22,8 @@ export function Accounts({ credential }: { credential: Credential }) {
   const [shownKey, setShownKey] = useState<{ account: string; key: string } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
-  const load = () => api<Account[]>(credential, 'GET', '/api/v1/admin/accounts').then(setAccounts, (e) => setProblem(explainError(i18n, e)));
+  const load = () =>
+    api<Account[]>(credential, 'GET', '/api/v1/admin/accounts').then(setAccounts, (e) => setProblem(explainError(i18n, e)));
   useEffect(() => void load(), []);
 
   const create = async (event: Event) => {
@@ -198,7 +199,10 @@ function Geofence(props: { credential: Credential; account: Account; onSaved: ()
       props.onSaved();
     } catch (error) {
       const issues = error instanceof ApiError ? issuesOf(error) : [];
-      setMessage({ ok: false, text: issues.length ? issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') : explainError(i18n, error) });
+      setMessage({
+        ok: false,
+        text: issues.length ? issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') : explainError(i18n, error),
+      });
     }
   };
   const submit = (event: Event) => {

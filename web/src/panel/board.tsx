@@ -166,7 +166,14 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
           ))}
         </fieldset>
         <div class="filter-grid">
-          <TextFilter name="window_from" label={t('board.windowFrom')} type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter
+            name="window_from"
+            label={t('board.windowFrom')}
+            type="datetime-local"
+            form={form}
+            update={update}
+            invalid={invalid}
+          />
           <TextFilter name="window_to" label={t('board.windowTo')} type="datetime-local" form={form} update={update} invalid={invalid} />
           <TextFilter
             name="updated_since"

@@ -23,7 +23,11 @@ export function liveChanges(
   };
 
   const page = (after?: string) =>
-    api<{ items: { type: string }[]; next_cursor: string | null }>(credential, 'GET', `/api/v1/events${queryString({ after, limit: 500 })}`);
+    api<{ items: { type: string }[]; next_cursor: string | null }>(
+      credential,
+      'GET',
+      `/api/v1/events${queryString({ after, limit: 500 })}`,
+    );
 
   const poll = async () => {
     onChange(null);

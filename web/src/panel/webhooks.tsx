@@ -419,8 +419,7 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
     event.preventDefault();
     setReplayed(null);
     const seq = Number(afterSeq);
-    if (!/^\d+$/.test(afterSeq.trim()) || !Number.isSafeInteger(seq))
-      return setReplayed({ ok: false, text: t('webhooks.replay.badSeq') });
+    if (!/^\d+$/.test(afterSeq.trim()) || !Number.isSafeInteger(seq)) return setReplayed({ ok: false, text: t('webhooks.replay.badSeq') });
     try {
       const done = await api<{ queued: number; last_seq: number | null; more: boolean }>(
         credential,

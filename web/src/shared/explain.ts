@@ -39,9 +39,7 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
     case 'CHECKIN_IN_PROGRESS':
       return t('checkin.inProgress');
     case 'INVALID_STATUS_TRANSITION':
-      return details.from
-        ? t('checkin.notWaiting', { status: i18n.status(String(details.from)) })
-        : t('checkin.notWaitingAnyMore');
+      return details.from ? t('checkin.notWaiting', { status: i18n.status(String(details.from)) }) : t('checkin.notWaitingAnyMore');
     case 'NOT_FOUND':
       return t('checkin.notFound');
     case 'SERVICE_UNAVAILABLE':
@@ -59,7 +57,13 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
 export function explainLayoutInUse({ t }: Translator, ref: string, error: ApiError): string {
   const [users] = ((error.details ?? {}) as { used_by?: string[] }).used_by ?? [];
   const key: MessageKey =
-    users === 'appointments' ? 'layouts.inUse.appointments' : users === 'trips' ? 'layouts.inUse.trips' : users === 'tickets' ? 'layouts.inUse.tickets' : 'layouts.inUse.records';
+    users === 'appointments'
+      ? 'layouts.inUse.appointments'
+      : users === 'trips'
+        ? 'layouts.inUse.trips'
+        : users === 'tickets'
+          ? 'layouts.inUse.tickets'
+          : 'layouts.inUse.records';
   return t(key, { ref });
 }
 
