@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { io, type Socket } from 'socket.io-client';
-import { api, ApiError, newId } from '../shared/api.js';
+import { ApiError, newId } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainCheckin, explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { Elements, type GatePass, Modal, RecordCard, TicketView } from '../shared/layout.js';
@@ -115,11 +116,11 @@ function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
     setProblem(null);
     try {
       if (token) {
-        await api({ driverToken: token }, 'GET', '/api/v1/driver/appointments');
+        await dataOf(gateClient({ driverToken: token }).GET('/api/v1/driver/appointments'));
         onSignIn(token);
       } else {
-        const exchanged = await api<{ token: string; expires_at: string }>(null, 'POST', '/api/v1/driver/sessions', { code: typed });
-        onSignIn(exchanged.token);
+        const exchanged = await dataOf(gateClient(null).POST('/api/v1/driver/sessions', { body: { code: typed } }));
+        onSignIn(exchanged.token!); // never a replay (no Idempotency-Key): the token is there
       }
     } catch (error) {
       setProblem(signInProblem(i18n, error, token ? 'token' : 'code'));
@@ -181,7 +182,7 @@ function signInProblem(i18n: Translator, error: unknown, way: 'token' | 'code'):
 function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () => void; onExpired: () => void }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const credential = { driverToken: token };
+  const client = gateClient({ driverToken: token });
   const owner = ownerOf(token);
   // What this driver saw last, shown at once (and while offline) until the service answers.
   const [start] = useState(() => {
@@ -220,9 +221,9 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const reload = useCallback(async () => {
     try {
       const [appointments, trips, tickets] = await Promise.all([
-        api<DriverAppointment[]>(credential, 'GET', '/api/v1/driver/appointments'),
-        api<DriverTrip[]>(credential, 'GET', '/api/v1/driver/trips'),
-        api<DriverTicket[]>(credential, 'GET', '/api/v1/driver/tickets'),
+        dataOf(client.GET('/api/v1/driver/appointments')),
+        dataOf(client.GET('/api/v1/driver/trips')),
+        dataOf(client.GET('/api/v1/driver/tickets')),
       ]);
       setRecords({ appointments, trips, tickets });
       setSavedAt(new Date().toISOString());
@@ -331,7 +332,12 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const checkIn = async (appointment: Shown<DriverAppointment>) => {
     setCheckins((all) => ({ ...all, [appointment.id]: { pending: true } }));
     try {
-      await api(credential, 'POST', `/api/v1/driver/appointments/${appointment.id}/check-in`, { checkin_id: newId() });
+      await dataOf(
+        client.POST('/api/v1/driver/appointments/{id}/check-in', {
+          params: { path: { id: appointment.id } },
+          body: { checkin_id: newId() },
+        }),
+      );
       const message = t('app.checkedIn', { time: i18n.time(new Date().toISOString()) });
       setCheckins((all) => ({ ...all, [appointment.id]: { pending: false, ok: true, message } }));
       void reload();

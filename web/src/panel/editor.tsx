@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
+import { ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type MessageKey, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
@@ -25,10 +26,14 @@ function draftOf(set: LayoutSet, layout: LayoutView | null): Draft {
   return { name: layout?.name ?? '', parts };
 }
 
-function bodyOf(draft: Draft): Record<string, unknown> {
+/** The draft as PUT takes it: its elements as edited, for the service to check (each problem comes back by its path). */
+function bodyOf(draft: Draft): Schemas['PutLayoutDto'] {
   return {
     name: draft.name.trim() || null,
-    ...Object.fromEntries(Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)])),
+    ...(Object.fromEntries(Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)])) as Omit<
+      Schemas['PutLayoutDto'],
+      'name'
+    >),
   };
 }
 
@@ -70,7 +75,12 @@ export function LayoutEditor(props: {
     setBusy(true);
     setMessage(null);
     try {
-      await api(props.credential, 'PUT', `/api/v1/layouts/${set}/${encodeURIComponent(props.layoutRef)}`, bodyOf(draft));
+      await dataOf(
+        gateClient(props.credential).PUT('/api/v1/layouts/{set}/{layout_ref}', {
+          params: { path: { set, layout_ref: props.layoutRef } },
+          body: bodyOf(draft),
+        }),
+      );
       setIssues([]);
       setDirty(false);
       setMessage({ ok: true, text: t('editor.saved') });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Credential, queryString } from '../shared/api.js';
+import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 
 const EVENTS_EVERY_MS = 1500;
 const POLL_EVERY_MS = 3000;
@@ -22,12 +23,8 @@ export function liveChanges(
     if (!stopped) timer = setTimeout(() => void run(), ms);
   };
 
-  const page = (after?: string) =>
-    api<{ items: { type: string }[]; next_cursor: string | null }>(
-      credential,
-      'GET',
-      `/api/v1/events${queryString({ after, limit: 500 })}`,
-    );
+  const client = gateClient(credential);
+  const page = (after?: string) => dataOf(client.GET('/api/v1/events', { params: { query: { after, limit: 500 } } }));
 
   const poll = async () => {
     onChange(null);
