@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { io, type Socket } from 'socket.io-client';
+import type { DriverClientToServer, DriverFeedEvent, DriverServerToClient } from '../../../src/realtime/socket-types.js';
 import { ApiError, newId } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainCheckin, explainError } from '../shared/explain.js';
@@ -14,7 +15,8 @@ import { expiresAt, LAST_SEQ, ownerOf, TOKEN } from './token.js';
 type DriverAppointment = Schemas['DriverAppointmentView'];
 type DriverTrip = Schemas['DriverTripView'];
 type DriverTicket = Schemas['DriverTicketView'];
-type FeedEvent = Schemas['FeedEventView'];
+/** The /driver namespace, typed from the service's own socket map. */
+type DriverSocket = Socket<DriverServerToClient, DriverClientToServer>;
 
 type Connection = 'connecting' | 'live' | 'offline';
 type CheckinState = { pending: true } | { pending: false; ok: boolean; message: string };
@@ -200,7 +202,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const lastSeq = useRef(Number(session.get(LAST_SEQ) ?? 0));
   // A fresh sign-in replays the feed to learn where it stands, without announcing what is old news.
   const announce = useRef(session.get(LAST_SEQ) !== null);
-  const socketRef = useRef<Socket | null>(null);
+  const socketRef = useRef<DriverSocket | null>(null);
   const i18nRef = useRef(i18n);
   i18nRef.current = i18n;
 
@@ -235,7 +237,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
 
   /** Applies feed events in seq order; a gap means a push was missed, so the rest comes from `sync`. */
   const applyEvents = useCallback(
-    (events: FeedEvent[]): boolean => {
+    (events: DriverFeedEvent[]): boolean => {
       for (const event of events) {
         if (event.seq <= lastSeq.current) continue;
         if (event.seq !== lastSeq.current + 1) return false;
@@ -258,10 +260,9 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   );
 
   /** Replays what was missed; true once the app is up to date (only then is it live). */
-  const catchUp = useCallback(async (socket: Socket): Promise<boolean> => {
+  const catchUp = useCallback(async (socket: DriverSocket): Promise<boolean> => {
     for (;;) {
-      const answer = (await socket.timeout(10_000).emitWithAck('sync', { after_seq: lastSeq.current })) as
-        { success: true; data: Schemas['FeedPageView'] } | { success: false; error: { code: string; message: string } };
+      const answer = await socket.timeout(10_000).emitWithAck('sync', { after_seq: lastSeq.current });
       if (!answer.success) {
         if (answer.error.code === 'UNAUTHORIZED') onExpired();
         return false;
@@ -275,7 +276,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   }, []);
 
   useEffect(() => {
-    const socket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000, autoConnect: navigator.onLine });
+    const socket: DriverSocket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000, autoConnect: navigator.onLine });
     socketRef.current = socket;
     socket.on('connect', () => {
       // Live once what was missed while away has been replayed (a sign-in's first replay is silent; one cut
@@ -294,7 +295,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
       if (error.data?.code === 'UNAUTHORIZED') return onExpired();
       setConnection(navigator.onLine ? 'connecting' : 'offline');
     });
-    socket.on('event', (event: FeedEvent) => {
+    socket.on('event', (event) => {
       // Tickets come rendered from the listing: fetch them as soon as the push says they changed.
       if (applyEvents([event])) void reload();
       else
@@ -507,7 +508,7 @@ function patchStatus(records: Records, id: string, status: string): Records {
   return { ...records, appointments: patch(records.appointments), trips: patch(records.trips) };
 }
 
-function describe(i18n: Translator, event: FeedEvent): string {
+function describe(i18n: Translator, event: DriverFeedEvent): string {
   const { t } = i18n;
   const data = event.data as Record<string, string>;
   switch (event.type) {
