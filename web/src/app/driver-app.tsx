@@ -132,7 +132,7 @@ function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
   };
 
   return (
-    <form class="stack sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+    <form class="stack sign-in" onSubmit={(event) => void submit(event)} aria-labelledby="sign-in-title">
       <h2 id="sign-in-title">{t('app.signIn.title')}</h2>
       <label for="sign-in-code">{t('app.signIn.code')}</label>
       <input
@@ -262,7 +262,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   /** Replays what was missed; true once the app is up to date (only then is it live). */
   const catchUp = useCallback(async (socket: DriverSocket): Promise<boolean> => {
     for (;;) {
-      const answer = await socket.timeout(10_000).emitWithAck('sync', { after_seq: lastSeq.current });
+      const answer = await socket.emitWithAck('sync', { after_seq: lastSeq.current });
       if (!answer.success) {
         if (answer.error.code === 'UNAUTHORIZED') onExpired();
         return false;
@@ -276,7 +276,13 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   }, []);
 
   useEffect(() => {
-    const socket: DriverSocket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000, autoConnect: navigator.onLine });
+    // ackTimeout rather than socket.timeout(): the answer keeps its type (socket.io issue 4925).
+    const socket: DriverSocket = io('/driver', {
+      auth: { token },
+      reconnectionDelayMax: 5000,
+      autoConnect: navigator.onLine,
+      ackTimeout: 10_000,
+    });
     socketRef.current = socket;
     socket.on('connect', () => {
       // Live once what was missed while away has been replayed (a sign-in's first replay is silent; one cut

@@ -59,7 +59,7 @@ export function Accounts({ credential }: { credential: Credential }) {
           {problem}
         </p>
       )}
-      <form class="row" onSubmit={create} aria-label={t('accounts.new')}>
+      <form class="row" onSubmit={(event) => void create(event)} aria-label={t('accounts.new')}>
         <label for="account-kind">{t('accounts.kind')}</label>
         <select id="account-kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value as Kind })}>
           {KINDS.map((kind) => (

@@ -110,7 +110,7 @@ export function LayoutEditor(props: {
             {t('editor.back')}
           </button>
         </header>
-        <form class="stack" onSubmit={save} noValidate>
+        <form class="stack" onSubmit={(event) => void save(event)} noValidate>
           <label for="layout-name">{t('editor.name')}</label>
           <input
             id="layout-name"
@@ -341,7 +341,12 @@ function FieldEditor(props: {
       return (
         <div class="stack field-editor">
           <label for={id}>{label}</label>
-          <select id={id} value={String(value ?? '')} aria-invalid={invalid || undefined} onChange={(e) => onChange(e.currentTarget.value)}>
+          <select
+            id={id}
+            value={typeof value === 'string' ? value : ''}
+            aria-invalid={invalid || undefined}
+            onChange={(e) => onChange(e.currentTarget.value)}
+          >
             {ALERT_COLORS.map((color) => (
               <option key={color} value={color}>
                 {colorName(color)}

@@ -19,14 +19,14 @@ export function liveChanges(
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let cursor: string | undefined;
-  const later = (run: () => Promise<void>, ms: number) => {
+  const later = (run: () => void | Promise<void>, ms: number) => {
     if (!stopped) timer = setTimeout(() => void run(), ms);
   };
 
   const client = gateClient(credential);
   const page = (after?: string) => dataOf(client.GET('/api/v1/events', { params: { query: { after, limit: 500 } } }));
 
-  const poll = async () => {
+  const poll = () => {
     onChange(null);
     later(poll, POLL_EVERY_MS);
   };

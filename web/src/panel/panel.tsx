@@ -86,7 +86,7 @@ function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key:
         <LanguageSwitch />
       </div>
       <p class="muted">{t('panel.signIn.who')}</p>
-      <form class="stack" onSubmit={submit}>
+      <form class="stack" onSubmit={(event) => void submit(event)}>
         <label for="api-key">{t('panel.signIn.key')}</label>
         <input id="api-key" type="password" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         {problem && (

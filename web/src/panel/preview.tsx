@@ -144,7 +144,7 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
           <>
             <RecordCard
               layout={rendered}
-              title={String(sample.ref ?? t('preview.sample'))}
+              title={typeof sample.ref === 'string' ? sample.ref : t('preview.sample')}
               status={typeof sample.status === 'string' ? sample.status : undefined}
             />
             <section class="modal-preview" aria-label={t('preview.modal')}>

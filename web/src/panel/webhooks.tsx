@@ -284,7 +284,7 @@ function WebhookForm(props: {
 
   const title = hook ? t('webhooks.form.edit') : t('webhooks.form.new');
   return (
-    <form class="stack webhook-form" aria-label={title} onSubmit={submit} noValidate>
+    <form class="stack webhook-form" aria-label={title} onSubmit={(event) => void submit(event)} noValidate>
       <h2>{title}</h2>
       <TextField
         id="webhook-url"
@@ -498,7 +498,7 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
           </button>
         )}
       </div>
-      <form class="row" onSubmit={replay} aria-label={t('webhooks.replay.form', { url: hook.url })}>
+      <form class="row" onSubmit={(event) => void replay(event)} aria-label={t('webhooks.replay.form', { url: hook.url })}>
         <label for={`replay-${hook.id}`}>{t('webhooks.replay.after')}</label>
         <input id={`replay-${hook.id}`} inputMode="numeric" value={afterSeq} onInput={(e) => setAfterSeq(e.currentTarget.value)} />
         <button type="submit">{t('webhooks.replay.submit')}</button>

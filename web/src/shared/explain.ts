@@ -24,7 +24,9 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
   const details = (error.details ?? {}) as Record<string, unknown>;
   switch (error.code) {
     case 'CHECKIN_REJECTED':
-      return details.reason ? t('checkin.rejectedWithReason', { reason: String(details.reason) }) : t('checkin.rejected');
+      return typeof details.reason === 'string' && details.reason
+        ? t('checkin.rejectedWithReason', { reason: details.reason })
+        : t('checkin.rejected');
     case 'CHECKIN_OUTSIDE_WINDOW':
       return t('checkin.outsideWindow', {
         from: i18n.time(details.admissible_from as string),
@@ -39,7 +41,9 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
     case 'CHECKIN_IN_PROGRESS':
       return t('checkin.inProgress');
     case 'INVALID_STATUS_TRANSITION':
-      return details.from ? t('checkin.notWaiting', { status: i18n.status(String(details.from)) }) : t('checkin.notWaitingAnyMore');
+      return typeof details.from === 'string' && details.from
+        ? t('checkin.notWaiting', { status: i18n.status(details.from) })
+        : t('checkin.notWaitingAnyMore');
     case 'NOT_FOUND':
       return t('checkin.notFound');
     case 'SERVICE_UNAVAILABLE':
