@@ -28,13 +28,8 @@ function draftOf(set: LayoutSet, layout: LayoutView | null): Draft {
 
 /** The draft as PUT takes it: its elements as edited, for the service to check (each problem comes back by its path). */
 function bodyOf(draft: Draft): Schemas['PutLayoutDto'] {
-  return {
-    name: draft.name.trim() || null,
-    ...(Object.fromEntries(Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)])) as Omit<
-      Schemas['PutLayoutDto'],
-      'name'
-    >),
-  };
+  const parts = Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)]);
+  return { name: draft.name.trim() || null, ...(Object.fromEntries(parts) as Omit<Schemas['PutLayoutDto'], 'name'>) };
 }
 
 /** `card_layout[2].path` → the element it belongs to and the field inside it. */
