@@ -65,7 +65,7 @@ export default defineConfig({
         globIgnores: ['assets/panel-*'],
         // The worker lives at /app/sw.js: every precached URL is written from the site's root, the page as /app.
         manifestTransforms: [
-          async (entries) => ({
+          (entries) => ({
             manifest: entries.map((entry) => ({ ...entry, url: entry.url === 'app/index.html' ? '/app' : `/${entry.url}` })),
             warnings: [],
           }),

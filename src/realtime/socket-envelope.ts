@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { toAppError } from '../common/errors/all-exceptions.filter.js';
 import type { AppError } from '../common/errors/app-error.js';
+import type { AckEnvelope } from './socket-types.js';
 
-export type AckEnvelope<T> =
-  { success: true; data: T } | { success: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+export type { AckEnvelope };
 
 /** An error as the acknowledgement carries it: the HTTP envelope's. */
 export function refusal(error: AppError): AckEnvelope<never> {

@@ -13,6 +13,7 @@ import {
 } from '../modules/checkin/dto/checkin.dto.js';
 import { FeedEventView, FeedPageView, FeedReplayDto } from '../modules/feed/feed-page.js';
 import { type AckEnvelope, refusal } from './socket-envelope.js';
+import type { DriverClientToServer, DriverServerToClient } from './socket-types.js';
 
 /** One event: the class of its payload and, when the receiver answers through the acknowledgement, of the answer. */
 export interface EventSpec {
@@ -73,6 +74,25 @@ export type ClientToServerEvents<N extends NamespaceName> = {
     answer: (ack: AckEnvelope<AckOf<ClientEvents<N>[E]>>) => void,
   ) => void;
 };
+
+/** T with every property required, all the way down and through function parameters. */
+type Strict<T> = T extends (...args: infer P) => infer R
+  ? (...args: { [K in keyof P]: Strict<P[K]> }) => Strict<R>
+  : T extends object
+    ? { [K in keyof T]-?: Strict<T[K]> }
+    : T;
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** A and B assignable to each other, as they are and with every property required (an optional property only one has). */
+type Same<A, B> = Mutual<A, B> extends true ? Mutual<Strict<A>, Strict<B>> : false;
+
+/**
+ * The driver app compiles against the plain types of socket-types.ts: this fails to compile as soon as the
+ * /driver map above (its classes) and those types part ways.
+ */
+void ([true, true] satisfies [
+  Same<ServerToClientEvents<'/driver'>, DriverServerToClient>,
+  Same<ClientToServerEvents<'/driver'>, DriverClientToServer>,
+]);
 
 /** What a socket carries once admitted: the credential it connected with. */
 interface SocketData {

@@ -1,7 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { io, type Socket } from 'socket.io-client';
-import { api, ApiError, newId } from '../shared/api.js';
+import type { DriverClientToServer, DriverFeedEvent, DriverServerToClient } from '../../../src/realtime/socket-types.js';
+import { ApiError, newId } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainCheckin, explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { Elements, type GatePass, Modal, RecordCard, TicketView } from '../shared/layout.js';
@@ -13,7 +15,8 @@ import { expiresAt, LAST_SEQ, ownerOf, TOKEN } from './token.js';
 type DriverAppointment = Schemas['DriverAppointmentView'];
 type DriverTrip = Schemas['DriverTripView'];
 type DriverTicket = Schemas['DriverTicketView'];
-type FeedEvent = Schemas['FeedEventView'];
+/** The /driver namespace, typed from the service's own socket map. */
+type DriverSocket = Socket<DriverServerToClient, DriverClientToServer>;
 
 type Connection = 'connecting' | 'live' | 'offline';
 type CheckinState = { pending: true } | { pending: false; ok: boolean; message: string };
@@ -115,11 +118,11 @@ function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
     setProblem(null);
     try {
       if (token) {
-        await api({ driverToken: token }, 'GET', '/api/v1/driver/appointments');
+        await dataOf(gateClient({ driverToken: token }).GET('/api/v1/driver/appointments'));
         onSignIn(token);
       } else {
-        const exchanged = await api<{ token: string; expires_at: string }>(null, 'POST', '/api/v1/driver/sessions', { code: typed });
-        onSignIn(exchanged.token);
+        const exchanged = await dataOf(gateClient(null).POST('/api/v1/driver/sessions', { body: { code: typed } }));
+        onSignIn(exchanged.token!); // never a replay (no Idempotency-Key): the token is there
       }
     } catch (error) {
       setProblem(signInProblem(i18n, error, token ? 'token' : 'code'));
@@ -129,7 +132,7 @@ function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
   };
 
   return (
-    <form class="stack sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+    <form class="stack sign-in" onSubmit={(event) => void submit(event)} aria-labelledby="sign-in-title">
       <h2 id="sign-in-title">{t('app.signIn.title')}</h2>
       <label for="sign-in-code">{t('app.signIn.code')}</label>
       <input
@@ -181,7 +184,7 @@ function signInProblem(i18n: Translator, error: unknown, way: 'token' | 'code'):
 function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () => void; onExpired: () => void }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const credential = { driverToken: token };
+  const client = gateClient({ driverToken: token });
   const owner = ownerOf(token);
   // What this driver saw last, shown at once (and while offline) until the service answers.
   const [start] = useState(() => {
@@ -199,7 +202,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const lastSeq = useRef(Number(session.get(LAST_SEQ) ?? 0));
   // A fresh sign-in replays the feed to learn where it stands, without announcing what is old news.
   const announce = useRef(session.get(LAST_SEQ) !== null);
-  const socketRef = useRef<Socket | null>(null);
+  const socketRef = useRef<DriverSocket | null>(null);
   const i18nRef = useRef(i18n);
   i18nRef.current = i18n;
 
@@ -220,9 +223,9 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const reload = useCallback(async () => {
     try {
       const [appointments, trips, tickets] = await Promise.all([
-        api<DriverAppointment[]>(credential, 'GET', '/api/v1/driver/appointments'),
-        api<DriverTrip[]>(credential, 'GET', '/api/v1/driver/trips'),
-        api<DriverTicket[]>(credential, 'GET', '/api/v1/driver/tickets'),
+        dataOf(client.GET('/api/v1/driver/appointments')),
+        dataOf(client.GET('/api/v1/driver/trips')),
+        dataOf(client.GET('/api/v1/driver/tickets')),
       ]);
       setRecords({ appointments, trips, tickets });
       setSavedAt(new Date().toISOString());
@@ -234,7 +237,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
 
   /** Applies feed events in seq order; a gap means a push was missed, so the rest comes from `sync`. */
   const applyEvents = useCallback(
-    (events: FeedEvent[]): boolean => {
+    (events: DriverFeedEvent[]): boolean => {
       for (const event of events) {
         if (event.seq <= lastSeq.current) continue;
         if (event.seq !== lastSeq.current + 1) return false;
@@ -257,10 +260,9 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   );
 
   /** Replays what was missed; true once the app is up to date (only then is it live). */
-  const catchUp = useCallback(async (socket: Socket): Promise<boolean> => {
+  const catchUp = useCallback(async (socket: DriverSocket): Promise<boolean> => {
     for (;;) {
-      const answer = (await socket.timeout(10_000).emitWithAck('sync', { after_seq: lastSeq.current })) as
-        { success: true; data: Schemas['FeedPageView'] } | { success: false; error: { code: string; message: string } };
+      const answer = await socket.emitWithAck('sync', { after_seq: lastSeq.current });
       if (!answer.success) {
         if (answer.error.code === 'UNAUTHORIZED') onExpired();
         return false;
@@ -274,7 +276,13 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   }, []);
 
   useEffect(() => {
-    const socket = io('/driver', { auth: { token }, reconnectionDelayMax: 5000, autoConnect: navigator.onLine });
+    // ackTimeout rather than socket.timeout(): the answer keeps its type (socket.io issue 4925).
+    const socket: DriverSocket = io('/driver', {
+      auth: { token },
+      reconnectionDelayMax: 5000,
+      autoConnect: navigator.onLine,
+      ackTimeout: 10_000,
+    });
     socketRef.current = socket;
     socket.on('connect', () => {
       // Live once what was missed while away has been replayed (a sign-in's first replay is silent; one cut
@@ -293,7 +301,7 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
       if (error.data?.code === 'UNAUTHORIZED') return onExpired();
       setConnection(navigator.onLine ? 'connecting' : 'offline');
     });
-    socket.on('event', (event: FeedEvent) => {
+    socket.on('event', (event) => {
       // Tickets come rendered from the listing: fetch them as soon as the push says they changed.
       if (applyEvents([event])) void reload();
       else
@@ -331,7 +339,12 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   const checkIn = async (appointment: Shown<DriverAppointment>) => {
     setCheckins((all) => ({ ...all, [appointment.id]: { pending: true } }));
     try {
-      await api(credential, 'POST', `/api/v1/driver/appointments/${appointment.id}/check-in`, { checkin_id: newId() });
+      await dataOf(
+        client.POST('/api/v1/driver/appointments/{id}/check-in', {
+          params: { path: { id: appointment.id } },
+          body: { checkin_id: newId() },
+        }),
+      );
       const message = t('app.checkedIn', { time: i18n.time(new Date().toISOString()) });
       setCheckins((all) => ({ ...all, [appointment.id]: { pending: false, ok: true, message } }));
       void reload();
@@ -501,7 +514,7 @@ function patchStatus(records: Records, id: string, status: string): Records {
   return { ...records, appointments: patch(records.appointments), trips: patch(records.trips) };
 }
 
-function describe(i18n: Translator, event: FeedEvent): string {
+function describe(i18n: Translator, event: DriverFeedEvent): string {
   const { t } = i18n;
   const data = event.data as Record<string, string>;
   switch (event.type) {

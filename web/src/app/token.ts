@@ -35,5 +35,6 @@ export function expiresAt(token: string): number {
 /** Whose records a token shows: its driver and the partner that minted it. */
 export function ownerOf(token: string): string {
   const claims = claimsOf(token);
-  return `${String(claims?.sub ?? '')}/${String(claims?.partner ?? '')}`;
+  const text = (claim: unknown) => (typeof claim === 'string' ? claim : '');
+  return `${text(claims?.sub)}/${text(claims?.partner)}`;
 }

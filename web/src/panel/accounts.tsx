@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Credential, issuesOf } from '../shared/api.js';
+import { ApiError, type Credential, issuesOf } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type Translator, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
@@ -11,6 +12,7 @@ type KeyView = Schemas['ApiKeyView'];
 type GeoFence = Schemas['GeoFenceDto'];
 
 const KINDS = ['terminal', 'carrier', 'admin'] as const;
+type Kind = (typeof KINDS)[number];
 
 /** Admin: the accounts, each with its keys (a new key is shown once, a key is revoked after a confirmation) and a terminal's gate geofence. */
 export function Accounts({ credential }: { credential: Credential }) {
@@ -18,20 +20,18 @@ export function Accounts({ credential }: { credential: Credential }) {
   const { t } = i18n;
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [form, setForm] = useState({ kind: 'terminal', name: '' });
+  const [form, setForm] = useState<{ kind: Kind; name: string }>({ kind: 'terminal', name: '' });
   const [shownKey, setShownKey] = useState<{ account: string; key: string } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
-  const load = () => api<Account[]>(credential, 'GET', '/api/v1/admin/accounts').then(setAccounts, (e) => setProblem(explainError(i18n, e)));
+  const client = gateClient(credential);
+  const load = () => dataOf(client.GET('/api/v1/admin/accounts')).then(setAccounts, (e) => setProblem(explainError(i18n, e)));
   useEffect(() => void load(), []);
 
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      const created = await api<Schemas['CreatedAccountView']>(credential, 'POST', '/api/v1/admin/accounts', {
-        kind: form.kind,
-        name: form.name.trim(),
-      });
+      const created = await dataOf(client.POST('/api/v1/admin/accounts', { body: { kind: form.kind, name: form.name.trim() } }));
       // The panel sends no Idempotency-Key: an answer is never a replay, so the key is always in it.
       setShownKey({ account: created.name, key: created.api_key! });
       setForm({ ...form, name: '' });
@@ -59,9 +59,9 @@ export function Accounts({ credential }: { credential: Credential }) {
           {problem}
         </p>
       )}
-      <form class="row" onSubmit={create} aria-label={t('accounts.new')}>
+      <form class="row" onSubmit={(event) => void create(event)} aria-label={t('accounts.new')}>
         <label for="account-kind">{t('accounts.kind')}</label>
-        <select id="account-kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value })}>
+        <select id="account-kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value as Kind })}>
           {KINDS.map((kind) => (
             <option key={kind} value={kind}>
               {t(`accounts.kind.${kind}`)}
@@ -115,8 +115,10 @@ function Keys(props: { credential: Credential; account: Account; onIssued: (key:
   const [keys, setKeys] = useState<KeyView[] | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const client = gateClient(props.credential);
+  const account = { params: { path: { id: props.account.id } } };
   const load = () =>
-    api<Schemas['AccountDetailView']>(props.credential, 'GET', `/api/v1/admin/accounts/${props.account.id}`).then(
+    dataOf(client.GET('/api/v1/admin/accounts/{id}', account)).then(
       (detail) => setKeys(detail.api_keys),
       (error) => setProblem(explainError(i18n, error)),
     );
@@ -131,14 +133,14 @@ function Keys(props: { credential: Credential; account: Account; onIssued: (key:
   };
   const issue = () =>
     act(async () => {
-      const issued = await api<Schemas['IssuedKeyView']>(props.credential, 'POST', `/api/v1/admin/accounts/${props.account.id}/api-keys`);
+      const issued = await dataOf(client.POST('/api/v1/admin/accounts/{id}/api-keys', account));
       props.onIssued(issued.api_key!); // never a replay (no Idempotency-Key): the key is there
       void load();
     });
   const revoke = (id: string) =>
     act(async () => {
       setConfirming(null);
-      await api(props.credential, 'DELETE', `/api/v1/admin/api-keys/${id}`);
+      await dataOf(client.DELETE('/api/v1/admin/api-keys/{id}', { params: { path: { id } } }));
       void load();
     });
   return (
@@ -193,12 +195,20 @@ function Geofence(props: { credential: Credential; account: Account; onSaved: ()
   const save = async (location: GeoFence | null) => {
     setMessage(null);
     try {
-      await api(props.credential, 'PATCH', `/api/v1/admin/accounts/${props.account.id}`, { location });
+      await dataOf(
+        gateClient(props.credential).PATCH('/api/v1/admin/accounts/{id}', {
+          params: { path: { id: props.account.id } },
+          body: { location },
+        }),
+      );
       setMessage({ ok: true, text: location ? t('accounts.fenceSaved') : t('accounts.fenceRemoved') });
       props.onSaved();
     } catch (error) {
       const issues = error instanceof ApiError ? issuesOf(error) : [];
-      setMessage({ ok: false, text: issues.length ? issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') : explainError(i18n, error) });
+      setMessage({
+        ok: false,
+        text: issues.length ? issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') : explainError(i18n, error),
+      });
     }
   };
   const submit = (event: Event) => {

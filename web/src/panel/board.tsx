@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Credential, queryString } from '../shared/api.js';
+import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type MessageKey, parseInstant, useI18n } from '../shared/i18n.js';
 import { StatusWord, TicketView } from '../shared/layout.js';
@@ -17,13 +18,16 @@ type Logged = Schemas['AppointmentLogsData'] | Schemas['TripLogsData'];
 /** The appointment or trip of a listed item. Both are known by their ref (one per account); only appointments list their id and window. */
 const recordOf = (item: Item) => ('appointment' in item ? item.appointment : item.trip);
 
-const STATUSES: Record<Noun, string[]> = {
+const STATUSES = {
   appointment: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'],
   trip: ['PLANNED', 'IN_TRANSIT', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'],
-};
+} as const satisfies Record<Noun, readonly string[]>;
+type AppointmentStatus = (typeof STATUSES.appointment)[number];
+type TripStatus = (typeof STATUSES.trip)[number];
 
 interface Filters {
-  status: string[];
+  /** Only the board's own statuses (STATUSES[noun]): the form offers no others. */
+  status: (AppointmentStatus | TripStatus)[];
   window_from: string;
   window_to: string;
   updated_since: string;
@@ -46,18 +50,20 @@ const NO_FILTERS: Filters = {
 /** A datetime-local value (the browser's zone) as ISO 8601 with a zone, as the listing wants. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
+/** A filter left empty is left out. */
+const given = (text: string) => text || undefined;
+
 function query(filters: Filters, limit: number, cursor?: string) {
-  return queryString({
-    status: filters.status,
+  return {
     window_from: iso(filters.window_from),
     window_to: iso(filters.window_to),
     updated_since: iso(filters.updated_since),
-    driver_tax_id: filters.driver_tax_id.trim(),
-    layout_ref: filters.layout_ref.trim(),
-    ref_prefix: filters.ref_prefix,
+    driver_tax_id: given(filters.driver_tax_id.trim()),
+    layout_ref: given(filters.layout_ref.trim()),
+    ref_prefix: given(filters.ref_prefix),
     limit,
     cursor,
-  });
+  };
 }
 
 /** The board: the account's appointments (terminal) or trips (carrier), filtered, changing live. */
@@ -77,17 +83,14 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
   const [live, setLive] = useState<'events' | 'polling' | null>(null);
   const [version, setVersion] = useState(0);
   const shown = useRef<Item[]>([]);
+  const client = gateClient(credential);
 
   const ticketsOf = async (refs: string[]) => {
     if (noun !== 'appointment' || refs.length === 0) return {};
     const found: Record<string, Ticket[]> = {};
     for (let i = 0; i < refs.length; i += 100) {
-      const chunk = refs.slice(i, i + 100);
-      const groups = await api<Schemas['TicketsOfAppointmentView'][]>(
-        credential,
-        'GET',
-        `/api/v1/tickets${queryString({ appointment_refs: chunk })}`,
-      );
+      const appointment_refs = refs.slice(i, i + 100);
+      const groups = await dataOf(client.GET('/api/v1/tickets', { params: { query: { appointment_refs } } }));
       for (const group of groups) found[group.ref] = group.data ?? [];
     }
     return found;
@@ -98,11 +101,13 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
     try {
       const size = Number(current.limit) || 50;
       const limit = more ? size : Math.min(500, Math.max(size, shown.current.length));
-      const page = await api<Schemas['AppointmentsPageView'] | Schemas['TripsPageView']>(
-        credential,
-        'GET',
-        `/api/v1/${noun}s${query(current, limit, more)}`,
-      );
+      const filters = query(current, limit, more);
+      const page: { items: Item[]; next_cursor: string | null } =
+        noun === 'appointment'
+          ? await dataOf(
+              client.GET('/api/v1/appointments', { params: { query: { ...filters, status: current.status as AppointmentStatus[] } } }),
+            )
+          : await dataOf(client.GET('/api/v1/trips', { params: { query: { ...filters, status: current.status as TripStatus[] } } }));
       const next = more ? [...shown.current, ...page.items] : page.items;
       const before = new Map(shown.current.map((item) => [recordOf(item).ref, recordOf(item).status]));
       const moved = next.map(recordOf).filter((record) => before.has(record.ref) && before.get(record.ref) !== record.status);
@@ -149,7 +154,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
     setFilters({ ...form });
   };
   const update = (name: keyof Filters, value: string) => setForm((current) => ({ ...current, [name]: value }));
-  const toggle = (status: string, on: boolean) =>
+  const toggle = (status: AppointmentStatus | TripStatus, on: boolean) =>
     setForm((current) => ({ ...current, status: on ? [...current.status, status] : current.status.filter((s) => s !== status) }));
   const invalid = (name: string) => (problem?.path === name ? true : undefined);
 
@@ -166,7 +171,14 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
           ))}
         </fieldset>
         <div class="filter-grid">
-          <TextFilter name="window_from" label={t('board.windowFrom')} type="datetime-local" form={form} update={update} invalid={invalid} />
+          <TextFilter
+            name="window_from"
+            label={t('board.windowFrom')}
+            type="datetime-local"
+            form={form}
+            update={update}
+            invalid={invalid}
+          />
           <TextFilter name="window_to" label={t('board.windowTo')} type="datetime-local" form={form} update={update} invalid={invalid} />
           <TextFilter
             name="updated_since"
@@ -281,6 +293,9 @@ function TextFilter(props: {
       <label for={id}>{props.label}</label>
       <input
         id={id}
+        // tsc needs the assertion: Preact types an input's props as a union told apart by `type`, which a value of
+        // several types does not fit (the lint rule reads the attribute alone).
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         type={(props.type ?? 'text') as 'text'}
         value={props.form[props.name] as string}
         aria-invalid={props.invalid(props.name)}
@@ -304,11 +319,13 @@ function RecordDetail(props: {
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
   const [record, setRecord] = useState<Logged | null>(null);
   useEffect(() => {
-    api<(Schemas['AppointmentLogsElement'] | Schemas['TripLogsElement'])[]>(
-      props.credential,
-      'GET',
-      `/api/v1/${props.noun}s/logs${queryString({ refs: props.recordRef })}`,
-    ).then(
+    const client = gateClient(props.credential);
+    const params = { query: { refs: [props.recordRef] } };
+    const logs: Promise<(Schemas['AppointmentLogsElement'] | Schemas['TripLogsElement'])[]> =
+      props.noun === 'appointment'
+        ? dataOf(client.GET('/api/v1/appointments/logs', { params }))
+        : dataOf(client.GET('/api/v1/trips/logs', { params }));
+    logs.then(
       ([entry]) => {
         setLogs(entry?.data?.logs ?? []);
         setRecord(entry?.data ?? null);
@@ -372,8 +389,11 @@ function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Sc
   const [layout, setLayout] = useState<Schemas['RenderedLayoutView'] | null | undefined>(undefined);
   useEffect(() => {
     const data = { content: props.ticket.content, appointment: props.record.appointment, driver: props.record.driver };
-    const path = `/api/v1/layouts/ticket/${encodeURIComponent(props.ticket.layout_ref)}/preview`;
-    api<Schemas['RenderedLayoutView']>(props.credential, 'POST', path, { data }).then(setLayout, () => setLayout(null));
+    const params = { path: { set: 'ticket' as const, layout_ref: props.ticket.layout_ref } };
+    dataOf(gateClient(props.credential).POST('/api/v1/layouts/{set}/{layout_ref}/preview', { params, body: { data } })).then(
+      setLayout,
+      () => setLayout(null),
+    );
   }, [props.ticket.id, props.ticket.content]);
   if (layout === undefined) return null;
   return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.ticket.layout_ref })} />;
@@ -393,14 +413,13 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
     setLink(null);
     setMessage(null);
   }, [props.taxId]);
+  const client = gateClient(props.credential);
+  const driver = { params: { path: { tax_id: props.taxId } } };
   const make = async () => {
     try {
-      const { token, expires_at, code } = await api<Schemas['DriverTokenView'] & { code?: string }>(
-        props.credential,
-        'POST',
-        `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`,
-      );
-      setLink({ url: `${location.origin}/app#token=${token}`, expires_at, code });
+      const { token, expires_at, code } = await dataOf(client.POST('/api/v1/drivers/{tax_id}/tokens', driver));
+      // Never a replay (the panel sends no Idempotency-Key): the token is there.
+      setLink({ url: `${location.origin}/app#token=${token!}`, expires_at, code });
       setMessage(null);
     } catch (error) {
       setMessage({ ok: false, text: explainError(i18n, error) });
@@ -408,7 +427,7 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
   };
   const revoke = async () => {
     try {
-      await api(props.credential, 'DELETE', `/api/v1/drivers/${encodeURIComponent(props.taxId)}/tokens`);
+      await dataOf(client.DELETE('/api/v1/drivers/{tax_id}/tokens', driver));
       setLink(null);
       setMessage({ ok: true, text: t('board.link.revoked', { taxId: props.taxId }) });
     } catch (error) {

@@ -315,7 +315,7 @@ function BookingForm(props: {
   };
 
   return (
-    <form class="booking-form stack" onSubmit={book} noValidate aria-labelledby="booking-form-title">
+    <form class="booking-form stack" onSubmit={(event) => void book(event)} noValidate aria-labelledby="booking-form-title">
       <div class="row">
         <h3 id="booking-form-title">{t('booking.formTitle', { when: props.words.span(props.slot.start, props.slot.end) })}</h3>
         <button type="button" class="quiet" onClick={props.onClose}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
+import { ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type MessageKey, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
@@ -25,11 +26,10 @@ function draftOf(set: LayoutSet, layout: LayoutView | null): Draft {
   return { name: layout?.name ?? '', parts };
 }
 
-function bodyOf(draft: Draft): Record<string, unknown> {
-  return {
-    name: draft.name.trim() || null,
-    ...Object.fromEntries(Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)])),
-  };
+/** The draft as PUT takes it: its elements as edited, for the service to check (each problem comes back by its path). */
+function bodyOf(draft: Draft): Schemas['PutLayoutDto'] {
+  const parts = Object.entries(draft.parts).map(([part, list]) => [part, list.map((element) => element.value)]);
+  return { name: draft.name.trim() || null, ...(Object.fromEntries(parts) as Omit<Schemas['PutLayoutDto'], 'name'>) };
 }
 
 /** `card_layout[2].path` → the element it belongs to and the field inside it. */
@@ -70,7 +70,12 @@ export function LayoutEditor(props: {
     setBusy(true);
     setMessage(null);
     try {
-      await api(props.credential, 'PUT', `/api/v1/layouts/${set}/${encodeURIComponent(props.layoutRef)}`, bodyOf(draft));
+      await dataOf(
+        gateClient(props.credential).PUT('/api/v1/layouts/{set}/{layout_ref}', {
+          params: { path: { set, layout_ref: props.layoutRef } },
+          body: bodyOf(draft),
+        }),
+      );
       setIssues([]);
       setDirty(false);
       setMessage({ ok: true, text: t('editor.saved') });
@@ -100,7 +105,7 @@ export function LayoutEditor(props: {
             {t('editor.back')}
           </button>
         </header>
-        <form class="stack" onSubmit={save} noValidate>
+        <form class="stack" onSubmit={(event) => void save(event)} noValidate>
           <label for="layout-name">{t('editor.name')}</label>
           <input
             id="layout-name"
@@ -331,7 +336,12 @@ function FieldEditor(props: {
       return (
         <div class="stack field-editor">
           <label for={id}>{label}</label>
-          <select id={id} value={String(value ?? '')} aria-invalid={invalid || undefined} onChange={(e) => onChange(e.currentTarget.value)}>
+          <select
+            id={id}
+            value={typeof value === 'string' ? value : ''}
+            aria-invalid={invalid || undefined}
+            onChange={(e) => onChange(e.currentTarget.value)}
+          >
             {ALERT_COLORS.map((color) => (
               <option key={color} value={color}>
                 {colorName(color)}

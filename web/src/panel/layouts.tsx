@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Credential } from '../shared/api.js';
+import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError, explainLayoutInUse } from '../shared/explain.js';
 import { type MessageKey, useI18n } from '../shared/i18n.js';
 import { ConfirmDelete } from './confirm-delete.js';
@@ -29,8 +30,9 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
   const [confirming, setConfirming] = useState<string | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
+  const client = gateClient(credential);
   const load = () =>
-    api<LayoutView[]>(credential, 'GET', `/api/v1/layouts/${set}`).then(setLayouts, (error) =>
+    dataOf(client.GET('/api/v1/layouts/{set}', { params: { path: { set } } })).then(setLayouts, (error) =>
       setMessage({ ok: false, text: explainError(i18n, error) }),
     );
   useEffect(() => {
@@ -52,7 +54,7 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
   const remove = async (ref: string) => {
     setConfirming(null);
     try {
-      await api(credential, 'DELETE', `/api/v1/layouts/${set}/${encodeURIComponent(ref)}`);
+      await dataOf(client.DELETE('/api/v1/layouts/{set}/{layout_ref}', { params: { path: { set, layout_ref: ref } } }));
       setMessage({ ok: true, text: t('layouts.deleted', { ref }) });
       void load();
     } catch (error) {

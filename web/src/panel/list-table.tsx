@@ -56,31 +56,31 @@ export function ListTable<T>({
   // takes the keyboard's focus, so that it scrolls without a mouse too.
   return (
     <div class="table-scroll" tabIndex={0} role="region" aria-labelledby={captionId}>
-    <table class="list">
-      <caption id={captionId}>{caption}</caption>
-      <ListHead headings={headings} actions={actions} />
-      <tbody>
-        {items === null || items.length === 0 ? (
-          <tr>
-            <td colSpan={columns}>{items === null ? t('common.loading') : empty}</td>
-          </tr>
-        ) : (
-          items.map((item) => {
-            const shown = detail?.(item);
-            return (
-              <Fragment key={itemKey(item)}>
-                {row(item)}
-                {shown && (
-                  <tr>
-                    <td colSpan={columns}>{shown}</td>
-                  </tr>
-                )}
-              </Fragment>
-            );
-          })
-        )}
-      </tbody>
-    </table>
+      <table class="list">
+        <caption id={captionId}>{caption}</caption>
+        <ListHead headings={headings} actions={actions} />
+        <tbody>
+          {items === null || items.length === 0 ? (
+            <tr>
+              <td colSpan={columns}>{items === null ? t('common.loading') : empty}</td>
+            </tr>
+          ) : (
+            items.map((item) => {
+              const shown = detail?.(item);
+              return (
+                <Fragment key={itemKey(item)}>
+                  {row(item)}
+                  {shown && (
+                    <tr>
+                      <td colSpan={columns}>{shown}</td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })
+          )}
+        </tbody>
+      </table>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Credential, queryString } from '../shared/api.js';
+import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 
 const EVENTS_EVERY_MS = 1500;
 const POLL_EVERY_MS = 3000;
@@ -18,14 +19,14 @@ export function liveChanges(
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let cursor: string | undefined;
-  const later = (run: () => Promise<void>, ms: number) => {
+  const later = (run: () => void | Promise<void>, ms: number) => {
     if (!stopped) timer = setTimeout(() => void run(), ms);
   };
 
-  const page = (after?: string) =>
-    api<{ items: { type: string }[]; next_cursor: string | null }>(credential, 'GET', `/api/v1/events${queryString({ after, limit: 500 })}`);
+  const client = gateClient(credential);
+  const page = (after?: string) => dataOf(client.GET('/api/v1/events', { params: { query: { after, limit: 500 } } }));
 
-  const poll = async () => {
+  const poll = () => {
     onChange(null);
     later(poll, POLL_EVERY_MS);
   };

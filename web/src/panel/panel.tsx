@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Credential } from '../shared/api.js';
+import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import type { Schemas } from '../shared/schemas.js';
 import { explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
@@ -18,7 +19,7 @@ const KEY = 'gate.panel.apiKey';
 /** Who a key is (GET /api/v1/me): its account's kind, which decides the pages, and name. */
 export type KeyOwner = Schemas['MeView'];
 
-const whoIs = (credential: Credential) => api<KeyOwner>(credential, 'GET', '/api/v1/me');
+const whoIs = (credential: Credential) => dataOf(gateClient(credential).GET('/api/v1/me'));
 
 function signInProblem(i18n: Translator, error: unknown): string {
   if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return i18n.t('panel.signIn.unknownKey');
@@ -85,7 +86,7 @@ function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key:
         <LanguageSwitch />
       </div>
       <p class="muted">{t('panel.signIn.who')}</p>
-      <form class="stack" onSubmit={submit}>
+      <form class="stack" onSubmit={(event) => void submit(event)}>
         <label for="api-key">{t('panel.signIn.key')}</label>
         <input id="api-key" type="password" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         {problem && (

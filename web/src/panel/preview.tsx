@@ -1,12 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Credential } from '../shared/api.js';
+import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
 import { Elements, RecordCard, TicketView } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import type { LayoutSet } from './elements.js';
-
-type Listed = Record<string, Record<string, unknown>>;
 
 const SAMPLE_RECORD = {
   ref: 'SAMPLE-0001',
@@ -25,25 +24,26 @@ const SAMPLE_CONTENT = { gate: 'A3', lane: 2, bay: 12 };
  * first), else a made-up one. The person edits it freely; it is only sent to the preview endpoint.
  */
 async function sampleFor(credential: Credential, set: LayoutSet, layoutRef: string): Promise<{ data: object; from: string | null }> {
-  const noun = set === 'trip' ? 'trip' : 'appointment';
-  const list = (query: string) =>
-    api<{ items: Listed[] }>(credential, 'GET', `/api/v1/${noun}s?limit=1${query}`).then((page) => page.items[0] ?? null);
-  if (set !== 'ticket') {
-    const item = (await list(`&layout_ref=${encodeURIComponent(layoutRef)}`)) ?? (await list(''));
-    if (!item) return { data: SAMPLE_RECORD, from: null };
-    return { data: { ...item[noun], driver: item.driver }, from: String(item[noun].ref) };
+  const client = gateClient(credential);
+  const appointment = (layout_ref?: string) =>
+    dataOf(client.GET('/api/v1/appointments', { params: { query: { limit: 1, layout_ref } } })).then((page) => page.items[0] ?? null);
+  if (set === 'trip') {
+    const trip = (layout_ref?: string) =>
+      dataOf(client.GET('/api/v1/trips', { params: { query: { limit: 1, layout_ref } } })).then((page) => page.items[0] ?? null);
+    const item = (await trip(layoutRef)) ?? (await trip());
+    return item ? { data: { ...item.trip, driver: item.driver }, from: item.trip.ref } : { data: SAMPLE_RECORD, from: null };
   }
-  const item = await list('');
+  if (set === 'appointment') {
+    const item = (await appointment(layoutRef)) ?? (await appointment());
+    return item ? { data: { ...item.appointment, driver: item.driver }, from: item.appointment.ref } : { data: SAMPLE_RECORD, from: null };
+  }
+  const item = await appointment();
   if (!item) return { data: { content: SAMPLE_CONTENT }, from: null };
-  const appointment = item.appointment;
-  const groups = await api<{ data: { layout_ref: string; content: unknown }[] | null }[]>(
-    credential,
-    'GET',
-    `/api/v1/tickets?appointment_refs=${encodeURIComponent(String(appointment.ref))}`,
-  );
-  const tickets = groups[0]?.data ?? [];
+  const { ref } = item.appointment;
+  const [group] = await dataOf(client.GET('/api/v1/tickets', { params: { query: { appointment_refs: [ref] } } }));
+  const tickets = group?.data ?? [];
   const ticket = tickets.find((t) => t.layout_ref === layoutRef) ?? tickets[0];
-  return { data: { content: ticket?.content ?? SAMPLE_CONTENT, appointment, driver: item.driver }, from: String(appointment.ref) };
+  return { data: { content: ticket?.content ?? SAMPLE_CONTENT, appointment: item.appointment, driver: item.driver }, from: ref };
 }
 
 /**
@@ -51,7 +51,7 @@ async function sampleFor(credential: Credential, set: LayoutSet, layoutRef: stri
  * app's own components, beside the editor. It redraws once edits or the sample pause; while the layout has a
  * problem the service refuses, the last drawable version stays, with a note.
  */
-export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; layout: Record<string, unknown> }) {
+export function Preview(props: { credential: Credential; set: LayoutSet; layoutRef: string; layout: Schemas['PutLayoutDto'] }) {
   const i18n = useI18n();
   const { t } = i18n;
   const [text, setText] = useState<string | null>(null);
@@ -85,11 +85,16 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     setJsonProblem(null);
     const call = ++latest.current;
     try {
-      const drawn = await api<Schemas['RenderedDraftLayoutView']>(props.credential, 'POST', `/api/v1/layouts/${props.set}/preview`, {
-        layout: JSON.parse(layout) as unknown,
-        data,
-        layout_ref: props.layoutRef,
-      });
+      const drawn = await dataOf(
+        gateClient(props.credential).POST('/api/v1/layouts/{set}/preview', {
+          params: { path: { set: props.set } },
+          body: {
+            layout: JSON.parse(layout) as Schemas['PutLayoutDto'],
+            data: data as Record<string, unknown>,
+            layout_ref: props.layoutRef,
+          },
+        }),
+      );
       if (call !== latest.current) return;
       setRendered(drawn);
       setProblem(null);
@@ -139,7 +144,7 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
           <>
             <RecordCard
               layout={rendered}
-              title={String(sample.ref ?? t('preview.sample'))}
+              title={typeof sample.ref === 'string' ? sample.ref : t('preview.sample')}
               status={typeof sample.status === 'string' ? sample.status : undefined}
             />
             <section class="modal-preview" aria-label={t('preview.modal')}>

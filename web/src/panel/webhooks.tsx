@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type Credential, issuesOf, queryString } from '../shared/api.js';
+import { ApiError, type Credential, issuesOf } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type Translator, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
@@ -8,6 +9,9 @@ import { ListTable } from './list-table.js';
 
 type WebhookView = Schemas['WebhookView'];
 type Attempt = Schemas['DeliveryAttemptView'];
+type WithSecret = Schemas['WebhookWithSecretView'];
+/** Event types as typed in the form: the service names any it does not know (details.errors, path `events[i]`). */
+type EventTypes = NonNullable<Schemas['UpdateWebhookDto']['events']>;
 type Field = 'url' | 'events' | 'description';
 type FieldErrors = Partial<Record<Field, string[]>>;
 
@@ -16,7 +20,7 @@ const eventsOf = (text: string) =>
   text
     .split(/[\s,]+/)
     .map((item) => item.trim())
-    .filter(Boolean);
+    .filter(Boolean) as EventTypes;
 
 /** Why the service refused a URL, in the panel's words. */
 function explainUrlNotAllowed({ t }: Translator, error: ApiError): string {
@@ -67,8 +71,9 @@ export function Webhooks({ credential }: { credential: Credential }) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [logVersion, setLogVersion] = useState(0);
 
-  const load = () =>
-    api<WebhookView[]>(credential, 'GET', '/api/v1/webhooks').then(setHooks, (e) => setNotice({ ok: false, text: message(e) }));
+  const client = gateClient(credential);
+  const webhook = (hook: WebhookView) => ({ params: { path: { id: hook.id } } });
+  const load = () => dataOf(client.GET('/api/v1/webhooks')).then(setHooks, (e) => setNotice({ ok: false, text: message(e) }));
   useEffect(() => void load(), []);
 
   const act = async (work: () => Promise<void>) => {
@@ -81,21 +86,22 @@ export function Webhooks({ credential }: { credential: Credential }) {
   };
   const rotate = (hook: WebhookView) =>
     act(async () => {
-      const rotated = await api<WebhookView & { secret: string }>(credential, 'POST', `/api/v1/webhooks/${hook.id}/rotate-secret`);
-      setSecret({ title: t('webhooks.newSecret', { url: hook.url }), secret: rotated.secret });
+      const rotated = await dataOf(client.POST('/api/v1/webhooks/{id}/rotate-secret', webhook(hook)));
+      // The panel sends no Idempotency-Key: an answer is never a replay, so the secret is always in it.
+      setSecret({ title: t('webhooks.newSecret', { url: hook.url }), secret: rotated.secret! });
       setNotice({ ok: true, text: t('webhooks.rotated', { time: i18n.time(rotated.previous_secret_expires_at) }) });
       void load();
     });
   const test = (hook: WebhookView) =>
     act(async () => {
-      await api(credential, 'POST', `/api/v1/webhooks/${hook.id}/test`);
+      await dataOf(client.POST('/api/v1/webhooks/{id}/test', webhook(hook)));
       setNotice({ ok: true, text: t('webhooks.testSent', { url: hook.url }) });
       setOpen(hook.id);
       setLogVersion((n) => n + 1);
     });
   const toggle = (hook: WebhookView) =>
     act(async () => {
-      await api(credential, 'PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: !hook.enabled });
+      await dataOf(client.PATCH('/api/v1/webhooks/{id}', { ...webhook(hook), body: { enabled: !hook.enabled } }));
       setNotice({
         ok: true,
         text: t(hook.enabled ? 'webhooks.pausedNotice' : 'webhooks.resumedNotice', { url: hook.url }),
@@ -106,7 +112,7 @@ export function Webhooks({ credential }: { credential: Credential }) {
     act(async () => {
       setConfirming(null);
       if (open === hook.id) setOpen(null);
-      await api(credential, 'DELETE', `/api/v1/webhooks/${hook.id}`);
+      await dataOf(client.DELETE('/api/v1/webhooks/{id}', webhook(hook)));
       setNotice({ ok: true, text: t('webhooks.deleted', { url: hook.url }) });
       void load();
     });
@@ -138,7 +144,8 @@ export function Webhooks({ credential }: { credential: Credential }) {
           hook={editing === 'new' ? null : editing}
           onDone={(created, text) => {
             setEditing(null);
-            if (created) setSecret({ title: t('webhooks.createdSecret', { url: created.url }), secret: created.secret });
+            // Never a replay (no Idempotency-Key): the secret is there.
+            if (created) setSecret({ title: t('webhooks.createdSecret', { url: created.url }), secret: created.secret! });
             setNotice({ ok: true, text });
             void load();
           }}
@@ -220,7 +227,7 @@ export function Webhooks({ credential }: { credential: Credential }) {
 function WebhookForm(props: {
   credential: Credential;
   hook: WebhookView | null;
-  onDone: (created: (WebhookView & { secret: string }) | null, text: string) => void;
+  onDone: (created: WithSecret | null, text: string) => void;
   onCancel: () => void;
 }) {
   const i18n = useI18n();
@@ -232,6 +239,7 @@ function WebhookForm(props: {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const client = gateClient(props.credential);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -241,18 +249,16 @@ function WebhookForm(props: {
     const list = eventsOf(events);
     try {
       if (hook) {
-        await api(props.credential, 'PATCH', `/api/v1/webhooks/${hook.id}`, {
-          url: url.trim(),
-          events: list.length ? list : null,
-          description: description.trim() || null,
-        });
+        const body = { url: url.trim(), events: list.length ? list : null, description: description.trim() || null };
+        await dataOf(client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: hook.id } }, body }));
         props.onDone(null, t('webhooks.saved', { url: url.trim() }));
       } else {
-        const created = await api<WebhookView & { secret: string }>(props.credential, 'POST', '/api/v1/webhooks', {
+        const body = {
           url: url.trim(),
           ...(list.length ? { events: list } : {}),
           ...(description.trim() ? { description: description.trim() } : {}),
-        });
+        };
+        const created = await dataOf(client.POST('/api/v1/webhooks', { body }));
         props.onDone(created, t('webhooks.created', { url: created.url }));
       }
     } catch (error) {
@@ -278,7 +284,7 @@ function WebhookForm(props: {
 
   const title = hook ? t('webhooks.form.edit') : t('webhooks.form.new');
   return (
-    <form class="stack webhook-form" aria-label={title} onSubmit={submit} noValidate>
+    <form class="stack webhook-form" aria-label={title} onSubmit={(event) => void submit(event)} noValidate>
       <h2>{title}</h2>
       <TextField
         id="webhook-url"
@@ -373,12 +379,9 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
   const [replayed, setReplayed] = useState<{ ok: boolean; text: string } | null>(null);
   const pagedRef = useRef(false);
 
-  const page = (after?: string) =>
-    api<{ items: Attempt[]; next_cursor: string | null }>(
-      credential,
-      'GET',
-      `/api/v1/webhooks/${hook.id}/deliveries${queryString({ cursor: after })}`,
-    );
+  const client = gateClient(credential);
+  const page = (cursor?: string) =>
+    dataOf(client.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: hook.id }, query: { cursor } } }));
   const first = async () => {
     try {
       const found = await page();
@@ -419,16 +422,10 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
     event.preventDefault();
     setReplayed(null);
     const seq = Number(afterSeq);
-    if (!/^\d+$/.test(afterSeq.trim()) || !Number.isSafeInteger(seq))
-      return setReplayed({ ok: false, text: t('webhooks.replay.badSeq') });
+    if (!/^\d+$/.test(afterSeq.trim()) || !Number.isSafeInteger(seq)) return setReplayed({ ok: false, text: t('webhooks.replay.badSeq') });
     try {
-      const done = await api<{ queued: number; last_seq: number | null; more: boolean }>(
-        credential,
-        'POST',
-        `/api/v1/webhooks/${hook.id}/replay`,
-        {
-          after_seq: seq,
-        },
+      const done = await dataOf(
+        client.POST('/api/v1/webhooks/{id}/replay', { params: { path: { id: hook.id } }, body: { after_seq: seq } }),
       );
       setReplayed({
         ok: true,
@@ -501,7 +498,7 @@ function Deliveries(props: { credential: Credential; hook: WebhookView; version:
           </button>
         )}
       </div>
-      <form class="row" onSubmit={replay} aria-label={t('webhooks.replay.form', { url: hook.url })}>
+      <form class="row" onSubmit={(event) => void replay(event)} aria-label={t('webhooks.replay.form', { url: hook.url })}>
         <label for={`replay-${hook.id}`}>{t('webhooks.replay.after')}</label>
         <input id={`replay-${hook.id}`} inputMode="numeric" value={afterSeq} onInput={(e) => setAfterSeq(e.currentTarget.value)} />
         <button type="submit">{t('webhooks.replay.submit')}</button>

@@ -1,4 +1,4 @@
-/** The service's REST envelope, read the same way by the panel and the driver app. */
+/** A refusal of the service (its envelope's error), or `OFFLINE` when it could not be reached: see `dataOf` in client.ts. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -23,47 +23,6 @@ export const issuesOf = (error: ApiError): Issue[] => (error.details as { errors
 
 /** How a request proves who it is: a partner's API key, or a driver token. Always a header, never a cookie. */
 export type Credential = { apiKey: string } | { driverToken: string };
-
-export type Query = Record<string, string | string[] | number | undefined | null>;
-
-export function queryString(query: Query = {}): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === null || value === '') continue;
-    for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
-/**
- * One call: `data` on success, an ApiError otherwise (code `OFFLINE` when the service could not be reached).
- * `credential` null for the few routes that take none (exchanging a sign-in code).
- */
-export async function api<T>(credential: Credential | null, method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (credential && 'apiKey' in credential) headers['X-API-Key'] = credential.apiKey;
-  else if (credential) headers.Authorization = `Bearer ${credential.driverToken}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'omit',
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiError(0, 'OFFLINE', 'The service could not be reached: check your connection');
-  }
-  const envelope = (await response.json().catch(() => null)) as
-    { success: true; data: T } | { success: false; error: { code: string; message: string; details?: unknown } } | null;
-  if (envelope?.success === true) return envelope.data;
-  const error = envelope && !envelope.success ? envelope.error : null;
-  const retryAfter = Number(response.headers.get('Retry-After')) || undefined;
-  throw new ApiError(response.status, error?.code ?? 'HTTP_ERROR', error?.message ?? `HTTP ${response.status}`, error?.details, retryAfter);
-}
 
 /** A UUID for check-in attempts; crypto.randomUUID exists only on secure origins (https, localhost). */
 export function newId(): string {

@@ -38,7 +38,7 @@ export function gateClient(credential: Credential | null): GateClient {
 
 /**
  * The `data` of a call's envelope; otherwise an ApiError with the service's code, message, details and
- * `Retry-After` (code `OFFLINE` when the service could not be reached), as `api()` throws.
+ * `Retry-After` (code `OFFLINE` when the service could not be reached).
  */
 export async function dataOf<T>(call: Promise<{ data?: { data: T }; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;

@@ -24,7 +24,9 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
   const details = (error.details ?? {}) as Record<string, unknown>;
   switch (error.code) {
     case 'CHECKIN_REJECTED':
-      return details.reason ? t('checkin.rejectedWithReason', { reason: String(details.reason) }) : t('checkin.rejected');
+      return typeof details.reason === 'string' && details.reason
+        ? t('checkin.rejectedWithReason', { reason: details.reason })
+        : t('checkin.rejected');
     case 'CHECKIN_OUTSIDE_WINDOW':
       return t('checkin.outsideWindow', {
         from: i18n.time(details.admissible_from as string),
@@ -39,8 +41,8 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
     case 'CHECKIN_IN_PROGRESS':
       return t('checkin.inProgress');
     case 'INVALID_STATUS_TRANSITION':
-      return details.from
-        ? t('checkin.notWaiting', { status: i18n.status(String(details.from)) })
+      return typeof details.from === 'string' && details.from
+        ? t('checkin.notWaiting', { status: i18n.status(details.from) })
         : t('checkin.notWaitingAnyMore');
     case 'NOT_FOUND':
       return t('checkin.notFound');
@@ -59,7 +61,13 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
 export function explainLayoutInUse({ t }: Translator, ref: string, error: ApiError): string {
   const [users] = ((error.details ?? {}) as { used_by?: string[] }).used_by ?? [];
   const key: MessageKey =
-    users === 'appointments' ? 'layouts.inUse.appointments' : users === 'trips' ? 'layouts.inUse.trips' : users === 'tickets' ? 'layouts.inUse.tickets' : 'layouts.inUse.records';
+    users === 'appointments'
+      ? 'layouts.inUse.appointments'
+      : users === 'trips'
+        ? 'layouts.inUse.trips'
+        : users === 'tickets'
+          ? 'layouts.inUse.tickets'
+          : 'layouts.inUse.records';
   return t(key, { ref });
 }
 

@@ -66,16 +66,17 @@ const STATUS_KEYS: Record<string, MessageKey> = {
   DELETED: 'status.DELETED',
 };
 
+/** Plain functions, not methods: they use no `this`, so pages take them apart (`const { t } = useI18n()`). */
 export interface Translator {
   language: Language;
   /** The message `key`, its placeholders filled from `values`. */
-  t(key: MessageKey, values?: Values): string;
+  t: (key: MessageKey, values?: Values) => string;
   /** A status as a word (a status the app does not know shows as the service named it). */
-  status(code: string): string;
+  status: (code: string) => string;
   /** An instant (ISO 8601) as date and time in the device's time zone; a timestamp without a zone is UTC. */
-  time(iso: string | null | undefined): string;
+  time: (iso: string | null | undefined) => string;
   /** A time window, or "any time" when it has neither end. */
-  window(start: string | null | undefined, end: string | null | undefined): string;
+  window: (start: string | null | undefined, end: string | null | undefined) => string;
 }
 
 /**
