@@ -1,10 +1,17 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { getMetadataStorage } from 'class-validator';
 import { APPOINTMENTS } from '../../src/modules/appointments/appointments.definition.js';
 import { CreateAppointmentDto, UpdateAppointmentDto } from '../../src/modules/appointments/dto/appointment.dto.js';
 import type { RecordDefinition } from '../../src/modules/records/record-definition.js';
 import { CreateTripDto, UpdateTripDto } from '../../src/modules/trips/dto/trip.dto.js';
 import { TRIPS } from '../../src/modules/trips/trips.definition.js';
+
+/** The served OpenAPI document, as committed (the openapi-lint e2e test holds the two equal). */
+const DOCUMENT = JSON.parse(readFileSync('client/openapi.json', 'utf8')) as {
+  components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+};
+const documented = (schema: string) => Object.keys(DOCUMENT.components.schemas[schema].properties);
 
 const fieldsOf = (dto: Function) =>
   new Set(
@@ -18,9 +25,9 @@ const fieldsOf = (dto: Function) =>
  * each is validated, and must name exactly those columns (plus ref, layout_ref and, on update, status).
  */
 describe.each([
-  ['appointments', APPOINTMENTS, CreateAppointmentDto, UpdateAppointmentDto],
-  ['trips', TRIPS, CreateTripDto, UpdateTripDto],
-] as [string, RecordDefinition, Function, Function][])('the %s definition', (_name, def, create, update) => {
+  ['appointments', APPOINTMENTS, CreateAppointmentDto, UpdateAppointmentDto, 'AppointmentLogView'],
+  ['trips', TRIPS, CreateTripDto, UpdateTripDto, 'TripLogView'],
+] as [string, RecordDefinition, Function, Function, string][])('the %s definition', (_name, def, create, update, view) => {
   it('derives its data columns and zero defaults from the entity', () => {
     expect(Object.keys(def.columns)).toEqual(expect.arrayContaining(['license_plate', 'summary', 'window_start', 'custom_data']));
     expect(Object.keys(def.columns)).not.toEqual(expect.arrayContaining(['id']));
@@ -31,6 +38,10 @@ describe.each([
     const columns = Object.keys(def.columns).sort();
     expect([...fieldsOf(create)].sort()).toEqual([...columns, 'layout_ref', 'ref'].sort());
     expect([...fieldsOf(update)].sort()).toEqual([...columns, 'layout_ref', 'status'].sort());
+  });
+
+  it('lists the fields of its view as the OpenAPI document shows them, in order', () => {
+    expect(def.viewFields).toEqual(documented(view));
   });
 
   it('moves only between its statuses, and every status but the first is reached by some move', () => {
