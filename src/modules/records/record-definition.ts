@@ -86,6 +86,13 @@ export interface RecordDefinition {
    */
   viewFields: readonly string[];
   /**
+   * The record as the driver app shows it (docs/driver-tokens.md), in order: an allow-list, so a column added to
+   * the record reaches drivers only once listed here. Each is a field as in `viewFields`, the owner's
+   * `{id, name}` (under `ownerKind`), or `admissible_from`/`admissible_until`. A unit test holds the list equal to
+   * the driver app's schema in the OpenAPI document (its `layout` aside).
+   */
+  driverAppFields: readonly string[];
+  /**
    * Fields of the view that are columns of the record's driver rather than of the record: the driver's column
    * each shows.
    */

@@ -1,11 +1,12 @@
 import { isoSql } from '../events/account-events.repository.js';
-import type { RecordDefinition, RecordPartner, RecordRow } from './record-definition.js';
+import { admissibleWindow, iso, type RecordDefinition, type RecordPartner, type RecordRow } from './record-definition.js';
+import type { LiveRecordRow } from './records.repository.js';
 
 /** A record as the logs query and the listing show it: `{trip|appointment, driver}`. */
 export type RecordItem = { driver: Record<string, unknown>; [noun: string]: unknown };
 
 /** The partner field of a record's view: `{carrier_id, carrier_name}`, or null. */
-export function partnerOf(partner: RecordPartner, row: Record<string, unknown>): Record<string, unknown> | null {
+function partnerOf(partner: RecordPartner, row: Record<string, unknown>): Record<string, unknown> | null {
   const id = row[partner.column];
   return id ? { [partner.idKey]: id, [partner.nameKey]: row[partner.nameColumn] } : null;
 }
@@ -64,4 +65,20 @@ export class RecordView {
       'driver', jsonb_build_object('tax_id', ${d}.tax_id, 'driver_license_number', ${d}.driver_license_number,
                                    'driver_license_category', ${d}.license_category))`;
   };
+}
+
+/**
+ * A record as the driver app shows it (docs/driver-tokens.md): the definition's `driverAppFields`, each as in the
+ * view, besides the owner's `{id, name}` and the admissible window. Timestamps ISO 8601 UTC with milliseconds.
+ */
+export function driverAppView(def: RecordDefinition, row: LiveRecordRow): Record<string, unknown> {
+  const { from, until } = admissibleWindow(row);
+  const derived: Record<string, unknown> = {
+    [def.ownerKind]: { id: row.owner_id, name: row.owner_name },
+    admissible_from: iso(from),
+    admissible_until: iso(until),
+  };
+  return Object.fromEntries(
+    def.driverAppFields.map((field) => [field, Object.hasOwn(derived, field) ? derived[field] : fieldOf(def, field, row)]),
+  );
 }
