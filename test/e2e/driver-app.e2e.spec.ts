@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { gateScene, minutes } from '../factories/checkin.js';
@@ -25,6 +26,10 @@ const CARD = {
     { type: 'field', label: 'No such field', path: 'gate_number' },
   ],
 };
+
+/** The properties a schema of the served document (client/openapi.json, held equal to it by openapi-lint) documents. */
+const documented = (schema: string) =>
+  Object.keys(JSON.parse(readFileSync('client/openapi.json', 'utf8')).components.schemas[schema].properties).sort();
 
 const TICKET = {
   name: 'Gate pass',
@@ -175,6 +180,22 @@ describe('the driver app API', () => {
     expect(trip).toMatchObject({ ref, status: 'PLANNED', carrier: { id: carrier.id, name: carrier.name }, to_location: 'Rio' });
     expect(trip.layout.card_layout.map((e: { value: unknown }) => e.value)).toEqual(['Rio', 'RJ']);
     expect(trip.layout.modal_layout[0].value).toBe(taxId);
+  });
+
+  it('answers a record with exactly the fields its schema documents', async () => {
+    const [appointmentRef] = await createRecords(t.http, terminal.key, 'appointment', [
+      createItem('appointment', 'everything', { window_start: minutes(-10), window_end: minutes(10) }, driver(taxId)),
+    ]);
+    const appointment = (await asDriver('appointments')).body.data.find((x: { ref: string }) => x.ref === appointmentRef);
+    expect(Object.keys(appointment).sort()).toEqual(documented('DriverAppointmentView'));
+
+    const carrier = await newAccount(t.http, 'carrier');
+    await putLayout(t.http, carrier.key, 'trip', 'trip-fields', CARD);
+    const [tripRef] = await createRecords(t.http, carrier.key, 'trip', [createItem('trip', 'trip-fields', {}, driver(taxId))]);
+    const carrierToken = (await t.http.post(`/api/v1/drivers/${taxId}/tokens`).set('X-API-Key', carrier.key)).body.data.token;
+    const trip = (await asDriver('trips', carrierToken)).body.data.find((x: { ref: string }) => x.ref === tripRef);
+    expect(Object.keys(trip).sort()).toEqual(documented('DriverTripView'));
+    expect(trip.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it('isolates drivers: each token sees only its own driver’s records and tickets', async () => {

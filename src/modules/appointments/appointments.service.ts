@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppointmentLogView } from './dto/appointment.dto.js';
 import { CapacityGuard } from '../capacity/capacity-guard.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
 import { Changes } from '../feed/changes.js';
@@ -19,6 +18,6 @@ export class AppointmentsService extends RecordsService {
     changes: Changes,
     capacity: CapacityGuard,
   ) {
-    super(records, { layouts, usage, drivers, changes, guard: capacity }, AppointmentLogView);
+    super(records, { layouts, usage, drivers, changes, guard: capacity });
   }
 }

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { LayoutSet } from '../layouts/layout-schema.js';
 import { AppointmentsRepository } from '../appointments/appointments.repository.js';
 import type { DriverPrincipal } from '../auth/principal.js';
-import { admissibleWindow, iso } from '../records/record-definition.js';
-import { partnerOf } from '../records/record-view.js';
-import type { LiveRecordRow, RecordsRepository } from '../records/records.repository.js';
+import { driverAppView } from '../records/record-view.js';
+import type { RecordsRepository } from '../records/records.repository.js';
 import { TicketsRepository } from '../tickets/tickets.repository.js';
 import { TripsRepository } from '../trips/trips.repository.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../layouts/render.js';
@@ -12,29 +11,6 @@ import { toTicketView } from '../tickets/tickets.service.js';
 import { DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
 
 const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
-const INTERNAL = new Set(['owner_id', 'owner_name', 'driver_id', 'terminal_id', 'trucking_company_id']);
-
-/**
- * A record as the driver app shows it: its fields (timestamps ISO UTC), owner (`terminal` or `carrier`), the
- * carrier that booked it (appointments), admissible window.
- */
-function recordView(records: RecordsRepository, row: LiveRecordRow): Record<string, unknown> {
-  const { partner, ownerKind } = records.def;
-  const hidden = partner ? new Set([...INTERNAL, partner.column, partner.nameColumn]) : INTERNAL;
-  const fields = Object.fromEntries(
-    Object.entries(row)
-      .filter(([key]) => !hidden.has(key))
-      .map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]),
-  );
-  const { from, until } = admissibleWindow(row);
-  return {
-    ...fields,
-    [ownerKind]: { id: row.owner_id, name: row.owner_name },
-    ...(partner ? { [partner.viewField]: partnerOf(partner, row) } : {}),
-    admissible_from: iso(from),
-    admissible_until: iso(until),
-  };
-}
 
 /**
  * The driver app's data: the driver's live records of the token's partner (its own, and the terminal appointments
@@ -72,7 +48,7 @@ export class DriverAppService {
       rows.map((row) => ({ owner_id: row.owner_id, layout_ref: row.layout_ref })),
     );
     return rows.map((row) => {
-      const view = recordView(records, row);
+      const view = driverAppView(records.def, row);
       const layout = layouts.get(layoutKey(row.owner_id, row.layout_ref));
       return { ...view, layout: layout ? renderLayout(layout, recordContext(noun, view, driverView)) : null };
     });
@@ -83,7 +59,7 @@ export class DriverAppService {
       this.appointmentRecords.findLiveOfDriver(driver.driverId, driver.partnerId),
       this.repository.driver(driver.driverId),
     ]);
-    const appointmentViews = new Map(appointments.map((row) => [row.id, recordView(this.appointmentRecords, row)]));
+    const appointmentViews = new Map(appointments.map((row) => [row.id, driverAppView(this.appointmentRecords.def, row)]));
     const tickets = await this.ticketRecords.findOfAppointments(appointments.map((row) => row.id));
     const layouts = await this.layoutsFor(
       'ticket',

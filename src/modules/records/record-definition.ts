@@ -79,8 +79,22 @@ export interface RecordDefinition {
   /** Interface: fields an update may not send. */
   protectedFields: readonly string[];
   /**
-   * Fields of the record as GET …/logs shows it (its view class lists them) that are columns of the record's
-   * driver rather than of the record: the driver's column each shows.
+   * The fields of the record's view, in order: the record as GET …/logs and the listing show it, and as its
+   * events carry it (RecordView). Each is the column of that name, a column of the record's driver
+   * (`logViewDriverFields`), or the partner's (`partner.viewField`). A unit test holds the list equal to the view
+   * class as the OpenAPI document shows it.
+   */
+  viewFields: readonly string[];
+  /**
+   * The record as the driver app shows it (docs/driver-tokens.md), in order: an allow-list, so a column added to
+   * the record reaches drivers only once listed here. Each is a field as in `viewFields`, the owner's
+   * `{id, name}` (under `ownerKind`), or `admissible_from`/`admissible_until`. A unit test holds the list equal to
+   * the driver app's schema in the OpenAPI document (its `layout` aside).
+   */
+  driverAppFields: readonly string[];
+  /**
+   * Fields of the view that are columns of the record's driver rather than of the record: the driver's column
+   * each shows.
    */
   logViewDriverFields: Record<string, string>;
   /** Appointments: the carrier that booked one. */

@@ -70,14 +70,12 @@ export abstract class RecordsService {
   /** The record as the logs query shows it: built from rows for reads, in SQL for the events of writes. */
   readonly view: RecordView;
 
-  /** `logView`: the class documenting the record as the logs query shows it; its fields are the view's. */
   protected constructor(
     protected readonly records: RecordsRepository,
     deps: RecordsServiceDeps,
-    logView: Function,
   ) {
     this.def = records.def;
-    this.view = new RecordView(this.def, logView);
+    this.view = new RecordView(this.def);
     ({ layouts: this.layouts, drivers: this.drivers, changes: this.changes, guard: this.guard } = deps);
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));

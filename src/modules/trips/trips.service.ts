@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { TripLogView } from './dto/trip.dto.js';
 import type { EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
@@ -20,7 +19,7 @@ export class TripsService extends RecordsService {
     drivers: DriversRepository,
     changes: Changes,
   ) {
-    super(trips, { layouts, usage, drivers, changes }, TripLogView);
+    super(trips, { layouts, usage, drivers, changes });
   }
 
   /**
