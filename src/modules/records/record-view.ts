@@ -1,4 +1,4 @@
-import { isoSql } from '../events/account-events.repository.js';
+import { isoSql } from '../events/event-sql.js';
 import type { RecordDefinition, RecordPartner, RecordRow } from './record-definition.js';
 
 /** Swagger's list of a class's documented properties (`:name`), as @ApiProperty records it. */
