@@ -4,6 +4,7 @@ import { ApiKeysRepository } from './api-keys.repository.js';
 import { AuthCache } from './auth-cache.js';
 import { AuthFailures } from './auth-failures.js';
 import { AuthGuard } from './auth.guard.js';
+import { DriverTokenGrants } from './driver-token-grants.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { DriverTokens } from './driver-tokens.js';
 import { AuthService } from './auth.service.js';
@@ -19,10 +20,11 @@ import { RevocationListener } from './revocation-listener.js';
     RevocationListener,
     DriverTokens,
     DriverTokenGrantsRepository,
+    DriverTokenGrants,
     RateLimiter,
     AuthFailures,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [AuthService, AuthFailures, DriverTokens, DriverTokenGrantsRepository],
+  exports: [AuthService, AuthFailures, DriverTokens, DriverTokenGrants],
 })
 export class AuthModule {}

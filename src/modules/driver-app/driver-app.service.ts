@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { LayoutSet } from '../layouts/layout-schema.js';
-import { AppointmentsRepository } from '../appointments/appointments.repository.js';
+import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import { partnerOf } from '../records/record-view.js';
-import type { LiveRecordRow, RecordsRepository } from '../records/records.repository.js';
-import { TicketsRepository } from '../tickets/tickets.repository.js';
-import { TripsRepository } from '../trips/trips.repository.js';
+import type { LiveRecordRow, RecordsService } from '../records/records.service.js';
+import { TripsService } from '../trips/trips.service.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../layouts/render.js';
-import { toTicketView } from '../tickets/tickets.service.js';
+import { TicketsService, toTicketView } from '../tickets/tickets.service.js';
 import { DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
 
 const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
@@ -18,7 +17,7 @@ const INTERNAL = new Set(['owner_id', 'owner_name', 'driver_id', 'terminal_id', 
  * A record as the driver app shows it: its fields (timestamps ISO UTC), owner (`terminal` or `carrier`), the
  * carrier that booked it (appointments), admissible window.
  */
-function recordView(records: RecordsRepository, row: LiveRecordRow): Record<string, unknown> {
+function recordView(records: RecordsService, row: LiveRecordRow): Record<string, unknown> {
   const { partner, ownerKind } = records.def;
   const hidden = partner ? new Set([...INTERNAL, partner.column, partner.nameColumn]) : INTERNAL;
   const fields = Object.fromEntries(
@@ -45,9 +44,9 @@ function recordView(records: RecordsRepository, row: LiveRecordRow): Record<stri
 export class DriverAppService {
   constructor(
     private readonly repository: DriverAppRepository,
-    private readonly appointmentRecords: AppointmentsRepository,
-    private readonly tripRecords: TripsRepository,
-    private readonly ticketRecords: TicketsRepository,
+    private readonly appointmentRecords: AppointmentsService,
+    private readonly tripRecords: TripsService,
+    private readonly ticketRecords: TicketsService,
   ) {}
 
   appointments(driver: DriverPrincipal) {
@@ -59,7 +58,7 @@ export class DriverAppService {
   }
 
   private async records(
-    records: RecordsRepository,
+    records: RecordsService,
     driver: DriverPrincipal,
   ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const { noun, layoutSet } = records.def;
