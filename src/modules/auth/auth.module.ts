@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { AuthCache } from './auth-cache.js';
@@ -9,10 +9,15 @@ import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js
 import { DriverTokens } from './driver-tokens.js';
 import { AuthService } from './auth.service.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RevocationsModule } from './revocations.js';
 import { RevocationListener } from './revocation-listener.js';
 
-@Global()
+/**
+ * Who calls: API keys and driver tokens checked by the global AuthGuard (with rate limits and the failures'
+ * lockout), the credential cache kept true by revocations (RevocationListener hears every process's).
+ */
 @Module({
+  imports: [RevocationsModule],
   providers: [
     ApiKeysRepository,
     AuthService,
