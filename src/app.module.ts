@@ -15,7 +15,6 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CapacityModule } from './modules/capacity/capacity.module.js';
 import { RevocationsModule } from './modules/auth/revocations.js';
-import { CheckinModule } from './modules/checkin/checkin.module.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriverTokensModule } from './modules/driver-tokens/driver-tokens.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
@@ -38,6 +37,10 @@ export interface AppDependencies {
   logger: Logger;
 }
 
+/**
+ * The whole service. Global here: the config and the logger (this module's own providers), the database and
+ * Redis (their modules); every feature module imports the modules whose providers it injects (docs/architecture.md).
+ */
 @Module({})
 export class AppModule {
   static forRoot({ config, database, logger }: AppDependencies): DynamicModule {
@@ -63,9 +66,9 @@ export class AppModule {
         CapacityModule,
         BookingsModule,
         TicketsModule,
-        CheckinModule,
         DriverAppModule,
         WebhooksModule,
+        // With the check-in module, which it hands its TerminalLink (CheckinModule.withTerminalLink).
         RealtimeModule,
       ],
       providers: [

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import './child-preload.js';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
-import { BEGIN_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 import { LOG_AND_EVENT } from './plain-sql.js';
 
 /**

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
-import { BEGIN_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 
 export interface AppointmentItem {
   driver: { tax_id: string; driver_license_number: string; license_category: string };

@@ -4,10 +4,24 @@ import { EXAMPLE } from '../common/docs/examples.js';
 import { guideUrl } from '../common/docs/guide.js';
 import { ERROR_CODES, type ErrorCode } from '../common/errors/error-codes.js';
 import { DRIVER_CHECKIN_ERRORS, MAX_CHECKIN_TICKETS } from '../modules/checkin/dto/checkin.dto.js';
-import { FEED_EVENT_DATA, FEED_PAGE } from '../modules/feed/feed-page.js';
+import type { FeedEventType } from '../modules/feed/driver-feed.js';
+import { DeletedTicketData, FEED_PAGE, StatusChangeData } from '../modules/feed/feed-page.js';
+import { TicketView } from '../modules/tickets/dto/ticket.dto.js';
 import { type EventSpec, type NamespaceName, SOCKET_EVENTS } from './socket-events.js';
 
 type Schema = Record<string, unknown>;
+
+/**
+ * What `data` holds for each type of driver feed event. Kept here, beside the document that describes them: the
+ * feed carries tickets without knowing the tickets module.
+ */
+const FEED_EVENT_DATA: Record<FeedEventType, Type<object>> = {
+  'ticket.created': TicketView,
+  'ticket.updated': TicketView,
+  'ticket.deleted': DeletedTicketData,
+  'appointment.status': StatusChangeData,
+  'trip.status': StatusChangeData,
+};
 type Direction = 'serverToClient' | 'clientToServer';
 type Events<N extends NamespaceName, D extends Direction> = (typeof SOCKET_EVENTS)[N][D];
 

@@ -1,19 +1,21 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../modules/auth/auth.module.js';
+import { RevocationsModule } from '../modules/auth/revocations.js';
 import { CheckinModule } from '../modules/checkin/checkin.module.js';
-import { TerminalLink } from '../modules/checkin/terminal-link.js';
+import { FeedModule } from '../modules/feed/feed.module.js';
+import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { DriverFeedListener } from './driver-feed.listener.js';
 import { DriverGateway } from './driver.gateway.js';
 import { TerminalChannel } from './terminal-channel.js';
 import { TerminalGateway } from './terminal.gateway.js';
 
 /**
- * The Socket.IO namespaces (docs/checkin.md). Global so that the check-in module gets its TerminalLink
- * without importing this module: realtime depends on the feature modules, never the other way round.
+ * The Socket.IO namespaces (docs/checkin.md). The check-in module gets its TerminalLink from here, as the
+ * TerminalChannel this module hands it (CheckinModule.withTerminalLink): realtime depends on the feature
+ * modules, never the other way round.
  */
-@Global()
 @Module({
-  imports: [CheckinModule],
-  providers: [TerminalChannel, { provide: TerminalLink, useExisting: TerminalChannel }, DriverFeedListener, TerminalGateway, DriverGateway],
-  exports: [TerminalLink],
+  imports: [CheckinModule.withTerminalLink(TerminalChannel), AuthModule, RevocationsModule, FeedModule, MetricsModule],
+  providers: [DriverFeedListener, TerminalGateway, DriverGateway],
 })
 export class RealtimeModule {}

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
-import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/account-events.repository.js';
+import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 describe('schema: migrations and entities agree', () => {

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { RevocationsModule } from '../auth/revocations.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
 import { AdminController } from './admin.controller.js';
 import { MeController } from './me.controller.js';
 
+/** Accounts and their API keys; a revoked key is announced through Revocations. */
 @Module({
+  imports: [RevocationsModule],
   controllers: [AdminController, MeController],
   providers: [AccountsRepository, AccountsService],
-  exports: [AccountsRepository, AccountsService],
+  exports: [AccountsService],
 })
 export class AccountsModule {}

@@ -94,6 +94,11 @@ export class AccountsService {
     return { kind: account.kind, account_id: account.id, name: account.name };
   }
 
+  /** The account of this id, as stored, or null (a booking's carrier, by its key's account id). */
+  findById(id: string): Promise<Account | null> {
+    return this.accounts.findById(id);
+  }
+
   private async mustFind(id: string): Promise<Account> {
     const account = UUID.test(id) ? await this.accounts.findById(id) : null;
     if (!account) throw AppError.notFound('Account', { id });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CapacityModule } from '../capacity/capacity.module.js';
 import { DriversModule } from '../drivers/drivers.module.js';
+import { FeedModule } from '../feed/feed.module.js';
 import { LayoutsModule } from '../layouts/layouts.module.js';
 import { AppointmentsRepository } from './appointments.repository.js';
 import { AppointmentsController } from './appointments.controller.js';
@@ -8,9 +9,9 @@ import { AppointmentsService } from './appointments.service.js';
 import { NoShowSweep } from './no-show-sweep.js';
 
 @Module({
-  imports: [LayoutsModule, DriversModule, CapacityModule],
+  imports: [LayoutsModule, DriversModule, CapacityModule, FeedModule],
   controllers: [AppointmentsController],
   providers: [AppointmentsRepository, AppointmentsService, NoShowSweep],
-  exports: [AppointmentsRepository, AppointmentsService],
+  exports: [AppointmentsService],
 })
 export class AppointmentsModule {}

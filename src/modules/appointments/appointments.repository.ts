@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CURRENT_TX, INSERT_EVENTS } from '../events/account-events.repository.js';
+import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
 import type { ViewSql } from '../records/record-view.js';
 import { RecordsRepository } from '../records/records.repository.js';
 import { APPOINTMENTS } from './appointments.definition.js';

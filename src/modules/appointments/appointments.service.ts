@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { CapacityGuard } from '../capacity/capacity-guard.js';
-import { DriversRepository } from '../drivers/drivers.repository.js';
+import { DriversService } from '../drivers/drivers.service.js';
 import { Changes } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
-import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { LayoutsService } from '../layouts/layouts.service.js';
 import { RecordsService } from '../records/records.service.js';
 import { AppointmentsRepository } from './appointments.repository.js';
 
@@ -12,9 +12,9 @@ import { AppointmentsRepository } from './appointments.repository.js';
 export class AppointmentsService extends RecordsService {
   constructor(
     records: AppointmentsRepository,
-    layouts: LayoutsRepository,
+    layouts: LayoutsService,
     usage: LayoutUsage,
-    drivers: DriversRepository,
+    drivers: DriversService,
     changes: Changes,
     capacity: CapacityGuard,
   ) {

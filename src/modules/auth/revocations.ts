@@ -1,4 +1,4 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { Subject } from 'rxjs';
 
 export type Revocation = { kind: 'api-key'; keyId: string } | { kind: 'driver-tokens'; driverId: string; partnerId: string };
@@ -18,6 +18,6 @@ export class Revocations {
   }
 }
 
-@Global()
+/** Imported by the modules that announce or hear revocations (auth, accounts, driver tokens, the socket gateways). */
 @Module({ providers: [Revocations], exports: [Revocations] })
 export class RevocationsModule {}

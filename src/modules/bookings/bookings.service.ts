@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
-import { AccountsRepository } from '../accounts/accounts.repository.js';
+import { AccountsService } from '../accounts/accounts.service.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { CapacityService } from '../capacity/capacity.service.js';
@@ -22,7 +22,7 @@ export class BookingsService {
   constructor(
     private readonly appointments: AppointmentsService,
     private readonly capacity: CapacityService,
-    private readonly accounts: AccountsRepository,
+    private readonly accounts: AccountsService,
   ) {}
 
   /**

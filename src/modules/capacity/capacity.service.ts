@@ -6,7 +6,7 @@ import { REF_MAX } from '../../common/validation/validators.js';
 import { inTransaction } from '../../database/transaction.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
-import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import {
   AVAILABILITY_DAYS,
@@ -95,7 +95,7 @@ function rangeOf(query: AvailabilityRangeQuery): { from: number; to: number } {
 export class CapacityService {
   constructor(
     private readonly rules: CapacityRepository,
-    private readonly layouts: LayoutsRepository,
+    private readonly layouts: LayoutsService,
     private readonly db: DataSource,
     usage: LayoutUsage,
   ) {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
 import type { AccountEventType } from '../events/account-events.js';
-import { CURRENT_TX, INSERT_EVENTS } from '../events/account-events.repository.js';
+import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';

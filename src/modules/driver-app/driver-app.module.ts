@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppointmentsModule } from '../appointments/appointments.module.js';
+import { FeedModule } from '../feed/feed.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { TripsModule } from '../trips/trips.module.js';
 import { DriverAppController } from './driver-app.controller.js';
@@ -9,7 +10,7 @@ import { DriverEventsController } from './driver-events.controller.js';
 
 /** The driver app's REST surface (docs/driver-tokens.md), authenticated by driver tokens. */
 @Module({
-  imports: [AppointmentsModule, TripsModule, TicketsModule],
+  imports: [AppointmentsModule, TripsModule, TicketsModule, FeedModule],
   controllers: [DriverAppController, DriverEventsController],
   providers: [DriverAppRepository, DriverAppService],
 })

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { LayoutSet } from '../layouts/layout-schema.js';
-import { AppointmentsRepository } from '../appointments/appointments.repository.js';
+import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { driverAppView } from '../records/record-view.js';
-import type { RecordsRepository } from '../records/records.repository.js';
-import { TicketsRepository } from '../tickets/tickets.repository.js';
-import { TripsRepository } from '../trips/trips.repository.js';
+import type { RecordsService } from '../records/records.service.js';
+import { TripsService } from '../trips/trips.service.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from '../layouts/render.js';
-import { toTicketView } from '../tickets/tickets.service.js';
+import { TicketsService, toTicketView } from '../tickets/tickets.service.js';
 import { DriverAppRepository, type LayoutRow } from './driver-app.repository.js';
 
 const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
@@ -21,9 +20,9 @@ const layoutKey = (ownerId: string, ref: string) => `${ownerId}\u0000${ref}`;
 export class DriverAppService {
   constructor(
     private readonly repository: DriverAppRepository,
-    private readonly appointmentRecords: AppointmentsRepository,
-    private readonly tripRecords: TripsRepository,
-    private readonly ticketRecords: TicketsRepository,
+    private readonly appointmentRecords: AppointmentsService,
+    private readonly tripRecords: TripsService,
+    private readonly ticketRecords: TicketsService,
   ) {}
 
   appointments(driver: DriverPrincipal) {
@@ -35,7 +34,7 @@ export class DriverAppService {
   }
 
   private async records(
-    records: RecordsRepository,
+    records: RecordsService,
     driver: DriverPrincipal,
   ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const { noun, layoutSet } = records.def;

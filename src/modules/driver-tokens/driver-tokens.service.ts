@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error.js';
 import { isTaxId } from '../../common/validation/validators.js';
 import { AuthFailures } from '../auth/auth-failures.js';
-import { DriverTokenGrantsRepository } from '../auth/driver-token-grants.repository.js';
+import { DriverTokenGrants } from '../auth/driver-token-grants.js';
 import { DriverTokens } from '../auth/driver-tokens.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
-import { AppointmentsRepository } from '../appointments/appointments.repository.js';
-import { TripsRepository } from '../trips/trips.repository.js';
+import { AppointmentsService } from '../appointments/appointments.service.js';
+import { TripsService } from '../trips/trips.service.js';
 import { SignInCodes } from './sign-in-codes.js';
 
 export interface MintedToken {
@@ -21,10 +21,10 @@ export interface MintedToken {
 @Injectable()
 export class DriverTokensService {
   constructor(
-    private readonly appointments: AppointmentsRepository,
-    private readonly trips: TripsRepository,
+    private readonly appointments: AppointmentsService,
+    private readonly trips: TripsService,
     private readonly tokens: DriverTokens,
-    private readonly grants: DriverTokenGrantsRepository,
+    private readonly grants: DriverTokenGrants,
     private readonly revocations: Revocations,
     private readonly codes: SignInCodes,
     private readonly failures: AuthFailures,

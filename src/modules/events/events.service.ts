@@ -1,11 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { Subject } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
-import type { AccountEventView } from './account-events.js';
+import type { AccountEventView, NewAccountEvent } from './account-events.js';
 import { AccountEventsRepository } from './account-events.repository.js';
 import { EVENTS_LIMIT, type EventsQuery } from './dto/event.dto.js';
 import { decodeEventCursor, encodeEventCursor } from './events-cursor.js';
@@ -58,6 +59,16 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     const items = await this.events.page(principal.accountId, after, limit);
     const last = items.at(-1);
     return { items, next_cursor: last ? encodeEventCursor(String(last.seq)) : (query.after ?? null) };
+  }
+
+  /** The feed's horizon now (docs/events.md#the-horizon): where a new reader (a webhook) starts. */
+  horizon(): Promise<string> {
+    return this.events.horizon();
+  }
+
+  /** Writes the events in the caller's transaction, which must be an event writer's (Changes.transaction). */
+  append(manager: EntityManager, events: NewAccountEvent[]): Promise<void> {
+    return this.events.append(manager, events);
   }
 
   /** Deletes every event older than EVENT_RETENTION_DAYS; answers how many. */

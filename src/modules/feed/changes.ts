@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../../database/transaction.js';
-import { BEGIN_EVENT_WRITER } from '../events/account-events.repository.js';
+import { BEGIN_EVENT_WRITER } from '../events/event-sql.js';
 import { EventsService } from '../events/events.service.js';
 import { DriverFeed, type FeedEvent, type NewFeedEvent } from './driver-feed.js';
 

@@ -1,10 +1,8 @@
-import type { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
 import { parseInput } from '../../common/validation/validate.js';
-import { TicketView } from '../tickets/dto/ticket.dto.js';
-import { type DriverFeed, FEED_EVENT_TYPES, type FeedEvent, type FeedEventType } from './driver-feed.js';
+import { type DriverFeed, FEED_EVENT_TYPES, type FeedEvent } from './driver-feed.js';
 
 /** Most events one replay answers; `has_more` says to ask again. */
 export const FEED_PAGE = 500;
@@ -42,15 +40,6 @@ export class StatusChangeData {
   @ApiProperty() previous_status: string;
   @ApiPropertyOptional({ format: 'uuid', description: 'The check-in that made the change' }) checkin_id?: string;
 }
-
-/** What `data` holds for each type of event, for the documents that describe the feed. */
-export const FEED_EVENT_DATA: Record<FeedEventType, Type<object>> = {
-  'ticket.created': TicketView,
-  'ticket.updated': TicketView,
-  'ticket.deleted': DeletedTicketData,
-  'appointment.status': StatusChangeData,
-  'trip.status': StatusChangeData,
-};
 
 /**
  * Where a replay starts: the body of `sync` on /driver, and `?after=` of GET /api/v1/driver/events

@@ -4,9 +4,13 @@ import { LayoutsController } from './layouts.controller.js';
 import { LayoutsRepository } from './layouts.repository.js';
 import { LayoutsService } from './layouts.service.js';
 
+/**
+ * The three layout sets (trip, appointment, ticket): others check the refs their records name through
+ * LayoutsService, and register with LayoutUsage what keeps a layout in use.
+ */
 @Module({
   controllers: [LayoutsController],
   providers: [LayoutsRepository, LayoutsService, LayoutUsage],
-  exports: [LayoutsRepository, LayoutUsage],
+  exports: [LayoutsService, LayoutUsage],
 })
 export class LayoutsModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { PartnerPrincipal, Principal } from '../auth/principal.js';
 import type { DeletedLayoutView, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
@@ -91,6 +91,19 @@ export class LayoutsService {
       await this.layouts.delete(manager, ownerId, set, ref);
     });
     return { deleted_refs: [ref], status: 'deleted' };
+  }
+
+  /** The refs and names of the layouts of this set of every one of these owners (capacity's bookable layouts). */
+  refsOf(ownerIds: string[], set: LayoutSet): Promise<{ owner_id: string; ref: string; name: string | null }[]> {
+    return this.layouts.refsOf(ownerIds, set);
+  }
+
+  /**
+   * Of `refs`, those with no layout of this owner and set; the found ones share-locked until `manager`'s
+   * transaction ends (requireLayouts, for the records, tickets and rules that name layouts).
+   */
+  findMissingRefs(manager: EntityManager, ownerId: string, set: LayoutSet, refs: string[]): Promise<string[]> {
+    return this.layouts.findMissingRefs(manager, ownerId, set, refs);
   }
 
   /** Checks the set exists, belongs to the caller's kind, and the ref is well formed. */

@@ -1,14 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { LayoutSet } from './layout-schema.js';
-import type { LayoutsRepository } from './layouts.repository.js';
+import type { LayoutsService } from './layouts.service.js';
 
 /**
  * INVALID_LAYOUT_REF unless every ref names a layout of this owner and set. The layouts found stay
  * share-locked until `manager`'s transaction ends, so they cannot be deleted under the records that use them.
  */
 export async function requireLayouts(
-  layouts: LayoutsRepository,
+  layouts: LayoutsService,
   manager: EntityManager,
   ownerId: string,
   set: LayoutSet,

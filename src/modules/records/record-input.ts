@@ -3,7 +3,7 @@ import { dtoItems, type ItemParser, stringItems } from '../../common/batch/batch
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
 import { isPlainObject, validatePlain } from '../../common/validation/validate.js';
-import type { DriverInput } from '../drivers/drivers.repository.js';
+import type { DriverInput } from '../drivers/drivers.service.js';
 import type { RecordDefinition } from './record-definition.js';
 
 /** A create item: `{driver, trip}` or `{driver, appointment}`. */

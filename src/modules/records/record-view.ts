@@ -1,4 +1,4 @@
-import { isoSql } from '../events/account-events.repository.js';
+import { isoSql } from '../events/event-sql.js';
 import { admissibleWindow, iso, type RecordDefinition, type RecordPartner, type RecordRow } from './record-definition.js';
 import type { LiveRecordRow } from './records.repository.js';
 

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { MAX_TOLERANCE } from '../../common/validation/validators.js';
 import type { RecordDefinition, RecordRow, SqlType } from './record-definition.js';
-import { CURRENT_TX, INSERT_EVENTS } from '../events/account-events.repository.js';
+import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
 import type { ListFilter } from './record-listing.js';
 import type { ViewSql } from './record-view.js';
 import type { LogEntry } from './transitions.js';

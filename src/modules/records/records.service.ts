@@ -2,16 +2,16 @@ import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
-import type { DriversRepository } from '../drivers/drivers.repository.js';
+import type { DriversService } from '../drivers/drivers.service.js';
 import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
-import type { LayoutsRepository } from '../layouts/layouts.repository.js';
+import type { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import type { RecordDefinition, RecordRow } from './record-definition.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { GuardedRecord, RecordGuard } from './record-guard.js';
-import type { LockedRecord, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
+import type { LiveRecordRow, LockedRecord, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
 import { type RecordItem, RecordView } from './record-view.js';
 import { type LogEntry, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
@@ -23,7 +23,7 @@ export interface LogItem {
   created_at: string;
 }
 
-export type { RecordItem };
+export type { LiveRecordRow, RecordItem };
 
 export interface LogsElement {
   ref: string;
@@ -38,9 +38,9 @@ export interface RecordsPage {
 
 /** What the engine needs besides its own repository; each module's service passes its injected ones. */
 export interface RecordsServiceDeps {
-  layouts: LayoutsRepository;
+  layouts: LayoutsService;
   usage: LayoutUsage;
-  drivers: DriversRepository;
+  drivers: DriversService;
   changes: Changes;
   /** Rules the kind's writes must keep besides the engine's (appointments: capacity). */
   guard?: RecordGuard;
@@ -62,9 +62,9 @@ const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a
  * (docs/errors.md), every status move through `transition` (docs/statuses.md).
  */
 export abstract class RecordsService {
-  protected readonly def: RecordDefinition;
-  private readonly layouts: LayoutsRepository;
-  private readonly drivers: DriversRepository;
+  readonly def: RecordDefinition;
+  private readonly layouts: LayoutsService;
+  private readonly drivers: DriversService;
   private readonly changes: Changes;
   private readonly guard?: RecordGuard;
   /** The record as the logs query shows it: built from rows for reads, in SQL for the events of writes. */
@@ -278,6 +278,16 @@ export abstract class RecordsService {
   /** Writes log entries on records (check-in attempts, ticket changes). */
   log(manager: EntityManager, entries: LogEntry[]): Promise<void> {
     return this.records.insertLogs(manager, entries);
+  }
+
+  /** A driver's live records of which the account is the owner or the partner, soonest first (the driver app). */
+  findLiveOfDriver(driverId: string, accountId: string): Promise<LiveRecordRow[]> {
+    return this.records.findLiveOfDriver(driverId, accountId);
+  }
+
+  /** Whether the account owns (or is the partner of) a record, not deleted, of the driver with this tax id. */
+  hasLiveRecordOf(accountId: string, taxId: string): Promise<boolean> {
+    return this.records.hasLiveRecordOf(accountId, taxId);
   }
 
   /** GET …/logs: each distinct requested ref once, in request order; unknown ones `found: false`. */

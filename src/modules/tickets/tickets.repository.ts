@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
-import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/account-events.repository.js';
+import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
 import type { LogEntry } from '../records/transitions.js';
 
 /** A ticket row joined with its appointment's ref and driver. */

@@ -7,7 +7,7 @@ import type { PartnerPrincipal } from '../auth/principal.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
-import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import type { LogEntry } from '../records/transitions.js';
 import { CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
@@ -73,7 +73,7 @@ function inOrder(ids: string[], rows: TicketRow[]): TicketRow[] {
 export class TicketsService {
   constructor(
     private readonly tickets: TicketsRepository,
-    private readonly layouts: LayoutsRepository,
+    private readonly layouts: LayoutsService,
     private readonly changes: Changes,
     usage: LayoutUsage,
   ) {
@@ -187,6 +187,11 @@ export class TicketsService {
     const byRef = new Map(appointments.map((a) => [a.ref, [] as TicketView[]]));
     for (const ticket of tickets) byRef.get(ticket.appointment_ref)?.push(toTicketView(ticket));
     return unique.map((ref) => ({ ref, found: byRef.has(ref), data: byRef.get(ref) ?? null }));
+  }
+
+  /** The tickets of these appointments as stored, oldest first (the driver app renders them). */
+  findOfAppointments(appointmentIds: string[]): Promise<TicketRow[]> {
+    return this.tickets.findOfAppointments(appointmentIds);
   }
 
   async findByIds(ids: string[]): Promise<TicketView[]> {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
-import { DriversRepository } from '../drivers/drivers.repository.js';
+import { DriversService } from '../drivers/drivers.service.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
-import { LayoutsRepository } from '../layouts/layouts.repository.js';
+import { LayoutsService } from '../layouts/layouts.service.js';
 import { RecordsService } from '../records/records.service.js';
 import type { PlannedMove } from '../records/transitions.js';
 import { TripsRepository } from './trips.repository.js';
@@ -14,9 +14,9 @@ import { TripsRepository } from './trips.repository.js';
 export class TripsService extends RecordsService {
   constructor(
     private readonly trips: TripsRepository,
-    layouts: LayoutsRepository,
+    layouts: LayoutsService,
     usage: LayoutUsage,
-    drivers: DriversRepository,
+    drivers: DriversService,
     changes: Changes,
   ) {
     super(trips, { layouts, usage, drivers, changes });

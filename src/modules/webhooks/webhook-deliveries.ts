@@ -5,7 +5,6 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
-import { AccountEventsRepository } from '../events/account-events.repository.js';
 import { EventsService } from '../events/events.service.js';
 import { Changes } from '../feed/changes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -219,7 +218,6 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     private readonly repository: WebhooksRepository,
     private readonly events: EventsService,
-    private readonly accountEvents: AccountEventsRepository,
     private readonly changes: Changes,
     private readonly instance: InstanceLiveness,
     private readonly metrics: MetricsService,
@@ -487,7 +485,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private async pauseFailing(): Promise<void> {
     const paused = await this.changes.transaction(async (manager, events) => {
       const rows = await this.repository.pauseFailing(manager, this.config.webhookDisableAfterHours);
-      await this.accountEvents.append(
+      await this.events.append(
         manager,
         rows.map((row) => ({ accountId: row.account_id, type: 'webhook.disabled' as const, data: { webhook: toWebhookView(row) } })),
       );

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { inTransaction } from '../../database/transaction.js';
-import { AccountEventsRepository } from '../events/account-events.repository.js';
+import { EventsService } from '../events/events.service.js';
 
 /** A subscription as stored. */
 export interface WebhookRow {
@@ -247,7 +247,7 @@ const OUTCOME_GATHER_MS = 10;
 export class WebhooksRepository {
   constructor(
     private readonly db: DataSource,
-    private readonly events: AccountEventsRepository,
+    private readonly events: EventsService,
   ) {}
 
   /**
