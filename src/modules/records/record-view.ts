@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { isoSql } from '../events/account-events.repository.js';
 import type { RecordDefinition, RecordPartner, RecordRow } from './record-definition.js';
 
@@ -29,9 +30,11 @@ export class RecordView {
 
   constructor(
     private readonly def: RecordDefinition,
-    viewClass: Function,
+    viewClass: Type<object>,
   ) {
-    this.fields = (Reflect.getMetadata(DOCUMENTED_PROPERTIES, viewClass.prototype) as string[]).map((field) => field.replace(/^:/, ''));
+    this.fields = (Reflect.getMetadata(DOCUMENTED_PROPERTIES, viewClass.prototype as object) as string[]).map((field) =>
+      field.replace(/^:/, ''),
+    );
     this.timestamps = new Set([
       ...Object.entries(def.columns)
         .filter(([, type]) => type === 'timestamptz')
