@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { APPOINTMENTS } from '../../src/modules/appointments/appointments.definition.js';
 import { CreateAppointmentDto, UpdateAppointmentDto } from '../../src/modules/appointments/dto/appointment.dto.js';
@@ -6,7 +7,7 @@ import type { RecordDefinition } from '../../src/modules/records/record-definiti
 import { CreateTripDto, UpdateTripDto } from '../../src/modules/trips/dto/trip.dto.js';
 import { TRIPS } from '../../src/modules/trips/trips.definition.js';
 
-const fieldsOf = (dto: Function) =>
+const fieldsOf = (dto: Type<object>) =>
   new Set(
     getMetadataStorage()
       .getTargetValidationMetadatas(dto, '', false, false)
@@ -20,7 +21,7 @@ const fieldsOf = (dto: Function) =>
 describe.each([
   ['appointments', APPOINTMENTS, CreateAppointmentDto, UpdateAppointmentDto],
   ['trips', TRIPS, CreateTripDto, UpdateTripDto],
-] as [string, RecordDefinition, Function, Function][])('the %s definition', (_name, def, create, update) => {
+] as [string, RecordDefinition, Type<object>, Type<object>][])('the %s definition', (_name, def, create, update) => {
   it('derives its data columns and zero defaults from the entity', () => {
     expect(Object.keys(def.columns)).toEqual(expect.arrayContaining(['license_plate', 'summary', 'window_start', 'custom_data']));
     expect(Object.keys(def.columns)).not.toEqual(expect.arrayContaining(['id']));
