@@ -5,6 +5,6 @@ import { openDatabase } from './src/database/data-source.js';
 import { ENTITIES } from './src/entities.js';
 
 /** The data source of the TypeORM CLI (`npm run migration:generate -- src/database/migrations/<name>`). */
-const database = await openDatabase(loadConfig(), ENTITIES);
+const database = openDatabase(loadConfig(), ENTITIES);
 const dataSource: DataSource = database.dataSource;
 export default dataSource;

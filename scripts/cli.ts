@@ -133,7 +133,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const database = await openDatabase(config, ENTITIES);
+  const database = openDatabase(config, ENTITIES);
   try {
     await database.dataSource.initialize();
     await database.dataSource.runMigrations({ transaction: 'each' });

@@ -24,7 +24,7 @@ export function commandLine<T extends NonNullable<ParseArgsConfig['options']>>(o
       console.log(usage);
       process.exit(0);
     }
-    return parsed.values as ReturnType<typeof parseArgs<{ options: T }>>['values'];
+    return parsed.values;
   } catch (error) {
     console.error(`${oneLine(error)}\n\n${usage}`);
     process.exit(64);

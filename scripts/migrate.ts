@@ -9,7 +9,7 @@ if (command !== 'run' && command !== 'revert') {
   console.error('usage: migrate.js run|revert');
   process.exit(64);
 }
-const database = await openDatabase(loadConfig(), ENTITIES);
+const database = openDatabase(loadConfig(), ENTITIES);
 try {
   await database.dataSource.initialize();
   if (command === 'run') {

@@ -84,7 +84,7 @@ const LAYOUTS: [LayoutSet, string, object][] = [
 
 async function seed(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase(config, ENTITIES);
+  const database = openDatabase(config, ENTITIES);
   let app: INestApplicationContext | undefined;
   try {
     await database.dataSource.initialize();
@@ -190,6 +190,6 @@ For the README's curl examples, in your shell:
 // A failure is one line for the person who ran it (the store in use by the service, a bad variable…), and exit 1.
 await seed().catch((error: unknown) => {
   const known = error instanceof ConfigError || error instanceof DataDirLockedError;
-  console.error(`seed:demo failed: ${known ? (error as Error).message : oneLine(error)}`);
+  console.error(`seed:demo failed: ${known ? error.message : oneLine(error)}`);
   process.exit(1);
 });

@@ -53,6 +53,10 @@ const rest = async <T>(path: string): Promise<T> => {
   return body.data;
 };
 
+/** A value of a rendered ticket as text: a dash where there is none. */
+const shown = (value: unknown) =>
+  value == null ? '—' : typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`;
+
 /** A ticket as a driver would see it: its layout's elements, top to bottom, as text. */
 function draw(elements: RenderedElement[]): string[] {
   return elements.flatMap((e) => {
@@ -61,9 +65,9 @@ function draw(elements: RenderedElement[]): string[] {
         return [`  == ${String(e.title).toUpperCase()} ==`];
       case 'field':
       case 'highlight':
-        return [`  ${e.label}: ${e.value ?? '—'}`];
+        return [`  ${e.label}: ${shown(e.value)}`];
       case 'highlight_grid':
-        return [`  ${(e.items ?? []).map((item) => `${item.label}: ${item.value ?? '—'}`).join(' | ')}`];
+        return [`  ${(e.items ?? []).map((item) => `${item.label}: ${shown(item.value)}`).join(' | ')}`];
       case 'divider':
         return ['  ----------------'];
       case 'tag_container':
@@ -73,7 +77,7 @@ function draw(elements: RenderedElement[]): string[] {
       case 'instruction':
         return (e.steps ?? []).map((step, i) => `  ${i + 1}. ${step}`);
       case 'qrcode':
-        return [`  [QR ${e.value ?? '—'}]`];
+        return [`  [QR ${shown(e.value)}]`];
       default:
         return e.text ? [`  ${e.text}`] : [];
     }
@@ -87,8 +91,8 @@ async function apply(event: FeedEvent): Promise<void> {
   if (event.seq <= lastSeq) return;
   lastSeq = event.seq;
   const what = event.type.startsWith('ticket')
-    ? `ticket ${event.data.id}`
-    : `${event.data.ref}: ${event.data.previous_status} → ${event.data.status}`;
+    ? `ticket ${String(event.data.id)}`
+    : `${String(event.data.ref)}: ${String(event.data.previous_status)} → ${String(event.data.status)}`;
   console.log(`#${event.seq} ${event.type} ${what}`);
   if (event.type === 'ticket.created' || event.type === 'ticket.updated') {
     const tickets = await rest<{ id: string; layout: { elements?: RenderedElement[] } | null }[]>('/api/v1/driver/tickets');

@@ -38,7 +38,7 @@ function httpCors(origin: '*' | string[]): CorsOptions {
 
 /** Opens and migrates the store, then builds the HTTP app; `main.ts` and the tests both start here. */
 export async function createApp(config: AppConfig, logger: Logger = createLogger(config.logLevel)): Promise<GateApp> {
-  const database = await openDatabase(config, ENTITIES);
+  const database = openDatabase(config, ENTITIES);
   try {
     await database.dataSource.initialize();
     const applied = await database.dataSource.runMigrations({ transaction: 'each' });

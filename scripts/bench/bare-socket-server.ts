@@ -24,7 +24,8 @@ let seq = 0;
 terminals.on('connection', (socket) => void socket.join('terminals'));
 
 drivers.use((socket, next) => {
-  socket.data.room = `driver:${String((socket.handshake.auth as { token?: unknown })?.token ?? '')}`;
+  const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+  (socket.data as { room: string }).room = `driver:${typeof token === 'string' ? token : ''}`;
   next();
 });
 
@@ -34,7 +35,7 @@ interface TerminalAnswer {
 }
 
 drivers.on('connection', (socket) => {
-  const room = socket.data.room as string;
+  const { room } = socket.data as { room: string };
   void socket.join(room);
   socket.on('checkin:request', (body: { appointment_id?: string }, ack: (answer: unknown) => void) => {
     const checkinId = randomUUID();

@@ -137,7 +137,7 @@ export async function capacityBench(o: CapacityBenchOptions): Promise<CapacityFi
   const savedMs = await put(month.key, 'month', { time_zone: 'Europe/Berlin', slot_minutes: 15, capacity: 40 });
   await o.client.query('VACUUM (ANALYZE) capacity_usage');
   await o.client.query('CHECKPOINT');
-  const [{ id: ruleId }] = (await o.client.query(`SELECT id FROM capacity_rules WHERE terminal_id = $1`, [month.id])).rows;
+  const [{ id: ruleId }] = (await o.client.query<{ id: string }>(`SELECT id FROM capacity_rules WHERE terminal_id = $1`, [month.id])).rows;
   const path = `/api/v1/capacity/availability?from=${encodeURIComponent(MONTH.from)}&to=${encodeURIComponent(MONTH.to)}&rule_ref=month`;
   const service = async () => {
     const res = await o.call(a, month.key, 'GET', path);

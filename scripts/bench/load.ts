@@ -27,7 +27,8 @@ export async function postLoad(
 ): Promise<LoadResult> {
   const pool = new Pool(origin, { connections: options.connections, pipelining: 1 });
   const latencies: number[] = [];
-  let failure: Error | null = null;
+  // Set by the workers: declared so, TypeScript does not narrow it to null for the check after them.
+  let failure = null as Error | null;
   let sequence = 0;
   const started = now();
   const deadline = started + options.durationMs;

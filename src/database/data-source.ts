@@ -59,10 +59,7 @@ export function postgresOptions(databaseUrl: string, poolSize: number, entities:
  * Opens the configured store. Embedded: PGlite in `<dataDir>/pg`, reached through its node-postgres
  * adapter with a pool of one (PGlite has a single session; sharing it between pool clients loses updates).
  */
-export async function openDatabase(
-  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
-  entities: Entities,
-): Promise<Database> {
+export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>, entities: Entities): Database {
   if (config.databaseUrl) {
     const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize, entities));
     return { dataSource, embedded: false, close: () => (dataSource.isInitialized ? dataSource.destroy() : Promise.resolve()) };

@@ -102,7 +102,7 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     for (const timer of this.reconnects) if (timer) clearTimeout(timer);
-    await Promise.all(this.holders.map((client) => client?.end().catch(() => undefined)));
+    await Promise.all(this.holders.filter((client) => client !== null).map((client) => client.end().catch(() => undefined)));
     this.holders.fill(null);
   }
 }

@@ -209,7 +209,7 @@ function toJsonSchema(node: unknown): unknown {
   if (nullable !== true) return schema;
   if (typeof schema.type === 'string') {
     schema.type = [schema.type, 'null'];
-    if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+    if (Array.isArray(schema.enum)) schema.enum = [...(schema.enum as unknown[]), null];
     return schema;
   }
   const { description, ...inner } = schema;
@@ -221,7 +221,7 @@ function componentSchemas(): Record<string, Schema> {
   let schemas: Record<string, Schema> = {};
   const explore = (type: Type<object>) => (schemas = generateSchema(type, schemas).schemas as Record<string, Schema>);
   for (const namespace of Object.values(SOCKET_EVENTS))
-    for (const spec of [...Object.values(namespace.serverToClient), ...Object.values(namespace.clientToServer)] as EventSpec[]) {
+    for (const spec of [...Object.values<EventSpec>(namespace.serverToClient), ...Object.values<EventSpec>(namespace.clientToServer)]) {
       explore(spec.payload);
       if (spec.ack) explore(spec.ack);
     }

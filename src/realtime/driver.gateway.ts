@@ -38,7 +38,7 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
 
   afterInit(namespace: GateNamespace<'/driver'>): void {
     guardConnections(namespace, this.failures, async (auth, socket) => {
-      const token = String(auth.token ?? '');
+      const token = typeof auth.token === 'string' ? auth.token : '';
       const driver = await this.auth.authenticateDriver(token);
       if (!driver)
         return { code: 'UNAUTHORIZED', message: 'Send a valid driver token as auth.token', stale: this.auth.isStaleDriverToken(token) };

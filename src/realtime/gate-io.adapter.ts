@@ -60,7 +60,7 @@ export class GateIoAdapter extends IoAdapter {
     for (const { message, callback, isAckHandledManually } of handlers) {
       socket.on(message, (...args: unknown[]) => {
         // As RxJS fromEvent hands them over: several arguments as an array, one (or none) as itself.
-        const { data, ack } = this.mapPayload(args.length > 1 ? args : args[0]);
+        const { data, ack } = this.mapPayload(args.length > 1 ? args : args[0]) as { data: unknown; ack?: (response: unknown) => void };
         const reply = (response: unknown) => {
           if (response === null || response === undefined) return;
           const { event, data: eventData } = response as { event?: string; data?: unknown };

@@ -36,7 +36,7 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   afterInit(namespace: GateNamespace<'/terminal'>): void {
     this.channel.attach(namespace);
     guardConnections(namespace, this.failures, async (auth, socket) => {
-      const principal = await this.auth.authenticate(String(auth.apiKey ?? ''));
+      const principal = await this.auth.authenticate(typeof auth.apiKey === 'string' ? auth.apiKey : '');
       if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
       if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to /terminal` };
       socket.data.principal = principal;

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { filter, take } from 'rxjs';
-import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { AuthCache } from '../../src/modules/auth/auth-cache.js';
 import { RevocationListener } from '../../src/modules/auth/revocation-listener.js';

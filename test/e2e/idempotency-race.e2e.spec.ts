@@ -52,7 +52,7 @@ function send(url: string, path: string, apiKey: string, key: string, body: obje
           resolve({
             status: res.statusCode!,
             replayed: res.headers['idempotent-replayed'] === 'true',
-            retryAfter: res.headers['retry-after'] as string | undefined,
+            retryAfter: res.headers['retry-after'],
             body: text,
           }),
         );

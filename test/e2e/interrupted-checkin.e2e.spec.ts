@@ -36,7 +36,7 @@ async function logEvents(url: string, scene: GateScene, ref: string): Promise<st
 
 describe.each<[string, () => Promise<Record<string, string>>]>([
   ['PostgreSQL', async () => ({ DATABASE_URL: (await createTestDatabase()).url })],
-  ['the embedded store', async () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-interrupted-')) })],
+  ['the embedded store', () => Promise.resolve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-interrupted-')) })],
 ])('a check-in interrupted by a crash, on %s', (_store, storeEnv) => {
   const cleanup: (() => unknown)[] = [];
   afterAll(async () => {

@@ -98,7 +98,12 @@ describe('the OpenAPI document served at /docs-json', () => {
     try {
       expect(document).toEqual(committed);
     } catch (error) {
-      throw new Error(`client/openapi.json is not the served document: run \`npm run client:generate\` and commit client/.\n${error}`);
+      throw new Error(
+        `client/openapi.json is not the served document: run \`npm run client:generate\` and commit client/.\n${String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   });
 });

@@ -106,14 +106,14 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
     const seeded = await script('seed-demo', [], { DATA_DIR: dataDir, PORT: '' });
     expect(seeded.code).toBe(0);
     const [terminalKey, carrierKey, adminKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);
-    expect(seeded.stdout).toMatch(/^  npm start$/m);
+    expect(seeded.stdout).toMatch(/^ {2}npm start$/m);
     expect(seeded.stdout).toContain('Swagger UI: http://localhost:3000/docs');
     expect(seeded.stdout).not.toContain('--url');
 
     // With PORT set, every printed command and URL uses it.
     const again = await script('seed-demo', [], { DATA_DIR: dataDir, PORT: '4321' });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^  PORT=4321 npm start$/m);
+    expect(again.stdout).toMatch(/^ {2}PORT=4321 npm start$/m);
     expect(again.stdout).toMatch(/npm run sim:terminal -- --key gsk_\S+ --url http:\/\/localhost:4321$/m);
     expect(again.stdout).toMatch(/npm run sim:driver -- --token \S+ --checkin-next --url http:\/\/localhost:4321$/m);
     expect(again.stdout).toContain('Swagger UI: http://localhost:4321/docs');

@@ -53,7 +53,7 @@ describe('the README walkthrough', () => {
     await untilReady(url);
     expect((await fetch(`${url}/docs`)).status).toBe(200);
 
-    const terminal = npm(['sim:terminal', '--', '--key', terminalKey!, '--url', url], {});
+    const terminal = npm(['sim:terminal', '--', '--key', terminalKey, '--url', url], {});
     await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator');
 
     const driver = npm(['sim:driver', '--', '--token', driverToken!, '--url', url, '--checkin-next', '--exit-on-ticket'], {});
@@ -68,7 +68,7 @@ describe('the README walkthrough', () => {
     const appointmentRef = /appointment (DEMO-\d+)/.exec(seed.output())![1];
     const created = await fetch(`${url}/api/v1/tickets`, {
       method: 'POST',
-      headers: { 'X-API-Key': terminalKey!, 'Content-Type': 'application/json' },
+      headers: { 'X-API-Key': terminalKey, 'Content-Type': 'application/json' },
       body: JSON.stringify({ appointment_ref: appointmentRef, layout_ref: 'demo-ticket', content: { gate: 'B7' } }),
     });
     expect(created.status).toBe(201);
@@ -88,7 +88,7 @@ describe('the README walkthrough', () => {
         .waitFor();
       expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}` }).count()).toBe(2);
       const panel = await openPage(browser);
-      await signInToPanel(panel.page, url, terminalKey!);
+      await signInToPanel(panel.page, url, terminalKey);
       await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('Checked in').waitFor();
       expect([...phone.problems, ...panel.problems]).toEqual([]);
     } finally {

@@ -47,9 +47,9 @@ const codesShown = async (page: Page) => {
   return CODES.filter((code) => text.includes(code));
 };
 const pageOverflows = async (page: Page) => {
-  const { scroll, client } = (await page.evaluate(
+  const { scroll, client } = await page.evaluate<{ scroll: number; client: number }>(
     '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-  )) as { scroll: number; client: number };
+  );
   return scroll > client;
 };
 /** The grid's cells that hold a slot, by the slot's start: their text and whether they are shaded closed or marked full. */

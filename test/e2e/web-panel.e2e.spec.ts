@@ -555,9 +555,9 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       expect(['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'].filter((code) => body.includes(code))).toEqual([]);
 
       // The board fits the phone: wide tables scroll inside their box, the page never gets wider than the screen.
-      const overflow = (await page.evaluate(
+      const overflow = await page.evaluate<{ scroll: number; client: number }>(
         '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-      )) as { scroll: number; client: number };
+      );
       expect(overflow.scroll).toBeLessThanOrEqual(overflow.client);
       await screenshot(`${store}-panel-board-390-pt-BR`);
       expect(await seriousA11yViolations(page)).toEqual([]);

@@ -27,7 +27,7 @@ const startService = (env: Record<string, string>) =>
 
 describe.each<[string, () => Promise<Record<string, string>>]>([
   ['PostgreSQL', async () => ({ DATABASE_URL: (await createTestDatabase()).url })],
-  ['the embedded store', async () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-webhooks-crash-')) })],
+  ['the embedded store', () => Promise.resolve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-webhooks-crash-')) })],
 ])('webhook deliveries when the service is killed (kill -9) mid-way, on %s', (_store, storeEnv) => {
   const cleanup: (() => unknown)[] = [];
   afterAll(async () => {

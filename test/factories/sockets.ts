@@ -23,7 +23,7 @@ export function connect(url: string, namespace: '/terminal' | '/driver' | '/', a
 export async function connectTerminal(
   url: string,
   apiKey: string,
-  respond: (request: Record<string, unknown>) => unknown | Promise<unknown>,
+  respond: (request: Record<string, unknown>) => unknown,
 ): Promise<Socket> {
   const socket = await connect(url, '/terminal', { apiKey });
   socket.on('checkin:request', async (request: Record<string, unknown>, ack: (answer: unknown) => void) => ack(await respond(request)));

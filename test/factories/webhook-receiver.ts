@@ -58,7 +58,7 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
       open.set(id, (open.get(id) ?? 0) + 1);
       const entry: Received = { headers: request.headers, raw, body: JSON.parse(raw), at: Date.now(), openAtArrival: openRequests };
       receiver.received.push(entry);
-      Promise.resolve(receiver.respond(entry, receiver.received.length))
+      void Promise.resolve(receiver.respond(entry, receiver.received.length))
         .then((answer) => {
           if (typeof answer === 'number') response.writeHead(answer).end();
           else answer(response);

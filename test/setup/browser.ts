@@ -36,7 +36,7 @@ export interface WatchedPage {
   context: BrowserContext;
   /** Console errors and failed page loads, CSP violations included: a page under test should have none. */
   problems: string[];
-  screenshot(name: string): Promise<void>;
+  screenshot: (name: string) => Promise<void>;
 }
 
 /** A fresh context (its own session storage) and page, with the page's errors collected. */
@@ -84,8 +84,8 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
 
 /** What the page keeps in its session storage (the root tsconfig has no DOM types, so the expressions are text). */
 export const sessionItem = (page: Page, name: string): Promise<string | null> =>
-  page.evaluate(`sessionStorage.getItem(${JSON.stringify(name)})`) as Promise<string | null>;
-export const sessionSize = (page: Page): Promise<number> => page.evaluate('sessionStorage.length') as Promise<number>;
+  page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(name)})`);
+export const sessionSize = (page: Page): Promise<number> => page.evaluate<number>('sessionStorage.length');
 
 /** Signs in to /panel with an API key and waits for the signed-in page. */
 export async function signInToPanel(page: Page, base: string, key: string): Promise<void> {

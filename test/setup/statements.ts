@@ -11,12 +11,12 @@ export async function captureQueries(
   work: () => Promise<unknown>,
 ): Promise<{ query: string; parameters: unknown[] }[]> {
   const logger = dataSource.logger;
-  const original = logger.logQuery;
+  const original = logger.logQuery.bind(logger);
   const statements: { query: string; parameters: unknown[] }[] = [];
-  logger.logQuery = function (query, parameters, queryRunner) {
+  logger.logQuery = (query, parameters, queryRunner) => {
     if (!/^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(query.trim()))
       statements.push({ query, parameters: (parameters as unknown[] | undefined) ?? [] });
-    return original.call(this, query, parameters, queryRunner);
+    return original(query, parameters, queryRunner);
   };
   try {
     await work();

@@ -23,7 +23,7 @@ function controllableLookup<V>() {
 /** A lookup that answers at once, counting its calls. */
 function countingLookup<V>(value: V | null) {
   let calls = 0;
-  return { lookup: async () => (calls++, value), calls: () => calls };
+  return { lookup: () => (calls++, Promise.resolve(value)), calls: () => calls };
 }
 
 describe('BoundedCache', () => {
@@ -161,8 +161,8 @@ describe('AuthCache', () => {
     await cache.driver(grant, token.lookup);
     const asked: { hashes?: string[]; grants?: GrantRef[] } = {};
     await cache.revalidate({
-      liveKeyHashes: async (hashes) => ((asked.hashes = hashes), ['other']),
-      liveGrants: async (grants) => ((asked.grants = grants), []),
+      liveKeyHashes: (hashes) => ((asked.hashes = hashes), Promise.resolve(['other'])),
+      liveGrants: (grants) => ((asked.grants = grants), Promise.resolve([])),
     });
     expect(asked).toEqual({ hashes: ['hash', 'other'], grants: [grant] });
     await cache.apiKey('hash', key.lookup);

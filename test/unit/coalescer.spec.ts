@@ -4,9 +4,9 @@ import { Coalescer } from '../../src/common/batch/coalescer.js';
 describe('Coalescer', () => {
   it('runs the calls of one turn as one batch and answers each its own output, in order', async () => {
     const batches: number[][] = [];
-    const doubled = new Coalescer<number, number>(async (inputs) => {
+    const doubled = new Coalescer<number, number>((inputs) => {
       batches.push(inputs);
-      return inputs.map((n) => n * 2);
+      return Promise.resolve(inputs.map((n) => n * 2));
     });
     const outputs = await Promise.all([1, 2, 3].map((n) => doubled.run(n)));
     expect(outputs).toEqual([2, 4, 6]);
@@ -17,10 +17,10 @@ describe('Coalescer', () => {
 
   it('splits a turn larger than its batch size, and fails every call of a failed batch only', async () => {
     const batches: number[][] = [];
-    const picky = new Coalescer<number, number>(async (inputs) => {
+    const picky = new Coalescer<number, number>((inputs) => {
       batches.push(inputs);
-      if (inputs.includes(13)) throw new Error('unlucky batch');
-      return inputs;
+      if (inputs.includes(13)) return Promise.reject(new Error('unlucky batch'));
+      return Promise.resolve(inputs);
     }, 2);
     const settled = await Promise.allSettled([1, 2, 13, 4, 5].map((n) => picky.run(n)));
     expect(batches).toEqual([[1, 2], [13, 4], [5]]);

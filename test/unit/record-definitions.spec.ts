@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
+import type { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { APPOINTMENTS } from '../../src/modules/appointments/appointments.definition.js';
 import { CreateAppointmentDto, UpdateAppointmentDto } from '../../src/modules/appointments/dto/appointment.dto.js';
@@ -13,7 +14,7 @@ const DOCUMENT = JSON.parse(readFileSync('client/openapi.json', 'utf8')) as {
 };
 const documented = (schema: string) => Object.keys(DOCUMENT.components.schemas[schema].properties);
 
-const fieldsOf = (dto: Function) =>
+const fieldsOf = (dto: Type<object>) =>
   new Set(
     getMetadataStorage()
       .getTargetValidationMetadatas(dto, '', false, false)
@@ -27,7 +28,7 @@ const fieldsOf = (dto: Function) =>
 describe.each([
   ['appointments', APPOINTMENTS, CreateAppointmentDto, UpdateAppointmentDto, 'AppointmentLogView', 'DriverAppointmentView'],
   ['trips', TRIPS, CreateTripDto, UpdateTripDto, 'TripLogView', 'DriverTripView'],
-] as [string, RecordDefinition, Function, Function, string, string][])(
+] as [string, RecordDefinition, Type<object>, Type<object>, string, string][])(
   'the %s definition',
   (_name, def, create, update, view, driverApp) => {
     it('derives its data columns and zero defaults from the entity', () => {

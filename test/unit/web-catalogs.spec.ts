@@ -32,7 +32,7 @@ function placeholders(message: string, language: string): string[] {
       if (node.children) walk(node.children);
     }
   };
-  walk(new IntlMessageFormat(message, language).getAst() as unknown as Node[]);
+  walk(new IntlMessageFormat(message, language).getAst());
   return [...names].sort();
 }
 

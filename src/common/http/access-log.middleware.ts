@@ -12,7 +12,9 @@ export function accessLog(logger: Logger, metrics: RequestObserver): RequestHand
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      // Express types the matched route as `any`; its path is the route as declared.
+      const declared = (req.route as { path?: string } | undefined)?.path;
+      const route = declared ? `${req.baseUrl}${declared}` : 'unmatched';
       metrics.observeRequest(req.method, route, res.statusCode, seconds);
       logger.info(
         {

@@ -53,7 +53,7 @@ export function webPages(folder: string | null = webFolder()): RequestHandler | 
     fallthrough: true,
     immutable: true,
     maxAge: '365d',
-    setHeaders: (res) => securityHeaders(res as Response),
+    setHeaders: (res) => securityHeaders(res),
   });
   const page = (name: string): RequestHandler => {
     const file = join(folder, name, 'index.html');
@@ -71,7 +71,7 @@ export function webPages(folder: string | null = webFolder()): RequestHandler | 
     fallthrough: true,
     cacheControl: false,
     setHeaders: (res, path) => {
-      securityHeaders(res as Response);
+      securityHeaders(res);
       res.setHeader('Cache-Control', 'no-cache');
       // The worker's file is under /app/, its scope the page /app itself.
       if (path.endsWith('sw.js')) res.setHeader('Service-Worker-Allowed', '/app');

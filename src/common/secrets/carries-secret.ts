@@ -61,12 +61,15 @@ const withheldSchema = (fields: readonly string[]) => ({
   },
 });
 
+/** A response as @nestjs/swagger keeps it in its metadata: the parts amended here typed, the rest carried as is. */
+type DocumentedResponse = { headers?: Record<string, unknown>; schema?: { properties?: Record<string, unknown> }; [key: string]: unknown };
+
 function documentSecret(answer: SecretAnswer): MethodDecorator {
   const fields = answer.fields.map((field) => `\`${field}\``).join(', ');
   return (_target, method, descriptor) => {
     const handler = descriptor.value as object;
     const operation = Reflect.getMetadata(API_OPERATION, handler) as { description?: string } | undefined;
-    const responses = Reflect.getMetadata(API_RESPONSE, handler) as Record<string, Record<string, any>> | undefined;
+    const responses = Reflect.getMetadata(API_RESPONSE, handler) as Record<string, DocumentedResponse> | undefined;
     const success = Object.keys(responses ?? {}).filter((status) => status.startsWith('2'));
     if (!operation || success.length === 0)
       throw new Error(`@CarriesSecret on ${String(method)}: put it above the route's @ApiOperation and @ApiEnvelope`);
@@ -123,7 +126,7 @@ const dataOf = (parsed: Parsed): Record<string, unknown> | null =>
 function parse(body: string): Parsed | null {
   try {
     const parsed: unknown = JSON.parse(body);
-    return parsed !== null && typeof parsed === 'object' ? (parsed as Parsed) : null;
+    return parsed !== null && typeof parsed === 'object' ? parsed : null;
   } catch {
     return null;
   }

@@ -24,7 +24,10 @@ interface ClassRules {
   known: Set<string>;
 }
 
-const compiled = new Map<Function, ClassRules | null>();
+/** A DTO class, as `object.constructor` names it. */
+type DtoClass = abstract new (...args: never[]) => object;
+
+const compiled = new Map<DtoClass, ClassRules | null>();
 
 function check(metadata: ValidationMetadata): Check[] | null {
   const constraints = storage.getTargetValidatorConstraints(metadata.constraintCls);
@@ -41,7 +44,7 @@ function check(metadata: ValidationMetadata): Check[] | null {
  * A DTO class's class-validator rules compiled once into plain checks, or null when it uses something the
  * compiler does not follow (groups, async rules, unknown metadata): such classes keep the slow path.
  */
-function compile(type: Function): ClassRules | null {
+function compile(type: DtoClass): ClassRules | null {
   if (compiled.has(type)) return compiled.get(type)!;
   const metadatas = storage.getTargetValidationMetadatas(type, '', false, false);
   let properties: PropertyRules[] | null = metadatas.length ? [] : null;
@@ -52,7 +55,8 @@ function compile(type: Function): ClassRules | null {
     for (const metadata of list) {
       const kind = metadata.type;
       if (metadata.groups?.length) properties = null;
-      else if (kind === ValidationTypes.CONDITIONAL_VALIDATION) entry.conditions.push(metadata.constraints[0]);
+      else if (kind === ValidationTypes.CONDITIONAL_VALIDATION)
+        entry.conditions.push(metadata.constraints[0] as PropertyRules['conditions'][number]);
       else if (kind === ValidationTypes.NESTED_VALIDATION) entry.nested = true;
       else if (kind === ValidationTypes.IS_DEFINED || kind === ValidationTypes.CUSTOM_VALIDATION) {
         const rules = check(metadata);
@@ -88,7 +92,7 @@ function runs(rule: Check, object: object, property: string, value: unknown): bo
 function nestedPasses(value: unknown, allowUnknown: boolean): boolean {
   if (value === undefined) return true;
   if (!Array.isArray(value)) return typeof value === 'object' && value !== null && passes(value, allowUnknown);
-  for (const item of value) if (typeof item !== 'object' || item === null || !passes(item, allowUnknown)) return false;
+  for (const item of value as unknown[]) if (typeof item !== 'object' || item === null || !passes(item, allowUnknown)) return false;
   return true;
 }
 
@@ -99,7 +103,7 @@ function nestedPasses(value: unknown, allowUnknown: boolean): boolean {
  * valid batch costs a fraction of class-validator's; `false` means "ask class-validator", which reports the issues.
  */
 export function passes(object: object, allowUnknown: boolean): boolean {
-  const rules = compile(object.constructor);
+  const rules = compile(object.constructor as DtoClass);
   if (!rules) return false;
   if (!allowUnknown) for (const key in object) if (Object.hasOwn(object, key) && !rules.known.has(key)) return false;
   for (const { property, conditions, checks, nested } of rules.properties) {

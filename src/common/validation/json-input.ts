@@ -15,7 +15,7 @@ export const storableText = (text: string) => text.toWellFormed().replaceAll('\0
 
 const isJsonContainer = (value: object) => {
   if (Array.isArray(value)) return true;
-  const prototype = Object.getPrototypeOf(value);
+  const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 };
 

@@ -48,7 +48,7 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 type TypeMetadata = { typeFunction: () => new () => object };
-const typeMetadata = defaultMetadataStorage as unknown as { findTypeMetadata(target: object, property: string): TypeMetadata | undefined };
+const typeMetadata = defaultMetadataStorage as { findTypeMetadata(target: object, property: string): TypeMetadata | undefined };
 
 /**
  * Gives a parsed JSON object the prototype of its DTO class (and its nested `@Type` properties theirs), which
@@ -56,7 +56,7 @@ const typeMetadata = defaultMetadataStorage as unknown as { findTypeMetadata(tar
  * 1,000-item batches.
  */
 function instantiate<T extends object>(type: new () => T, value: Record<string, unknown>): T {
-  const instance = Object.assign(Object.create(type.prototype) as T, value);
+  const instance = Object.assign(Object.create(type.prototype as object) as T, value);
   for (const key of Object.keys(value)) {
     const nested = value[key];
     if (typeof nested !== 'object' || nested === null) continue;
@@ -64,7 +64,7 @@ function instantiate<T extends object>(type: new () => T, value: Record<string, 
     if (!meta) continue;
     const nestedType = meta.typeFunction();
     (instance as Record<string, unknown>)[key] = Array.isArray(nested)
-      ? nested.map((item) => (isPlainObject(item) ? instantiate(nestedType, item) : item))
+      ? (nested as unknown[]).map((item) => (isPlainObject(item) ? instantiate(nestedType, item) : item))
       : isPlainObject(nested)
         ? instantiate(nestedType, nested)
         : nested;

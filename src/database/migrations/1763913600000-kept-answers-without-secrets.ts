@@ -13,11 +13,11 @@ export class KeptAnswersWithoutSecrets1763913600000 implements MigrationInterfac
   name = 'KeptAnswersWithoutSecrets1763913600000';
 
   async up(db: QueryRunner): Promise<void> {
-    const rows: { caller: string; key: string; response_body: string }[] = await db.query(
+    const rows = (await db.query(
       `SELECT caller, key, response_body FROM idempotency_keys
         WHERE response_status < 300 AND response_body LIKE '{"success":true,%' AND response_body LIKE ANY ($1)`,
       [SECRET_FIELDS.map((field) => `%"${field}":"%`)],
-    );
+    )) as { caller: string; key: string; response_body: string }[];
     for (const row of rows) {
       const body = JSON.parse(row.response_body) as { data?: Record<string, unknown> };
       if (!body.data || typeof body.data !== 'object') continue;

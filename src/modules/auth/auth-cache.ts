@@ -19,7 +19,7 @@ export interface GrantRef {
 
 /** Runs one statement and answers its rows: the data source, or a connection of its own (the revocation listener's). */
 export interface SqlRunner {
-  query(sql: string, parameters: unknown[]): Promise<any[]>;
+  query<T>(sql: string, parameters: unknown[]): Promise<T[]>;
 }
 
 /** Checks a batch of cached credentials against the database: which are still live. */

@@ -58,7 +58,9 @@ export class RevocationListener implements OnModuleInit, OnApplicationShutdown {
   async revalidate(): Promise<void> {
     const client = this.client;
     if (!client || !this.listening) return;
-    const onClient: SqlRunner = { query: (sql, parameters) => client.query(sql, parameters).then((result) => result.rows) };
+    const onClient: SqlRunner = {
+      query: <T>(sql: string, parameters: unknown[]) => client.query(sql, parameters).then((result) => result.rows as T[]),
+    };
     const check: LivenessCheck = {
       liveKeyHashes: (hashes) => this.apiKeys.liveKeyHashes(hashes, onClient),
       liveGrants: (grants) => this.grants.liveGrants(grants, onClient),

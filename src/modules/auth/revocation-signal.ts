@@ -18,7 +18,7 @@ export async function signalRevocation(manager: EntityManager, revocation: Revoc
 export function parseRevocation(payload: string | undefined): Revocation | null {
   let value: Record<string, unknown>;
   try {
-    value = JSON.parse(payload ?? '');
+    value = JSON.parse(payload ?? '') as Record<string, unknown>;
   } catch {
     return null;
   }

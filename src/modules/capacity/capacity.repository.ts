@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CapacityException, OpenHours } from './capacity-rule.entity.js';
-import type { Rule, SlotRule } from './rules.js';
+import type { Rule } from './rules.js';
 
 /** A rule's fields as PUT writes them. */
 export interface RuleFields {
@@ -59,7 +59,10 @@ export class CapacityRepository {
   }
 
   async find(terminalId: string, ref: string, manager: EntityManager | DataSource = this.db): Promise<Rule | null> {
-    const [row] = await manager.query(`SELECT ${RULE_COLUMNS} FROM capacity_rules WHERE terminal_id = $1 AND ref = $2`, [terminalId, ref]);
+    const [row] = await manager.query<Rule[]>(`SELECT ${RULE_COLUMNS} FROM capacity_rules WHERE terminal_id = $1 AND ref = $2`, [
+      terminalId,
+      ref,
+    ]);
     return row ?? null;
   }
 
@@ -91,7 +94,7 @@ export class CapacityRepository {
 
   /** Creates or replaces a rule; `created` tells which. */
   async upsert(manager: EntityManager, terminalId: string, ref: string, fields: RuleFields): Promise<Rule & { created: boolean }> {
-    const [row] = await manager.query(
+    const [row] = await manager.query<(Rule & { created: boolean })[]>(
       `INSERT INTO capacity_rules (terminal_id, ref, name, layout_refs, time_zone, slot_minutes, capacity, open_hours, exceptions,
                                    bookable_by, carrier_quota)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)

@@ -9,13 +9,15 @@ export interface LayoutRow {
   definition: LayoutDefinition;
 }
 
+type DriverRow = { tax_id: string; driver_license_number: string; driver_license_category: string };
+
 /** The driver app's reads besides records and tickets: the driver and the layouts. */
 @Injectable()
 export class DriverAppRepository {
   constructor(private readonly db: DataSource) {}
 
-  async driver(driverId: string): Promise<{ tax_id: string; driver_license_number: string; driver_license_category: string }> {
-    const [row] = await this.db.query(
+  async driver(driverId: string): Promise<DriverRow> {
+    const [row] = await this.db.query<DriverRow[]>(
       `SELECT tax_id, driver_license_number, license_category AS driver_license_category FROM drivers WHERE id = $1`,
       [driverId],
     );

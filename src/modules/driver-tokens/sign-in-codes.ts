@@ -65,7 +65,7 @@ export class SignInCodes implements OnApplicationBootstrap, OnModuleDestroy {
         [this.tokens.digest(code), taxId, partnerId, generation, tokenExpiresAt, CODE_TTL_MINUTES],
       );
       if (rows.length) return { code, expires_at: new Date(rows[0].expires_at).toISOString() };
-      if (!(await this.db.query(`SELECT 1 FROM drivers WHERE tax_id = $1`, [taxId])).length) return null;
+      if (!(await this.db.query<unknown[]>(`SELECT 1 FROM drivers WHERE tax_id = $1`, [taxId])).length) return null;
     }
     throw new Error('no free sign-in code in three draws');
   }

@@ -52,7 +52,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const header = request.headers['idempotency-key'];
     if (header === undefined || !IDEMPOTENT_METHODS.includes(request.method)) return next.handle();
     // The route as declared (Express matches paths case-insensitively, so not the URL as sent).
-    if (!String(request.route?.path ?? '').startsWith(IDEMPOTENT_PREFIX)) return next.handle();
+    if (!String((request.route as { path?: string } | undefined)?.path ?? '').startsWith(IDEMPOTENT_PREFIX)) return next.handle();
     const caller = callerOf(request);
     if (!caller) return next.handle();
     const key = Array.isArray(header) ? header.join(', ') : header;
@@ -105,7 +105,8 @@ function keepAnswer(response: Response, keep: (answer: KeptAnswer) => Promise<vo
     const answer: KeptAnswer = {
       status: response.statusCode,
       type: type === undefined ? null : String(type),
-      body: body === undefined || body === null ? null : Buffer.isBuffer(body) ? body.toString('utf8') : String(body),
+      body:
+        body === undefined || body === null ? null : Buffer.isBuffer(body) ? body.toString('utf8') : `${body as string | number | boolean}`,
     };
     void keep(answer).then(() => {
       try {

@@ -116,7 +116,7 @@ export class LayoutsService {
 
 /** What a preview's paths can reach in its sample data, as the driver app's records and tickets are drawn. */
 function previewContext(set: LayoutSet, data: Record<string, unknown>): Record<string, unknown> {
-  const nested = (key: string) => (isPlainObject(data[key]) ? (data[key] as Record<string, unknown>) : null);
+  const nested = (key: string) => (isPlainObject(data[key]) ? data[key] : null);
   return set === 'ticket' ? ticketContext(data, nested('appointment'), nested('driver')) : recordContext(set, data, nested('driver') ?? {});
 }
 

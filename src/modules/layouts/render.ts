@@ -47,10 +47,7 @@ export function renderLayout(
   data: Record<string, unknown>,
 ): RenderedLayout {
   const parts = Object.fromEntries(
-    Object.entries(layout.definition).map(([part, elements]) => [
-      part,
-      (elements as LayoutElement[]).map((element) => renderElement(element, data)),
-    ]),
+    Object.entries(layout.definition).map(([part, elements]) => [part, elements.map((element) => renderElement(element, data))]),
   );
   return { layout_ref: layout.ref, name: layout.name, ...parts };
 }

@@ -37,7 +37,7 @@ export class MetricsController {
   @ApiOkResponse({ description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } })
   @ApiErrors('UNAUTHORIZED', 'RATE_LIMITED')
   async scrape(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<string> {
-    if (this.token && !(await this.failures.attempt(request, async () => this.bearerMatches(request) || null))) {
+    if (this.token && !(await this.failures.attempt(request, () => Promise.resolve(this.bearerMatches(request) || null)))) {
       throw new AppError('UNAUTHORIZED', 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>', undefined, {
         'WWW-Authenticate': 'Bearer realm="metrics"',
       });

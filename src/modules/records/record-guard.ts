@@ -14,8 +14,11 @@ export interface GuardedRecord {
  * write runs anyway: `probe`, evaluated once per owner; the hooks run only when its value was not null, and get it.
  */
 export interface RecordGuard {
-  /** SQL of a JSON value, given the SQL of the owner's id: what the hooks need of that owner, or null for nothing to do. */
-  probe(owner: string): string;
+  /**
+   * SQL of a JSON value, given the SQL of the owner's id: what the hooks need of that owner, or null for nothing to do.
+   * A function property, not a method: the service hands it to the repository on its own, without its guard.
+   */
+  readonly probe: (owner: string) => string;
   /** New records were written. */
   created(manager: EntityManager, ownerId: string, records: GuardedRecord[], probed: unknown): Promise<void>;
   /** Records changed where they lie (their window_start or layout_ref was in an update). */

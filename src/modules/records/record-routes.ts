@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { getSchemaPath } from '@nestjs/swagger';
 import { BatchPipe } from '../../common/batch/batch.pipe.js';
 import { BODY_ERRORS } from '../../common/docs/api-responses.js';
@@ -26,7 +27,7 @@ export interface RecordExamples {
 }
 
 /** A write body's schema: one item or a non-empty array of them. */
-export const oneOrMany = (item: Function) => ({
+export const oneOrMany = (item: Type<object>) => ({
   oneOf: [{ $ref: getSchemaPath(item) }, { type: 'array', items: { $ref: getSchemaPath(item) }, minItems: 1 }],
 });
 

@@ -7,7 +7,7 @@ import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
-import type { RecordDefinition, RecordRow } from './record-definition.js';
+import type { RecordDefinition } from './record-definition.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { GuardedRecord, RecordGuard } from './record-guard.js';
@@ -107,7 +107,7 @@ export abstract class RecordsService {
         items.map((item) => item.driver),
       );
       const rows = items.map((item) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
-      const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql, guarded ? this.guard!.probe : undefined);
+      const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql, guarded ? this.guard.probe : undefined);
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
@@ -133,7 +133,7 @@ export abstract class RecordsService {
     const ownerId = principal.accountId;
 
     await this.changes.transaction(async (manager, events) => {
-      const layoutRefs = items.flatMap((item) => (typeof item[noun].layout_ref === 'string' ? [item[noun].layout_ref as string] : []));
+      const layoutRefs = items.flatMap((item) => (typeof item[noun].layout_ref === 'string' ? [item[noun].layout_ref] : []));
       if (layoutRefs.length) await this.checkLayouts(manager, ownerId, layoutRefs);
       const current = await this.lockExisting(
         manager,
@@ -214,7 +214,7 @@ export abstract class RecordsService {
       moves,
       moves.map((move) => move.log),
       this.view.sql,
-      deleting ? this.guard!.probe : undefined,
+      deleting ? this.guard.probe : undefined,
     );
     const moved = new Set(rows.map((row) => row.id));
     const stale = moves.find((move) => !moved.has(move.id));

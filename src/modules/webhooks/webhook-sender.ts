@@ -80,7 +80,7 @@ export class WebhookSender {
     this.agent = new Agent({
       connections: 64,
       keepAliveTimeout: 10_000,
-      connect: allowPrivate ? {} : { lookup: guardedLookup as never },
+      connect: allowPrivate ? {} : { lookup: guardedLookup },
     });
   }
 

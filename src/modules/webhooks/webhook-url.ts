@@ -115,7 +115,7 @@ export function guardLookup(resolve: Resolve): (hostname: string, options: objec
       if (error) return callback(error, []);
       for (const { address } of found) {
         const range = refusedRange(address);
-        if (range) return callback(new RefusedAddressError(hostname, address, range) as NodeJS.ErrnoException, []);
+        if (range) return callback(new RefusedAddressError(hostname, address, range), []);
       }
       if ((options as { all?: boolean }).all) return callback(null, found);
       callback(null, found[0].address, found[0].family);

@@ -337,7 +337,7 @@ export class WebhooksRepository {
         `DELETE FROM webhook_deliveries d USING webhooks w WHERE w.account_id = $1 AND w.id = $2 AND d.webhook_id = w.id`,
         [accountId, id],
       );
-      const rows = await manager.query(
+      const rows = await manager.query<unknown[]>(
         `WITH deleted AS (DELETE FROM webhooks WHERE account_id = $1 AND id = $2 RETURNING id) SELECT id FROM deleted`,
         [accountId, id],
       );
