@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppointmentLogView } from './dto/appointment.dto.js';
 import { CapacityGuard } from '../capacity/capacity-guard.js';
 import { DriversRepository } from '../drivers/drivers.repository.js';
 import { Changes } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
-import { RecordsService } from '../records/records.service.js';
+import { groupingOf, RecordsService } from '../records/records.service.js';
 import { AppointmentsRepository } from './appointments.repository.js';
 
 /** Appointments: the records engine with the appointments definition, guarded by the terminal's capacity rules. */
@@ -18,7 +19,8 @@ export class AppointmentsService extends RecordsService {
     drivers: DriversRepository,
     changes: Changes,
     capacity: CapacityGuard,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super(records, { layouts, usage, drivers, changes, guard: capacity }, AppointmentLogView);
+    super(records, { layouts, usage, drivers, changes, guard: capacity, grouping: groupingOf(config) }, AppointmentLogView);
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { TripLogView } from './dto/trip.dto.js';
 import type { EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
@@ -6,7 +7,7 @@ import { DriversRepository } from '../drivers/drivers.repository.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsRepository } from '../layouts/layouts.repository.js';
-import { RecordsService } from '../records/records.service.js';
+import { groupingOf, RecordsService } from '../records/records.service.js';
 import type { PlannedMove } from '../records/transitions.js';
 import { TripsRepository } from './trips.repository.js';
 
@@ -19,8 +20,9 @@ export class TripsService extends RecordsService {
     usage: LayoutUsage,
     drivers: DriversRepository,
     changes: Changes,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super(trips, { layouts, usage, drivers, changes }, TripLogView);
+    super(trips, { layouts, usage, drivers, changes, grouping: groupingOf(config) }, TripLogView);
   }
 
   /**
