@@ -195,6 +195,28 @@ describe('single-item creates sent at once', () => {
     expect((await holdings(together, prefixTogether)).events).toHaveLength(16);
   });
 
+  it("show each its own driver's licence in its event, as alone, when one driver comes with different licences", async () => {
+    const taxId = driver().tax_id;
+    const bodies = Array.from({ length: 6 }, (_, i) =>
+      createItem('appointment', 'card', {}, driver(taxId, { driver_license_number: `LIC-${i}`, license_category: i % 2 ? 'D' : 'E' })),
+    );
+    const others = Array.from({ length: 6 }, () => createItem('appointment', 'card'));
+    const answers = await atOnce(t, terminal.key, 'appointment', [...bodies, ...others]);
+    expect(answers.map((answer) => answer.status)).toEqual([...bodies, ...others].map(() => 201));
+    const events: { data: { appointment: { ref: string }; driver: object } }[] = await db.query(
+      `SELECT data FROM account_events WHERE account_id = $1 AND type = 'appointment.created' AND data->'appointment'->>'ref' = ANY($2)`,
+      [terminal.id, bodies.map((body) => refOf(body, 'appointment'))],
+    );
+    const shown = new Map(events.map(({ data }) => [data.appointment.ref, data.driver]));
+    expect(bodies.map((body) => shown.get(refOf(body, 'appointment')))).toEqual(
+      bodies.map(({ driver: d }) => ({
+        tax_id: taxId,
+        driver_license_number: d.driver_license_number,
+        driver_license_category: d.license_category,
+      })),
+    );
+  });
+
   it('keep their Idempotency-Key: each answer is kept and replayed as it was given', async () => {
     const bodies = [...Array.from({ length: 8 }, () => createItem('appointment', 'card')), createItem('appointment', 'missing-layout')];
     const keys = bodies.map(() => crypto.randomUUID());
