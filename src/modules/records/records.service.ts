@@ -53,13 +53,14 @@ export interface RecordsServiceDeps {
 /** The grouping of single-item creates the configuration asks for: groups of at most a batch's size. */
 export const groupingOf = (config: AppConfig) => (config.groupCreates ? { max: config.maxBatchSize } : undefined);
 
-/** How a create differs when made for someone else (a carrier booking a terminal's appointment). */
+/** The answer of a create: the refs in the order sent, and the new records' ids in the same order. */
 export interface Created {
   created_refs: string[];
   created_ids: string[];
   status: 'created';
 }
 
+/** How a create differs when made for someone else (a carrier booking a terminal's appointment). */
 export interface CreateOptions {
   /** Columns every new record gets (the booking carrier and its name). */
   columns?: Record<string, unknown>;
