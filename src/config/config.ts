@@ -13,6 +13,8 @@ export interface AppConfig {
   redisPrefix: string;
   adminApiKey: string | null;
   maxBatchSize: number;
+  /** Single-item creates of one account arriving together are written as one group (docs/benchmarks.md). */
+  groupCreates: boolean;
   checkinTimeoutMs: number;
   /** How often each instance marks appointments whose admissible window has passed as no-shows (docs/statuses.md). */
   noShowSweepMs: number;
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisPrefix: name(env, 'REDIS_PREFIX', 'gate'),
     adminApiKey: secret(env, 'ADMIN_API_KEY', 16),
     maxBatchSize: int(env, 'MAX_BATCH_SIZE', 1000, 1, 100_000),
+    groupCreates: bool(env, 'GROUP_CREATES', true),
     checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),
     noShowSweepMs: int(env, 'NO_SHOW_SWEEP_MS', 60_000, 100, 86_400_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),

@@ -11,6 +11,7 @@ describe('configuration', () => {
       redisPrefix: 'gate',
       adminApiKey: null,
       maxBatchSize: 1000,
+      groupCreates: true,
       checkinTimeoutMs: 10_000,
       rateLimitPerMin: 1200,
       logLevel: 'info',

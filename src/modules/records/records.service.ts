@@ -1,13 +1,15 @@
 import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
+import type { AppConfig } from '../../config/config.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { DriversService } from '../drivers/drivers.service.js';
 import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
-import type { RecordDefinition } from './record-definition.js';
+import type { RecordDefinition, RecordRow } from './record-definition.js';
+import { CreateGroups } from './create-groups.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { GuardedRecord, RecordGuard } from './record-guard.js';
@@ -44,6 +46,18 @@ export interface RecordsServiceDeps {
   changes: Changes;
   /** Rules the kind's writes must keep besides the engine's (appointments: capacity). */
   guard?: RecordGuard;
+  /** Single-item creates of one owner written together (CreateGroups), at most `max` at a time; off when absent. */
+  grouping?: { max: number };
+}
+
+/** The grouping of single-item creates the configuration asks for: groups of at most a batch's size. */
+export const groupingOf = (config: AppConfig) => (config.groupCreates ? { max: config.maxBatchSize } : undefined);
+
+/** The answer of a create: the refs in the order sent, and the new records' ids in the same order. */
+export interface Created {
+  created_refs: string[];
+  created_ids: string[];
+  status: 'created';
 }
 
 /** How a create differs when made for someone else (a carrier booking a terminal's appointment). */
@@ -67,6 +81,7 @@ export abstract class RecordsService {
   private readonly drivers: DriversService;
   private readonly changes: Changes;
   private readonly guard?: RecordGuard;
+  private readonly groups?: CreateGroups<Created>;
   /** The record as the logs query shows it: built from rows for reads, in SQL for the events of writes. */
   readonly view: RecordView;
 
@@ -77,16 +92,36 @@ export abstract class RecordsService {
     this.def = records.def;
     this.view = new RecordView(this.def);
     ({ layouts: this.layouts, drivers: this.drivers, changes: this.changes, guard: this.guard } = deps);
+    if (deps.grouping) {
+      const writers = {
+        together: async (ownerId: string, items: CreateItem[]) => {
+          const { created_ids } = await this.write(ownerId, items);
+          return items.map((item, i) => ({
+            created_refs: [item[this.def.noun].ref],
+            created_ids: [created_ids[i]],
+            status: 'created' as const,
+          }));
+        },
+        alone: (ownerId: string, item: CreateItem) => this.write(ownerId, [item]),
+      };
+      this.groups = new CreateGroups(this.def.noun, writers, deps.grouping.max);
+    }
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
   }
 
-  /** `ownerId`: the caller's account, or the owner a partner creates records for (`options`). */
-  async create(
-    ownerId: string,
-    { items }: Batch<CreateItem>,
-    options: CreateOptions = {},
-  ): Promise<{ created_refs: string[]; created_ids: string[]; status: 'created' }> {
+  /**
+   * `ownerId`: the caller's account, or the owner a partner creates records for (`options`). A request of one
+   * item, made for the caller, is written with the owner's other such requests of the moment (CreateGroups),
+   * answered as if alone.
+   */
+  create(ownerId: string, { items }: Batch<CreateItem>, options: CreateOptions = {}): Promise<Created> {
+    if (this.groups && items.length === 1 && !options.before && !options.columns) return this.groups.create(ownerId, items[0]);
+    return this.write(ownerId, items, options);
+  }
+
+  /** One transaction: every item is created, or none (the first error in the documented order). */
+  private async write(ownerId: string, items: CreateItem[], options: CreateOptions = {}): Promise<Created> {
     const { noun } = this.def;
     const records = items.map((item) => item[noun]);
     const refs = records.map((record) => record.ref);

@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import type { EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
 import { DriversService } from '../drivers/drivers.service.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsService } from '../layouts/layouts.service.js';
-import { RecordsService } from '../records/records.service.js';
+import { groupingOf, RecordsService } from '../records/records.service.js';
 import type { PlannedMove } from '../records/transitions.js';
 import { TripsRepository } from './trips.repository.js';
 
@@ -18,8 +19,9 @@ export class TripsService extends RecordsService {
     usage: LayoutUsage,
     drivers: DriversService,
     changes: Changes,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super(trips, { layouts, usage, drivers, changes });
+    super(trips, { layouts, usage, drivers, changes, grouping: groupingOf(config) });
   }
 
   /**
