@@ -8,7 +8,7 @@ import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
-import type { RecordDefinition, RecordRow } from './record-definition.js';
+import type { RecordDefinition } from './record-definition.js';
 import { CreateGroups } from './create-groups.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
