@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppointmentsModule } from '../appointments/appointments.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { TripsModule } from '../trips/trips.module.js';
+import { CheckinAcceptance } from './checkin-acceptance.js';
 import { CheckinLedger } from './checkin-ledger.js';
 import { CheckinController } from './checkin.controller.js';
 import { CheckinRepository } from './checkin.repository.js';
@@ -14,7 +15,7 @@ import { CheckinService } from './checkin.service.js';
 @Module({
   imports: [AppointmentsModule, TripsModule, TicketsModule],
   controllers: [CheckinController],
-  providers: [CheckinRepository, CheckinLedger, CheckinService],
+  providers: [CheckinRepository, CheckinLedger, CheckinAcceptance, CheckinService],
   exports: [CheckinService],
 })
 export class CheckinModule {}
