@@ -19,8 +19,6 @@ interface Accepting {
   tickets: AppointmentTicketDto[];
 }
 
-type Outcome = { stored: TicketView[] } | { error: unknown };
-
 /** A check-in of a batch did not write all it should (its appointment moved meanwhile, a layout is gone). */
 class Incomplete extends Error {}
 
@@ -45,12 +43,17 @@ const ticketView = (t: Accepted['tickets'][number]): TicketView => ({
  * tickets stored, the driver's trips inside the terminal's geofence arrived, the attempt marked accepted; then the
  * pushes. Acceptances that arrive together share one statement and one transaction (group commit, through a
  * Coalescer). When that statement fails, or leaves one of them unwritten, the whole batch rolls back and each
- * runs again alone, through the status table's transitions and the tickets' own checks: so one driver's failure
+ * runs again alone (the Coalescer's `alone`), one after the other, through the status table's transitions and the tickets' own checks: so one driver's failure
  * gives only that driver its precise error (INVALID_STATUS_TRANSITION, INVALID_LAYOUT_REF), never another's.
  */
 @Injectable()
 export class CheckinAcceptance {
-  private readonly batches = new Coalescer<Accepting, Outcome>((batch) => this.acceptTogether(batch));
+  private readonly batches = new Coalescer<Accepting, TicketView[]>(
+    (batch) => this.together(batch),
+    500,
+    0,
+    (one) => this.alone(one.checkinId, one.appointment, one.tickets),
+  );
 
   constructor(
     private readonly appointments: AppointmentsService,
@@ -61,25 +64,8 @@ export class CheckinAcceptance {
   ) {}
 
   /** A driver's check-in the terminal server accepted; its stored tickets. */
-  async accept(checkinId: string, appointment: AppointmentForCheckin, tickets: AppointmentTicketDto[]): Promise<TicketView[]> {
-    const outcome = await this.batches.run({ checkinId, appointment, tickets });
-    if ('error' in outcome) throw outcome.error;
-    return outcome.stored;
-  }
-
-  private async acceptTogether(batch: Accepting[]): Promise<Outcome[]> {
-    try {
-      return (await this.together(batch)).map((stored) => ({ stored }));
-    } catch {
-      return Promise.all(
-        batch.map((one) =>
-          this.alone(one.checkinId, one.appointment, one.tickets).then(
-            (stored) => ({ stored }),
-            (error: unknown) => ({ error }),
-          ),
-        ),
-      );
-    }
+  accept(checkinId: string, appointment: AppointmentForCheckin, tickets: AppointmentTicketDto[]): Promise<TicketView[]> {
+    return this.batches.run({ checkinId, appointment, tickets });
   }
 
   /** The batch in one statement (acceptMany); Incomplete when any of it did not write all it should. */
