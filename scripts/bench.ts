@@ -8,6 +8,7 @@ import { type CapacityFigures, capacityBench, printCapacity } from './bench/capa
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, cpuMsOf, freePort, isProcessNamed, startFloor, startService, stop } from './bench/processes.js';
 import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
+import { oneCheckinCost, tpcb } from './bench/checkin-cost.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
 import { type FairnessFigures, fairnessBench, printFairness, printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
@@ -33,6 +34,10 @@ const LOAD_ROUNDS = 2;
 const CHECKIN_WARMUP = 20;
 const SEQUENTIAL_CHECKINS = 500;
 const CONCURRENT_CHECKINS = 100;
+/** The TPC-B-like load beside the check-in: clients (as pgbench -c 8), transactions each; plain-SQL check-ins as many. */
+const TPCB_CLIENTS = 8;
+const TPCB_PER_CLIENT = 250;
+const TPCB_CHECKINS = 800;
 const SOCKETS_BASELINE = 1000;
 const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
@@ -44,7 +49,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=scale`, `--only=idempotency`, `--only=webhooks` or `--only=capacity`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks` or `--only=capacity`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -209,9 +214,122 @@ async function plainCheckins(pool: pg.Pool, ids: string[], atOnce = false): Prom
   return { ...figures(samples, true), wall_ms: round(now() - started) };
 }
 
+/** Check-ins in plain SQL per second, `clients` at a time (each takes the next appointment of `ids`). */
+async function plainCheckinsPerSecond(pool: pg.Pool, ids: string[], clients: number): Promise<number> {
+  const queue = [...ids];
+  const worker = async () => {
+    for (let id = queue.shift(); id; id = queue.shift()) {
+      const checkin = randomUUID();
+      await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } });
+    }
+  };
+  const started = now();
+  await Promise.all(Array.from({ length: clients }, worker));
+  return Math.round((ids.length / (now() - started)) * 1000);
+}
+
 const checkinLine = (who: string, f: CheckinFigures['sequential']) => `${who.padEnd(8)} p50 ${f.p50} ms, p95 ${f.p95} ms, p99 ${f.p99} ms`;
 const checkinRatios = (service: CheckinFigures['sequential'], relay: CheckinFigures['sequential']) =>
   `ratio   p50 ${round2(service.p50 / relay.p50)}, p95 ${round2(service.p95 / relay.p95)}, p99 ${round2(service.p99! / relay.p99!)}`;
+
+type CheckinSectionFigures = Awaited<ReturnType<typeof checkinSection>>;
+
+/**
+ * Check-in round trips: the service, then a bare relay (the socket hops alone), with the same client code and
+ * auth payloads; then the same check-in writes in plain SQL (the database work alone), the same way. Then what one
+ * check-in costs, counted in a service run in this process, and a TPC-B-like load on the same database for scale.
+ * The terminal `terminalId` (key `apiKey`) needs a gate geofence and the bench's ticket layout.
+ */
+async function checkinSection(
+  cleanUp: CleanUp,
+  {
+    name,
+    base,
+    api,
+    apiKey,
+    floor,
+    terminalId,
+  }: { name: string; base: string; api: Api; apiKey: string; floor: pg.Client; terminalId: string },
+) {
+  const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
+  const checkinSet = async (prefix: string) => {
+    const sequentialTax = nextTaxId();
+    const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
+    const create = async (items: AppointmentItem[]) => (await api.call('POST', '/api/v1/appointments', items)).data.created_ids as string[];
+    return {
+      sequentialTax,
+      sequentialIds: await create(appointmentItems(`${prefix}seq`, CHECKIN_WARMUP + SEQUENTIAL_CHECKINS, [sequentialTax])),
+      concurrentTax,
+      concurrentIds: await create(appointmentItems(`${prefix}conc`, CONCURRENT_CHECKINS, concurrentTax)),
+    };
+  };
+  const viaService = await checkinSet('');
+  const inPlainSql = await checkinSet('plain-');
+  const spareIds = (await api.call('POST', '/api/v1/appointments', appointmentItems('plain-tpcb', TPCB_CHECKINS))).data
+    .created_ids as string[];
+  const sequentialToken = await token(viaService.sequentialTax);
+  const concurrentTokens = await Promise.all(viaService.concurrentTax.map(token));
+  const measureCheckins = (at: string) =>
+    checkins(
+      at,
+      { token: sequentialToken, ids: viaService.sequentialIds.slice(CHECKIN_WARMUP) },
+      { tokens: concurrentTokens, ids: viaService.concurrentIds },
+    );
+  const warmUp = (at: string) =>
+    checkins(at, { token: sequentialToken, ids: viaService.sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
+  const writesPool = new pg.Pool({ connectionString: dbUrl(name), max: Number(POOL_SIZE) });
+  cleanUp.add('the check-in floor pool', () => writesPool.end());
+  const plain = (ids: string[], atOnce = false) => plainCheckins(writesPool, ids, atOnce);
+
+  const terminalSocket = await acceptingTerminal(base, apiKey);
+  await checkSameWrites(
+    floor,
+    terminalId,
+    'check-in',
+    { prefix: 'seq-', write: () => warmUp(base) },
+    { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
+  );
+  const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
+  const writesCheckins = {
+    sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
+    concurrent: await plain(inPlainSql.concurrentIds, true),
+  };
+  const relay = await startFloor('bare-socket-server', env, cleanUp);
+  const relayAt = `http://127.0.0.1:${relay.port}`;
+  const relaySocket = await acceptingTerminal(relayAt, apiKey);
+  await warmUp(relayAt);
+  const relayCheckins = await measureCheckins(relayAt).finally(() => relaySocket.close());
+  await stop(relay.child);
+  const checkinLines = (kind: 'sequential' | 'concurrent') => {
+    const all = kind === 'concurrent' ? (f: CheckinFigures['concurrent']) => ` (all done in ${f.wall_ms} ms)` : () => '';
+    say(`  ${checkinLine('service', serviceCheckins[kind])}${all(serviceCheckins.concurrent)}`);
+    say(`  ${checkinLine('relay', relayCheckins[kind])}${all(relayCheckins.concurrent)}`);
+    say(`  ${checkinLine('writes', writesCheckins[kind])}${all(writesCheckins.concurrent)}`);
+    say(`  ${checkinRatios(serviceCheckins[kind], relayCheckins[kind])} (service ÷ relay)`);
+  };
+  say(`check-in round trip, ${SEQUENTIAL_CHECKINS} sequential (after ${CHECKIN_WARMUP} not counted):`);
+  checkinLines('sequential');
+  say(`check-in round trip, ${CONCURRENT_CHECKINS} at once:`);
+  checkinLines('concurrent');
+  say(`  relay: a bare Socket.IO relay, no database; writes: the check-in's rows in plain SQL (2 statements), no sockets\n`);
+
+  const cost = await oneCheckinCost(serviceEnvOf(name), ADMIN_KEY);
+  say(
+    `one accepted check-in with 1 ticket, counted in the service process: ${cost.round_trips} round trips, ` +
+      `transactions of ${cost.transactions.join(' and ')} statements (opening and COMMIT included), ` +
+      `${Object.values(cost.rows).reduce((a, b) => a + b, 0)} rows (${Object.entries(cost.rows)
+        .map(([table, n]) => `${table} ${n}`)
+        .join(', ')})`,
+  );
+  const tpcbFigures = await tpcb(dbUrl(name), TPCB_CLIENTS, TPCB_PER_CLIENT);
+  const writesPerSecond = await plainCheckinsPerSecond(writesPool, spareIds, TPCB_CLIENTS);
+  say(
+    `TPC-B-like (pgbench's default script), ${tpcbFigures.clients} clients: ${tpcbFigures.per_second} transactions/s; ` +
+      `the check-in's writes in plain SQL, ${TPCB_CLIENTS} at a time: ${writesPerSecond} check-ins/s; ` +
+      `one check-in's writes ≈ ${round(tpcbFigures.per_second / writesPerSecond)} TPC-B transactions\n`,
+  );
+  return { serviceCheckins, relayCheckins, writesCheckins, sequentialToken, cost, tpcb: tpcbFigures, writes_per_second: writesPerSecond };
+}
 
 /** A service of this run, as its own process, on a new database of its own. */
 async function newService(cleanUp: CleanUp): Promise<{ name: string; base: string; child: ChildProcess }> {
@@ -652,6 +770,43 @@ async function singleOnly(cleanUp: CleanUp): Promise<void> {
 const singleCreateTarget = (f: Awaited<ReturnType<typeof singleCreateSection>>) =>
   target(`single-item create, ${CONNECTIONS} connections, requests/s`, f.service.per_second, f.floor.per_second, { ratioAtLeast: 0.9 });
 
+const checkinTargets = ({
+  serviceCheckins,
+  relayCheckins,
+  writesCheckins,
+}: Pick<CheckinSectionFigures, 'serviceCheckins' | 'relayCheckins' | 'writesCheckins'>) => [
+  target(
+    `check-in p50, ${SEQUENTIAL_CHECKINS} sequential, ms (floor: relay + writes)`,
+    serviceCheckins.sequential.p50,
+    round(relayCheckins.sequential.p50 + writesCheckins.sequential.p50),
+    { ratioAtMost: 1.5 },
+  ),
+  target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
+    p99AtMost: 10,
+  }),
+  target(`check-in p99, ${CONCURRENT_CHECKINS} at once, ms`, serviceCheckins.concurrent.p99!, relayCheckins.concurrent.p99!, {
+    p99AtMost: 150,
+  }),
+];
+
+/** `--only=checkin`: the check-in lines alone, on a database and a service of their own. */
+async function checkinOnly(cleanUp: CleanUp): Promise<void> {
+  const { name, base } = await newService(cleanUp);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  say(
+    `load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')} at start (1, 5, 15 minutes), ${cpus().length} cores\n`,
+  );
+  const { id: terminalId, apiKey, api } = await newTerminal(base, { name: 'Bench terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
+  await api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, { elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }] });
+  const figures = await checkinSection(cleanUp, { name, base, api, apiKey, floor, terminalId });
+  printTargets(checkinTargets(figures), loadavg()[0]);
+  if (json) console.log(JSON.stringify({ ...figures, sequentialToken: undefined }, null, 2));
+}
+
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<void> {
   const { base } = await newService(cleanUp);
@@ -671,6 +826,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   if (only === 'idempotency') return idempotencySection(cleanUp);
   if (only === 'bulk') return bulkOnly(cleanUp);
   if (only === 'single') return singleOnly(cleanUp);
+  if (only === 'checkin') return checkinOnly(cleanUp);
   if (only === 'webhooks') {
     const webhooks = await webhooksSection(cleanUp);
     printTargets(webhooks.targets, loadavg()[0]);
@@ -683,7 +839,8 @@ async function run(cleanUp: CleanUp): Promise<void> {
     if (json) console.log(JSON.stringify({ capacity: capacity.figures, targets: capacity.targets }, null, 2));
     return;
   }
-  if (only) throw new Error(`--only=${only}: the sections that run alone are bulk, single, scale, idempotency, webhooks and capacity`);
+  if (only)
+    throw new Error(`--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks and capacity`);
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
   const serviceEnv = serviceEnvOf(name);
@@ -707,67 +864,14 @@ async function run(cleanUp: CleanUp): Promise<void> {
   printIdempotency(idempotency, say);
   // ---- end of Idempotency-Key ----
 
-  // Check-in round trips: the service, then a bare relay (the socket hops alone), with the same client code and
-  // auth payloads; then the same check-in writes in plain SQL (the database work alone), the same way.
-  const token = async (taxId: string) => (await api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string;
-  const checkinSet = async (prefix: string) => {
-    const sequentialTax = nextTaxId();
-    const concurrentTax = Array.from({ length: CONCURRENT_CHECKINS }, () => nextTaxId());
-    const create = async (items: AppointmentItem[]) => (await api.call('POST', '/api/v1/appointments', items)).data.created_ids as string[];
-    return {
-      sequentialTax,
-      sequentialIds: await create(appointmentItems(`${prefix}seq`, CHECKIN_WARMUP + SEQUENTIAL_CHECKINS, [sequentialTax])),
-      concurrentTax,
-      concurrentIds: await create(appointmentItems(`${prefix}conc`, CONCURRENT_CHECKINS, concurrentTax)),
-    };
-  };
-  const viaService = await checkinSet('');
-  const inPlainSql = await checkinSet('plain-');
-  const sequentialToken = await token(viaService.sequentialTax);
-  const concurrentTokens = await Promise.all(viaService.concurrentTax.map(token));
-  const measureCheckins = (at: string) =>
-    checkins(
-      at,
-      { token: sequentialToken, ids: viaService.sequentialIds.slice(CHECKIN_WARMUP) },
-      { tokens: concurrentTokens, ids: viaService.concurrentIds },
-    );
-  const warmUp = (at: string) =>
-    checkins(at, { token: sequentialToken, ids: viaService.sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
-  const writesPool = new pg.Pool({ connectionString: dbUrl(name), max: Number(POOL_SIZE) });
-  cleanUp.add('the check-in floor pool', () => writesPool.end());
-  const plain = (ids: string[], atOnce = false) => plainCheckins(writesPool, ids, atOnce);
-
-  const terminalSocket = await acceptingTerminal(base, apiKey);
-  await checkSameWrites(
+  const { serviceCheckins, relayCheckins, writesCheckins, sequentialToken } = await checkinSection(cleanUp, {
+    name,
+    base,
+    api,
+    apiKey,
     floor,
     terminalId,
-    'check-in',
-    { prefix: 'seq-', write: () => warmUp(base) },
-    { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
-  );
-  const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
-  const writesCheckins = {
-    sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
-    concurrent: await plain(inPlainSql.concurrentIds, true),
-  };
-  const relay = await startFloor('bare-socket-server', env, cleanUp);
-  const relayAt = `http://127.0.0.1:${relay.port}`;
-  const relaySocket = await acceptingTerminal(relayAt, apiKey);
-  await warmUp(relayAt);
-  const relayCheckins = await measureCheckins(relayAt).finally(() => relaySocket.close());
-  await stop(relay.child);
-  const checkinLines = (kind: 'sequential' | 'concurrent') => {
-    const all = kind === 'concurrent' ? (f: CheckinFigures['concurrent']) => ` (all done in ${f.wall_ms} ms)` : () => '';
-    say(`  ${checkinLine('service', serviceCheckins[kind])}${all(serviceCheckins.concurrent)}`);
-    say(`  ${checkinLine('relay', relayCheckins[kind])}${all(relayCheckins.concurrent)}`);
-    say(`  ${checkinLine('writes', writesCheckins[kind])}${all(writesCheckins.concurrent)}`);
-    say(`  ${checkinRatios(serviceCheckins[kind], relayCheckins[kind])} (service ÷ relay)`);
-  };
-  say(`check-in round trip, ${SEQUENTIAL_CHECKINS} sequential (after ${CHECKIN_WARMUP} not counted):`);
-  checkinLines('sequential');
-  say(`check-in round trip, ${CONCURRENT_CHECKINS} at once:`);
-  checkinLines('concurrent');
-  say(`  relay: a bare Socket.IO relay, no database; writes: the check-in's rows in plain SQL (2 statements), no sockets\n`);
+  });
 
   // Idle driver sockets: RSS slope of a fresh service process (the first one's heap has grown through the bulk
   // writes, and new sockets fill pages it already holds), then of a fresh bare Socket.IO server, same auth payload.
@@ -807,12 +911,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
     ...bulkTargets(createRow, updateRow),
     singleCreateTarget(singleCreate),
     ...idempotencyTargets(idempotency),
-    target(`check-in p99, ${SEQUENTIAL_CHECKINS} sequential, ms`, serviceCheckins.sequential.p99!, relayCheckins.sequential.p99!, {
-      p99AtMost: 15,
-    }),
-    target(`check-in p99, ${CONCURRENT_CHECKINS} at once, ms`, serviceCheckins.concurrent.p99!, relayCheckins.concurrent.p99!, {
-      p99AtMost: 150,
-    }),
+    ...checkinTargets({ serviceCheckins, relayCheckins, writesCheckins }),
     target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.9 }),
     ...webhooks.targets,
     ...scale.targets,

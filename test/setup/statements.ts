@@ -38,3 +38,71 @@ export function planOf(
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   });
 }
+
+/** What a piece of work cost in round trips: every statement sent, and the statements of each transaction. */
+export interface RoundTrips {
+  /** Every statement sent, transaction control included (each is one round trip). */
+  statements: string[];
+  /** Each transaction's statements from its opening to its COMMIT or ROLLBACK, both included, in the order they began. */
+  transactions: string[][];
+}
+
+/**
+ * Runs `work` and returns the round trips the app made meanwhile: unlike `captureStatements`, the opening
+ * (`START TRANSACTION`, sent with what follows it in one query) and the COMMIT count, as each costs a round trip.
+ */
+export async function captureRoundTrips(dataSource: DataSource, work: () => Promise<unknown>): Promise<RoundTrips> {
+  const logger = dataSource.logger;
+  const original = logger.logQuery.bind(logger);
+  const statements: string[] = [];
+  const transactions: string[][] = [];
+  const open = new Map<unknown, string[]>();
+  logger.logQuery = (query, parameters, queryRunner) => {
+    statements.push(query);
+    const sql = query.trim();
+    if (/^(START TRANSACTION|BEGIN)/i.test(sql)) {
+      const statementsOfIt = [query];
+      open.set(queryRunner, statementsOfIt);
+      transactions.push(statementsOfIt);
+    } else {
+      open.get(queryRunner)?.push(query);
+      if (/^(COMMIT|ROLLBACK)/i.test(sql)) open.delete(queryRunner);
+    }
+    return original(query, parameters, queryRunner);
+  };
+  try {
+    await work();
+  } finally {
+    logger.logQuery = original;
+  }
+  return { statements, transactions };
+}
+
+/** The tables a change to records, tickets and check-ins writes. */
+const WRITTEN_TABLES = [
+  'appointments',
+  'appointment_logs',
+  'trips',
+  'trip_logs',
+  'tickets',
+  'checkins',
+  'account_events',
+  'driver_events',
+  'driver_feeds',
+] as const;
+
+/**
+ * Runs `work` and returns, per table, the rows whose current version it wrote (inserted or last updated by a
+ * transaction that began after it started): a row written twice (an attempt started, then accepted) counts once.
+ */
+export async function captureRowsWritten(dataSource: DataSource, work: () => Promise<unknown>): Promise<Record<string, number>> {
+  const [{ xid }]: { xid: string }[] = await dataSource.query(`SELECT (txid_current() % 4294967296)::text AS xid`);
+  await work();
+  const rows: { name: string; n: string }[] = await dataSource.query(
+    WRITTEN_TABLES.map((table) => `SELECT '${table}' AS name, count(*) AS n FROM ${table} WHERE xmin::text::bigint > $1`).join(
+      ' UNION ALL ',
+    ),
+    [xid],
+  );
+  return Object.fromEntries(rows.filter((row) => Number(row.n) > 0).map((row) => [row.name, Number(row.n)]));
+}

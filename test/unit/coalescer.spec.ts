@@ -27,6 +27,33 @@ describe('Coalescer', () => {
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
   });
 
+  it('with `alone`, runs each call of a failed batch again on its own: only the failing input fails', async () => {
+    const batches: number[][] = [];
+    const alone: number[] = [];
+    const picky = new Coalescer<number, number>(
+      (inputs) => {
+        batches.push(inputs);
+        if (inputs.includes(13)) return Promise.reject(new Error('unlucky batch'));
+        return Promise.resolve(inputs.map((n) => n * 2));
+      },
+      500,
+      0,
+      (n) => {
+        alone.push(n);
+        if (n === 13) return Promise.reject(new Error('unlucky 13'));
+        return Promise.resolve(n * 2);
+      },
+    );
+    const settled = await Promise.allSettled([1, 13, 3].map((n) => picky.run(n)));
+    expect(batches).toEqual([[1, 13, 3]]);
+    expect(alone).toEqual([1, 13, 3]);
+    expect(settled).toEqual([
+      { status: 'fulfilled', value: 2 },
+      { status: 'rejected', reason: new Error('unlucky 13') },
+      { status: 'fulfilled', value: 6 },
+    ]);
+  });
+
   it('runs one batch at a time: the calls made while a batch runs go together as the next batch once it ends', async () => {
     const batches: number[][] = [];
     let release!: () => void;

@@ -10,9 +10,10 @@ interface Call<I, O> {
  * runs, the calls made meanwhile wait and go together as the next batch the moment it ends (as PostgreSQL
  * groups commits). `runBatch` answers one output per input, in order. Under load, concurrent requests share
  * one statement (one round trip, one plan) instead of each paying its own, and the busier the service, the
- * larger the batches; alone, a call waits one turn. A failed batch fails each of its calls. With `gatherMs`, a
- * batch waits that long for more calls before it goes (for writes nobody waits on, where fewer statements matter
- * more than a few milliseconds).
+ * larger the batches; alone, a call waits one turn. A failed batch fails each of its calls, unless `alone` is
+ * given: then each of its calls runs again through `alone`, one by one, and gets its own outcome (so one input that
+ * fails a shared statement fails only its own call). With `gatherMs`, a batch waits that long for more calls before
+ * it goes (for writes nobody waits on, where fewer statements matter more than a few milliseconds).
  */
 export class Coalescer<I, O> {
   private queued: Call<I, O>[] = [];
@@ -23,6 +24,7 @@ export class Coalescer<I, O> {
     private readonly runBatch: (inputs: I[]) => Promise<O[]>,
     private readonly maxBatch = 500,
     private readonly gatherMs = 0,
+    private readonly alone?: (input: I) => Promise<O>,
   ) {}
 
   run(input: I): Promise<O> {
@@ -50,10 +52,21 @@ export class Coalescer<I, O> {
       const outputs = await this.runBatch(batch.map((call) => call.input));
       batch.forEach((call, i) => call.resolve(outputs[i]));
     } catch (error) {
-      batch.forEach((call) => call.reject(error));
+      if (this.alone) await this.oneByOne(batch, this.alone);
+      else batch.forEach((call) => call.reject(error));
     } finally {
       this.running = false;
       this.schedule();
+    }
+  }
+
+  private async oneByOne(batch: Call<I, O>[], alone: (input: I) => Promise<O>): Promise<void> {
+    for (const call of batch) {
+      try {
+        call.resolve(await alone(call.input));
+      } catch (error) {
+        call.reject(error);
+      }
     }
   }
 }

@@ -4,11 +4,18 @@ import { AppError } from '../../common/errors/app-error.js';
 import { storableText } from '../../common/validation/json-input.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { AccountEventType } from '../events/account-events.js';
 import { Changes } from '../feed/changes.js';
 import type { CheckinStatus } from './checkin.entity.js';
-import { type AppointmentForCheckin, type AttemptEvent, CheckinRepository } from './checkin.repository.js';
+import {
+  type AppointmentForCheckin,
+  type AttemptEvent,
+  type CheckinRow,
+  CheckinRepository,
+  type StartedAttempt,
+} from './checkin.repository.js';
 
 /** An attempt pending far longer than any handshake takes is treated as interrupted. */
 const STALE_AFTER_MS = 30_000;
@@ -53,7 +60,12 @@ export class CheckinLedger implements OnApplicationBootstrap {
    */
   async previous(checkinId: string, appointmentId: string): Promise<Previous | null> {
     const previous = await this.repository.findCheckin(checkinId);
-    if (!previous) return null;
+    return previous ? this.interpret(previous, appointmentId) : null;
+  }
+
+  /** What an attempt already stored under a checkin_id means now (see `previous`). */
+  async interpret(previous: CheckinRow, appointmentId: string): Promise<Previous> {
+    const checkinId = previous.id;
     if (previous.appointment_id !== appointmentId) {
       throw AppError.validation([{ path: 'checkin_id', message: 'belongs to another appointment' }]);
     }
@@ -75,6 +87,34 @@ export class CheckinLedger implements OnApplicationBootstrap {
           : new AppError(code, reason, { checkin_id: checkinId });
       }
     }
+  }
+
+  /**
+   * A driver's new attempt, read and started in one statement with its log entry and event (one transaction of
+   * three round trips): see CheckinRepository.startAttempt. Starts nothing when a check refuses or the id was seen
+   * before; the caller tells which from what was read.
+   */
+  async start(
+    checkinId: string,
+    appointmentId: string,
+    driver: { driverId: string; partnerId: string },
+    now: Date,
+  ): Promise<StartedAttempt> {
+    const log = {
+      event: 'checkin_requested',
+      message: `Check-in ${checkinId} requested by the driver`,
+      accountEvent: this.event('checkin.requested', { id: checkinId, status: 'pending', reason: null }),
+    };
+    const from = APPOINTMENTS.moves.filter((move) => move.via === 'checkin').flatMap((move) => move.from);
+    return this.changes.transaction(async (manager, events) => {
+      const started = await this.repository.startAttempt(
+        manager,
+        { checkinId, appointmentId, driverId: driver.driverId, partnerId: driver.partnerId, instanceId: this.instance.id, from, now },
+        log,
+      );
+      if (started.started) events.announce([started.appointment!.terminal_id]);
+      return started;
+    });
   }
 
   /**

@@ -4,6 +4,7 @@ import { FeedModule } from '../feed/feed.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { TripsModule } from '../trips/trips.module.js';
+import { CheckinAcceptance } from './checkin-acceptance.js';
 import { CheckinLedger } from './checkin-ledger.js';
 import { CheckinController } from './checkin.controller.js';
 import { CheckinRepository } from './checkin.repository.js';
@@ -23,7 +24,7 @@ export class CheckinModule {
       module: CheckinModule,
       imports: [AppointmentsModule, TripsModule, TicketsModule, FeedModule, MetricsModule],
       controllers: [CheckinController],
-      providers: [CheckinRepository, CheckinLedger, CheckinService, link, { provide: TerminalLink, useExisting: link }],
+      providers: [CheckinRepository, CheckinLedger, CheckinAcceptance, CheckinService, link, { provide: TerminalLink, useExisting: link }],
       exports: [CheckinService, link],
     };
   }

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GeoFence } from '../accounts/account.entity.js';
 import type { AccountEventType } from '../events/account-events.js';
-import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
+import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
+import { APPEND_FEED, type FeedEvent, type NewFeedEvent } from '../feed/driver-feed.js';
+import type { MovingRecord } from '../records/transitions.js';
+import type { TicketView } from '../tickets/dto/ticket.dto.js';
+import { TRIPS } from '../trips/trips.definition.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
@@ -44,6 +48,30 @@ export interface CheckinRow {
   updated_at: Date;
 }
 
+/** What the start of a driver's attempt found and did. */
+export interface StartedAttempt {
+  /** The appointment with its driver, or null when there is none with this id. */
+  appointment: AppointmentForCheckin | null;
+  /** The attempt with this checkin_id, as it was before the statement, or null. */
+  previous: CheckinRow | null;
+  /** Whether the statement started the attempt (it does only when every check below passed). */
+  started: boolean;
+}
+
+/** A driver's attempt to start, and the checks it must pass to start in the same statement. */
+export interface AttemptStart {
+  checkinId: string;
+  appointmentId: string;
+  driverId: string;
+  /** The terminal or carrier whose token the driver holds: the appointment's terminal or its booking carrier. */
+  partnerId: string;
+  instanceId: string;
+  /** The statuses the status table lets a check-in move from. */
+  from: string[];
+  /** The moment the appointment's admissible window is checked at. */
+  now: Date;
+}
+
 /** The terminal's event about an attempt: `data` is the appointment as the logs query shows it (`view`), and `checkin`. */
 export interface AttemptEvent {
   type: AccountEventType;
@@ -62,10 +90,11 @@ const { logTable, logForeignKey } = APPOINTMENTS;
 
 /**
  * `WITH changed AS (<sql> RETURNING appointment_id)`, then the log entry and the event of each changed row
- * when `log` has them: four parameters from `first`, as `logParams` gives them.
+ * when `log` has them: four parameters from `first`, as `logParams` gives them. `before`: CTEs `sql` reads
+ * (each followed by a comma); `select`: what the statement answers (the changed ids unless given).
  */
-const withLog = (sql: string, first: number, log: AttemptLog | null) =>
-  `WITH changed AS (${sql} RETURNING id, appointment_id),
+const withLog = (sql: string, first: number, log: AttemptLog | null, { before = '', select = 'SELECT id FROM changed' } = {}) =>
+  `WITH ${before}changed AS (${sql} RETURNING id, appointment_id),
         logged AS (
           INSERT INTO ${logTable} (${logForeignKey}, event, message)
           SELECT appointment_id, $${first}, $${first + 1} FROM changed WHERE $${first}::text IS NOT NULL
@@ -79,7 +108,7 @@ const withLog = (sql: string, first: number, log: AttemptLog | null) =>
         )`
             : ''
         }
-   SELECT id FROM changed`;
+   ${select}`;
 
 const logParams = (log: AttemptLog | null) => [
   log?.event ?? null,
@@ -125,6 +154,47 @@ export class CheckinRepository {
       [row.id, row.appointment_id, row.driver_id, row.terminal_id, row.source, row.status, row.instance_id, ...logParams(log)],
     );
     return inserted.length > 0;
+  }
+
+  /**
+   * A driver's attempt, read and started in one statement: the appointment with its driver and the attempt with
+   * this id are read, and the attempt is started (with its log entry and event) only if the appointment is this
+   * driver's, seen by this partner, in a status the check-in moves from, inside its admissible window, and the id
+   * is new. The caller runs the checks again on what was read, for the precise refusal when it did not start.
+   */
+  async startAttempt(manager: EntityManager, start: AttemptStart, log: AttemptLog): Promise<StartedAttempt> {
+    const rows: (AppointmentForCheckin & { previous_checkin: Record<string, unknown> | null; started: boolean })[] = await manager.query(
+      withLog(
+        `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
+         SELECT $1, a.id, a.driver_id, a.terminal_id, 'driver', 'pending', $4 FROM appointment a
+          WHERE a.driver_id = $3 AND $5::uuid IN (a.terminal_id, a.booked_by_id) AND a.status = ANY($6::text[])
+            AND (a.window_start IS NULL OR a.window_start - a.start_tolerance * interval '1 minute' <= $7)
+            AND (a.window_end IS NULL OR a.window_end + a.end_tolerance * interval '1 minute' >= $7)
+            AND NOT EXISTS (SELECT 1 FROM previous)
+         ON CONFLICT (id) DO NOTHING`,
+        8,
+        log,
+        {
+          before: `appointment AS (${WITH_DRIVER} WHERE a.id = $2), previous AS (SELECT * FROM checkins WHERE id = $1), `,
+          select: `SELECT a.*, (SELECT to_jsonb(p) FROM previous p) AS previous_checkin, EXISTS (SELECT 1 FROM changed) AS started
+                     FROM appointment a`,
+        },
+      ),
+      [start.checkinId, start.appointmentId, start.driverId, start.instanceId, start.partnerId, start.from, start.now, ...logParams(log)],
+    );
+    if (rows.length === 0) return { appointment: null, previous: null, started: false };
+    const { previous_checkin: previous, started, ...appointment } = rows[0];
+    return {
+      appointment,
+      started,
+      previous: previous
+        ? ({
+            ...previous,
+            created_at: new Date(previous.created_at as string),
+            updated_at: new Date(previous.updated_at as string),
+          } as unknown as CheckinRow)
+        : null,
+    };
   }
 
   /**
@@ -190,4 +260,176 @@ export class CheckinRepository {
       [id, outcome.status, outcome.reason, outcome.ticketIds ?? [], ...logParams(log)],
     );
   }
+}
+
+/** One accepted check-in, as the acceptance statement writes it. */
+export interface Acceptance {
+  checkinId: string;
+  appointmentId: string;
+  /** The status the appointment was read with, and the one it moves to (planned by the status table). */
+  from: string;
+  to: string;
+  /** What the move adds to its events (`checkin_id`). */
+  extra: Record<string, unknown>;
+  /** The appointment's log entries, in order: its move, then one per ticket. */
+  logs: { event: string; message: string }[];
+  /** The move's events in the driver's feeds. */
+  feed: NewFeedEvent[];
+  /** The tickets to store, ids chosen by the caller. */
+  tickets: { id: string; layout_ref: string; content: Record<string, unknown> }[];
+  /** The terminal's gate geofence: the driver's trips whose destination lies inside arrive. */
+  fence: GeoFence | null;
+  /** The arrived trips' log message. */
+  arrival: string;
+}
+
+/** What the acceptance statement wrote for one check-in. */
+export interface Accepted {
+  /** Whether the appointment moved (it does not when its status changed since it was read). */
+  moved: boolean;
+  /** Whether the attempt was marked accepted. */
+  finished: boolean;
+  /** The tickets stored, as the tickets query shows them, in the order given (one whose layout is missing is not). */
+  tickets: (TicketView & { driver_id: string; booked_by_id: string | null })[];
+  /** The trips that arrived, as they were read (their status before the move). */
+  trips: (MovingRecord & { trucking_company_id: string })[];
+}
+
+/** The views the acceptance writes in events: the appointment's and the trip's, as their logs queries show them. */
+export interface AcceptanceViews {
+  appointment: ViewSql;
+  trip: ViewSql;
+  /** The statuses a trip arrives from, and the one it arrives in (the status table's). */
+  arriving: { from: string[]; to: string };
+}
+
+/** The distance in metres from a trip's destination to the centre of a fence of `x` (haversine, as lockInsideFence). */
+const DISTANCE = `2 * 6371000 * asin(LEAST(1, sqrt(
+                    power(sin(radians(tr.destiny_lat - x.lat) / 2), 2) +
+                    cos(radians(x.lat)) * cos(radians(tr.destiny_lat)) * power(sin(radians(tr.destiny_lng - x.lng) / 2), 2))))`;
+
+/**
+ * Every write of accepted check-ins, however many, in one statement: each appointment moves (only from the
+ * status it was read with), its tickets are stored (their layouts share-locked in the same join, so they cannot be
+ * deleted under them), the driver's trips inside the terminal's geofence arrive, the attempt is marked accepted,
+ * and every log entry, account event and driver feed event of it all is written. The ticket's view is built once,
+ * for its events and the answer. The terminal's events come in the order of the separate statements they replace
+ * (the move, the tickets, the arrivals), and so do the driver's. A check-in whose appointment did not move, or whose
+ * layouts are missing, writes partly: the caller checks each result and rolls back.
+ */
+export async function acceptMany(
+  manager: EntityManager,
+  acceptances: Acceptance[],
+  views: AcceptanceViews,
+): Promise<{ accepted: Accepted[]; appended: FeedEvent[] }> {
+  const input = acceptances.map((a, ord) => ({
+    ord,
+    checkin_id: a.checkinId,
+    appointment_id: a.appointmentId,
+    expected: a.from,
+    target: a.to,
+    extra: a.extra,
+    logs: a.logs,
+    feed: a.feed.map((e) => ({ driver_id: e.driverId, account_id: e.partnerId, type: e.type, payload: e.data })),
+    tickets: a.tickets,
+    lat: a.fence?.lat ?? null,
+    lng: a.fence?.lng ?? null,
+    radius_m: a.fence?.radius_m ?? null,
+    arrival: a.arrival,
+  }));
+  const rows: {
+    moved: boolean;
+    finished: boolean;
+    tickets: Accepted['tickets'];
+    trips: Accepted['trips'];
+    appended: FeedEvent[] | null;
+  }[] = await manager.query(
+    `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
+                extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text)
+       ), moved AS (
+         UPDATE appointments AS t SET status = x.target, updated_at = now()
+           FROM input x WHERE t.id = x.appointment_id AND t.status = x.expected
+         RETURNING t.*, x.ord AS c_ord, x.expected AS event_from, x.extra AS event_extra
+       ), wanted AS (
+         SELECT x.ord AS c_ord, e.ord AS t_ord, (e.ticket->>'id')::uuid AS id, x.appointment_id, e.ticket->>'layout_ref' AS layout_ref,
+                e.ticket->'content' AS content, x.checkin_id
+           FROM input x, jsonb_array_elements(x.tickets) WITH ORDINALITY AS e(ticket, ord)
+       ), inserted AS (
+         INSERT INTO tickets (id, terminal_id, appointment_id, layout_ref, content, checkin_id)
+         SELECT w.id, a.terminal_id, w.appointment_id, w.layout_ref, w.content, w.checkin_id
+           FROM wanted w JOIN appointments a ON a.id = w.appointment_id
+           JOIN layouts l ON l.owner_id = a.terminal_id AND l.layout_set = 'ticket' AND l.ref = w.layout_ref
+          ORDER BY w.c_ord, w.t_ord
+            FOR SHARE OF l
+         RETURNING *
+       ), ticket_views AS (
+         SELECT w.c_ord, w.t_ord, t.id, t.terminal_id, m.driver_id, m.booked_by_id,
+                jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', m.ref, 'terminal_id', t.terminal_id,
+                                   'layout_ref', t.layout_ref, 'content', t.content,
+                                   'created_at', ${isoSql('t.created_at')}, 'updated_at', ${isoSql('t.updated_at')}) AS view
+           FROM inserted t JOIN wanted w ON w.id = t.id JOIN moved m ON m.id = t.appointment_id
+       ), arriving AS (
+         SELECT tr.id, x.ord AS c_ord, x.arrival, x.checkin_id, tr.status AS event_from
+           FROM trips tr JOIN input x ON tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
+          WHERE x.lat IS NOT NULL AND tr.status = ANY($2::text[])
+            AND tr.destiny_lat IS NOT NULL AND tr.destiny_lng IS NOT NULL AND ${DISTANCE} <= x.radius_m
+          ORDER BY tr.id
+            FOR UPDATE OF tr
+       ), arrived AS (
+         UPDATE trips AS t SET status = $3, updated_at = now() FROM arriving a WHERE t.id = a.id
+         RETURNING t.*, a.c_ord, a.event_from, a.arrival, a.checkin_id AS c_checkin
+       ), logged AS (
+         INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message)
+         SELECT x.appointment_id, l.entry->>'event', l.entry->>'message'
+           FROM input x, jsonb_array_elements(x.logs) WITH ORDINALITY AS l(entry, ord)
+          ORDER BY x.ord, l.ord
+       ), trips_logged AS (
+         INSERT INTO ${TRIPS.logTable} (${TRIPS.logForeignKey}, event, message)
+         SELECT id, lower(status), arrival FROM arrived ORDER BY c_ord, id
+       ), evented AS (
+         ${INSERT_EVENTS}
+         SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
+           SELECT m.${APPOINTMENTS.ownerColumn} AS account_id, '${APPOINTMENTS.noun}.status_changed' AS type,
+                  ${views.appointment('m', 'd')} || jsonb_build_object('from', m.event_from, 'to', m.status) || m.event_extra AS data,
+                  m.c_ord, 0 AS kind, 0::bigint AS ord
+             FROM moved m JOIN drivers d ON d.id = m.driver_id
+           UNION ALL
+           SELECT v.terminal_id, 'ticket.created', v.view, v.c_ord, 1, v.t_ord FROM ticket_views v
+           UNION ALL
+           SELECT a.${TRIPS.ownerColumn}, '${TRIPS.noun}.status_changed',
+                  ${views.trip('a', 'd')} || jsonb_build_object('from', a.event_from, 'to', a.status, 'checkin_id', a.c_checkin),
+                  a.c_ord, 2, row_number() OVER (PARTITION BY a.c_ord ORDER BY a.id)
+             FROM arrived a JOIN drivers d ON d.id = a.driver_id
+         ) e ORDER BY e.c_ord, e.kind, e.ord
+       ), finished AS (
+         UPDATE checkins AS c SET status = 'accepted', reason = NULL, updated_at = now(),
+                ticket_ids = ARRAY(SELECT (e.ticket->>'id')::uuid FROM jsonb_array_elements(x.tickets) WITH ORDINALITY AS e(ticket, ord) ORDER BY e.ord)
+           FROM input x WHERE c.id = x.checkin_id
+         RETURNING c.id
+       ), feed_input AS (
+         SELECT f.driver_id, f.account_id, f.type, f.payload, row_number() OVER (ORDER BY f.c_ord, f.kind, f.ord) AS ord FROM (
+           SELECT (e.event->>'driver_id')::uuid AS driver_id, (e.event->>'account_id')::uuid AS account_id, e.event->>'type' AS type,
+                  e.event->'payload' AS payload, x.ord AS c_ord, 0 AS kind, e.ord
+             FROM input x JOIN moved m ON m.c_ord = x.ord, jsonb_array_elements(x.feed) WITH ORDINALITY AS e(event, ord)
+           UNION ALL
+           SELECT v.driver_id, p.account_id, 'ticket.created', v.view, v.c_ord, 1, v.t_ord * 2 + p.n
+             FROM ticket_views v CROSS JOIN LATERAL (VALUES (v.terminal_id, 0), (v.booked_by_id, 1)) AS p(account_id, n)
+            WHERE p.account_id IS NOT NULL
+         ) f
+       ), ${APPEND_FEED('feed_input', 'appended')}
+       SELECT EXISTS (SELECT 1 FROM moved m WHERE m.c_ord = x.ord) AS moved,
+              EXISTS (SELECT 1 FROM finished f WHERE f.id = x.checkin_id) AS finished,
+              (SELECT coalesce(jsonb_agg(v.view || jsonb_build_object('driver_id', v.driver_id, 'booked_by_id', v.booked_by_id) ORDER BY v.t_ord), '[]')
+                 FROM ticket_views v WHERE v.c_ord = x.ord) AS tickets,
+              (SELECT coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'ref', a.ref, 'status', a.event_from, 'driver_id', a.driver_id,
+                                                            '${TRIPS.ownerColumn}', a.${TRIPS.ownerColumn}) ORDER BY a.id), '[]')
+                 FROM arrived a WHERE a.c_ord = x.ord) AS trips,
+              CASE WHEN x.ord = 0 THEN (SELECT jsonb_agg(jsonb_build_object('driver_id', p.driver_id, 'partner_id', p.account_id, 'seq', p.seq,
+                                                                          'type', p.type, 'data', p.payload, 'created_at', ${isoSql('p.created_at')}))
+                                          FROM appended p) END AS appended
+         FROM input x ORDER BY x.ord`,
+    [JSON.stringify(input), views.arriving.from, views.arriving.to],
+  );
+  return { accepted: rows.map(({ appended: _, ...accepted }) => accepted), appended: rows[0]?.appended ?? [] };
 }

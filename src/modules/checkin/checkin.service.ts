@@ -6,15 +6,12 @@ import { AppError } from '../../common/errors/app-error.js';
 import { parseInput } from '../../common/validation/validate.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
-import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { DriverPrincipal, PartnerPrincipal } from '../auth/principal.js';
-import { Changes } from '../feed/changes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import { planMove } from '../records/transitions.js';
-import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
-import { TripsService } from '../trips/trips.service.js';
+import { CheckinAcceptance } from './checkin-acceptance.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
@@ -30,8 +27,8 @@ export interface CheckinResult {
 
 /**
  * The check-in handshake (docs/checkin.md). Driver-initiated: checks, asks the terminal server over its socket
- * and, on acceptance, commits status, logs, tickets and trip arrivals in one transaction; the driver feed
- * pushes after the commit; every step is an event of the terminal (and an arrival, of the trip's carrier). Terminal-initiated (`checkin:confirm`): the same commit without asking.
+ * and, on acceptance, commits status, logs, tickets and trip arrivals in one transaction (CheckinAcceptance); the
+ * driver feed pushes after the commit; every step is an event of the terminal (and an arrival, of the trip's carrier). Terminal-initiated (`checkin:confirm`): the same commit without asking.
  * Input arrives validated (CheckinRequestDto, CheckinConfirmDto); attempts are kept by the CheckinLedger.
  */
 @Injectable()
@@ -39,10 +36,8 @@ export class CheckinService {
   constructor(
     private readonly repository: CheckinRepository,
     private readonly ledger: CheckinLedger,
-    private readonly appointments: AppointmentsService,
-    private readonly trips: TripsService,
+    private readonly acceptance: CheckinAcceptance,
     private readonly tickets: TicketsService,
-    private readonly changes: Changes,
     private readonly channel: TerminalLink,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -65,27 +60,25 @@ export class CheckinService {
     const appointmentId = input.appointment_id.toLowerCase();
     const given = input.checkin_id?.toLowerCase();
     const checkinId = given ?? randomUUID();
+    const now = new Date();
 
-    const appointment = await this.repository.findAppointment(appointmentId);
+    // One statement reads the appointment and the attempt with this id, and starts the attempt if every check
+    // below would pass; when it did not, the checks run on what it read, in their order, for the precise answer.
+    const { appointment, previous: stored, started } = await this.ledger.start(checkinId, appointmentId, driver, now);
     // A token sees only the appointments of the terminal that minted it, or that the carrier that minted it booked
     // (docs/driver-tokens.md).
     const partners = [appointment?.terminal_id, appointment?.booked_by_id];
     if (!appointment || appointment.driver_id !== driver.driverId || !partners.includes(driver.partnerId))
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
-    const previous = given ? await this.ledger.previous(checkinId, appointment.id) : null;
-    if (previous?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticketIds));
-    this.checkScheduled(appointment);
-    this.checkWindow(appointment);
-
-    const message = previous ? `Check-in ${checkinId} resumed after an interruption` : `Check-in ${checkinId} requested by the driver`;
-    try {
-      await this.ledger.begin(null, checkinId, appointment, 'driver', previous, message);
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'CHECKIN_IN_PROGRESS')) throw error;
-      // Another request with this checkin_id got there first: its outcome, if it has one by now.
-      const outcome = await this.ledger.previous(checkinId, appointment.id);
-      if (outcome?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(outcome.ticketIds));
-      throw error;
+    if (!started) {
+      const previous = stored ? await this.ledger.interpret(stored, appointment.id) : null;
+      if (previous?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticketIds));
+      this.checkScheduled(appointment);
+      this.checkWindow(appointment, now);
+      // Every check passed: the attempt was interrupted (resumed here), or another request with this id started it
+      // just now.
+      const answered = await this.resume(checkinId, appointment, previous);
+      if (answered) return answered;
     }
 
     const answer = await this.channel.ask(
@@ -126,7 +119,7 @@ export class CheckinService {
       });
     }
     try {
-      return await this.commit(checkinId, appointment, accepted.tickets ?? []);
+      return this.result(checkinId, appointment, await this.acceptance.accept(checkinId, appointment, accepted.tickets ?? []));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const failure = await this.ledger.fail(checkinId, appointment, {
@@ -136,6 +129,24 @@ export class CheckinService {
       });
       // The appointment moved while the terminal was deciding: that, not the terminal, is the news.
       throw error.code === 'INVALID_STATUS_TRANSITION' ? error : failure;
+    }
+  }
+
+  /**
+   * Resumes an interrupted attempt (null: go on and ask the terminal), or answers with the outcome of the one
+   * another request with this id started meanwhile (CHECKIN_IN_PROGRESS while it has none).
+   */
+  private async resume(checkinId: string, appointment: AppointmentForCheckin, previous: Previous | null): Promise<CheckinResult | null> {
+    try {
+      if (!previous) throw this.ledger.inProgress(checkinId);
+      await this.ledger.begin(null, checkinId, appointment, 'driver', previous, `Check-in ${checkinId} resumed after an interruption`);
+      return null;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'CHECKIN_IN_PROGRESS')) throw error;
+      // Another request with this checkin_id got there first: its outcome, if it has one by now.
+      const outcome = await this.ledger.previous(checkinId, appointment.id);
+      if (outcome?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(outcome.ticketIds));
+      throw error;
     }
   }
 
@@ -150,7 +161,7 @@ export class CheckinService {
     const previous = given ? await this.ledger.previous(checkinId, appointment.id) : null;
     if (previous?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticketIds));
     this.checkScheduled(appointment);
-    return this.commit(checkinId, appointment, input.tickets ?? [], { previous });
+    return this.result(checkinId, appointment, await this.acceptance.alone(checkinId, appointment, input.tickets ?? [], { previous }));
   }
 
   /**
@@ -179,44 +190,6 @@ export class CheckinService {
       if (outcome === 'accepted') this.logger.info(line, `check-in accepted (${source})`);
       else this.logger.warn(line, `check-in not accepted: ${outcome} (${source})`);
     }
-  }
-
-  /**
-   * The accepted check-in, in one transaction: appointment CHECKED_IN and logged, tickets stored, the
-   * driver's trips inside the terminal's geofence arrived, the attempt marked accepted; then the pushes.
-   * `confirmed`: the terminal checks in on its own, so its attempt starts here (resuming `previous` if interrupted).
-   */
-  private async commit(
-    checkinId: string,
-    appointment: AppointmentForCheckin,
-    tickets: AppointmentTicketDto[],
-    confirmed?: { previous: Previous | null },
-  ): Promise<CheckinResult> {
-    return this.changes.transaction(async (manager, events) => {
-      if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
-      const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
-      await this.appointments.transition(manager, events, [
-        {
-          // As read before asking: if it moved meanwhile, the transition refuses it.
-          record: appointment,
-          to: 'CHECKED_IN',
-          via: 'checkin',
-          message: `Check-in ${checkinId} ${verb}`,
-          data: { checkin_id: checkinId },
-        },
-      ]);
-      const stored = await this.tickets.createForAppointment(manager, events, appointment.terminal_id, appointment, tickets, checkinId);
-      // Trips that arrive belong to carriers: their refs are not the terminal's (or its driver app's) to see.
-      if (appointment.terminal_location) {
-        await this.trips.arriveAt(manager, events, appointment.driver_id, appointment.terminal_location, checkinId);
-      }
-      await this.ledger.accepted(
-        manager,
-        checkinId,
-        stored.map((ticket) => ticket.id),
-      );
-      return this.result(checkinId, appointment, stored);
-    });
   }
 
   /** Before asking the terminal: INVALID_STATUS_TRANSITION unless the status table lets a check-in move it. */

@@ -3,12 +3,14 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../../database/transaction.js';
 import { BEGIN_EVENT_WRITER } from '../events/event-sql.js';
 import { EventsService } from '../events/events.service.js';
-import { DriverFeed, type FeedEvent, type NewFeedEvent } from './driver-feed.js';
+import { DriverFeed, type FeedEvent, inFeedOrder, type NewFeedEvent } from './driver-feed.js';
 
 /** What a change adds to the feeds, inside its transaction. */
 export interface EventWriter {
   /** Events of drivers' feeds (pushed to the driver app: docs/checkin.md#the-driver-feed), written when the work is done. */
   driver(events: NewFeedEvent[]): void;
+  /** Driver events the work's own statements appended (with APPEND_FEED), to push with the others after the commit. */
+  appended(events: FeedEvent[]): void;
   /**
    * Accounts whose feeds (docs/events.md) the work's statements wrote to: every change writes its accounts'
    * events in its own statement; these accounts' listeners are told once the transaction has committed.
@@ -36,12 +38,15 @@ export class Changes {
     let accounts: string[] = [];
     const writing = async (manager: EntityManager) => {
       const driver: NewFeedEvent[] = [];
+      const appended: FeedEvent[] = [];
       const announced = new Set<string>();
       const value = await work(manager, {
         driver: (events) => void driver.push(...events),
+        appended: (events) => void appended.push(...events),
         announce: (ids) => ids.forEach((id) => announced.add(id)),
       });
-      pushed = await this.driverFeed.append(manager, driver);
+      const written = await this.driverFeed.append(manager, driver);
+      pushed = appended.length ? inFeedOrder([...appended, ...written]) : written;
       accounts = [...announced];
       return value;
     };

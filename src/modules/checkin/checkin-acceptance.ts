@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Coalescer } from '../../common/batch/coalescer.js';
+import { APPOINTMENTS } from '../appointments/appointments.definition.js';
+import { AppointmentsService } from '../appointments/appointments.service.js';
+import { Changes } from '../feed/changes.js';
+import { planMove } from '../records/transitions.js';
+import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
+import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
+import { TRIPS } from '../trips/trips.definition.js';
+import { TripsService } from '../trips/trips.service.js';
+import { CheckinLedger, type Previous } from './checkin-ledger.js';
+import { type Acceptance, acceptMany, type Accepted, type AppointmentForCheckin } from './checkin.repository.js';
+
+/** An accepted check-in to store: the appointment as read when the attempt started, and the terminal's tickets. */
+interface Accepting {
+  checkinId: string;
+  appointment: AppointmentForCheckin;
+  tickets: AppointmentTicketDto[];
+}
+
+/** A check-in of a batch did not write all it should (its appointment moved meanwhile, a layout is gone). */
+class Incomplete extends Error {}
+
+const ARRIVAL = TRIPS.moves.find((move) => move.via === 'arrival')!;
+
+const arrivalMessage = (checkinId: string) => `Arrived at the terminal's gate (check-in ${checkinId})`;
+
+/** The ticket as the tickets query shows it, its fields in their usual order. */
+const ticketView = (t: Accepted['tickets'][number]): TicketView => ({
+  id: t.id,
+  appointment_id: t.appointment_id,
+  appointment_ref: t.appointment_ref,
+  terminal_id: t.terminal_id,
+  layout_ref: t.layout_ref,
+  content: t.content,
+  created_at: t.created_at,
+  updated_at: t.updated_at,
+});
+
+/**
+ * Stores accepted check-ins (docs/checkin.md): in one transaction each, the appointment CHECKED_IN and logged,
+ * tickets stored, the driver's trips inside the terminal's geofence arrived, the attempt marked accepted; then the
+ * pushes. Acceptances that arrive together share one statement and one transaction (group commit, through a
+ * Coalescer). When that statement fails, or leaves one of them unwritten, the whole batch rolls back and each
+ * runs again alone (the Coalescer's `alone`), one after the other, through the status table's transitions and the tickets' own checks: so one driver's failure
+ * gives only that driver its precise error (INVALID_STATUS_TRANSITION, INVALID_LAYOUT_REF), never another's.
+ */
+@Injectable()
+export class CheckinAcceptance {
+  private readonly batches = new Coalescer<Accepting, TicketView[]>(
+    (batch) => this.together(batch),
+    500,
+    0,
+    (one) => this.alone(one.checkinId, one.appointment, one.tickets),
+  );
+
+  constructor(
+    private readonly appointments: AppointmentsService,
+    private readonly trips: TripsService,
+    private readonly tickets: TicketsService,
+    private readonly changes: Changes,
+    private readonly ledger: CheckinLedger,
+  ) {}
+
+  /** A driver's check-in the terminal server accepted; its stored tickets. */
+  accept(checkinId: string, appointment: AppointmentForCheckin, tickets: AppointmentTicketDto[]): Promise<TicketView[]> {
+    return this.batches.run({ checkinId, appointment, tickets });
+  }
+
+  /** The batch in one statement (acceptMany); Incomplete when any of it did not write all it should. */
+  private together(batch: Accepting[]): Promise<TicketView[][]> {
+    const acceptances = batch.map((one) => this.plan(one));
+    return this.changes.transaction(async (manager, events) => {
+      const { accepted, appended } = await acceptMany(manager, acceptances, {
+        appointment: this.appointments.view.sql,
+        trip: this.trips.view.sql,
+        arriving: { from: [...ARRIVAL.from], to: ARRIVAL.to },
+      });
+      if (accepted.some((one, i) => !one.moved || !one.finished || one.tickets.length !== batch[i].tickets.length)) throw new Incomplete();
+      events.appended(appended);
+      // Trips arrive rarely: their feed events are planned by the status table, and written after the statement's.
+      accepted.forEach((one, i) =>
+        events.driver(
+          one.trips.flatMap(
+            (trip) =>
+              planMove(TRIPS, {
+                record: trip,
+                to: ARRIVAL.to,
+                via: 'arrival',
+                message: arrivalMessage(batch[i].checkinId),
+                data: { checkin_id: batch[i].checkinId },
+              })?.events ?? [],
+          ),
+        ),
+      );
+      events.announce(
+        batch.flatMap((one, i) => [
+          one.appointment.terminal_id,
+          ...(one.appointment.booked_by_id ? [one.appointment.booked_by_id] : []),
+          ...accepted[i].trips.map((trip) => trip.trucking_company_id),
+        ]),
+      );
+      return accepted.map((one) => one.tickets.map(ticketView));
+    });
+  }
+
+  /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */
+  private plan({ checkinId, appointment, tickets }: Accepting): Acceptance {
+    const move = planMove(APPOINTMENTS, {
+      record: appointment,
+      to: 'CHECKED_IN',
+      via: 'checkin',
+      message: `Check-in ${checkinId} accepted by the terminal server`,
+      data: { checkin_id: checkinId },
+    })!;
+    const stored = tickets.map((ticket) => ({ id: randomUUID(), layout_ref: ticket.layout_ref, content: ticket.content }));
+    return {
+      checkinId,
+      appointmentId: appointment.id,
+      from: move.from,
+      to: move.to,
+      extra: move.extra,
+      logs: [move.log, ...stored.map((t) => ({ event: 'ticket_created', message: `Ticket ${t.id} created (layout ${t.layout_ref})` }))],
+      feed: move.events,
+      tickets: stored,
+      fence: appointment.terminal_location,
+      arrival: arrivalMessage(checkinId),
+    };
+  }
+
+  /**
+   * One check-in in a transaction of its own, statement by statement: the status table's transition, the
+   * tickets with their layouts checked, the arrivals, the attempt accepted. `confirmed`: the terminal checks in on
+   * its own, so its attempt starts here (resuming `previous` if interrupted).
+   */
+  alone(
+    checkinId: string,
+    appointment: AppointmentForCheckin,
+    tickets: AppointmentTicketDto[],
+    confirmed?: { previous: Previous | null },
+  ): Promise<TicketView[]> {
+    return this.changes.transaction(async (manager, events) => {
+      if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
+      const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
+      await this.appointments.transition(manager, events, [
+        {
+          // As read before asking: if it moved meanwhile, the transition refuses it.
+          record: appointment,
+          to: 'CHECKED_IN',
+          via: 'checkin',
+          message: `Check-in ${checkinId} ${verb}`,
+          data: { checkin_id: checkinId },
+        },
+      ]);
+      const stored = await this.tickets.createForAppointment(manager, events, appointment.terminal_id, appointment, tickets, checkinId);
+      // Trips that arrive belong to carriers: their refs are not the terminal's (or its driver app's) to see.
+      if (appointment.terminal_location) {
+        await this.trips.arriveAt(manager, events, appointment.driver_id, appointment.terminal_location, checkinId);
+      }
+      await this.ledger.accepted(
+        manager,
+        checkinId,
+        stored.map((ticket) => ticket.id),
+      );
+      return stored;
+    });
+  }
+}
