@@ -55,12 +55,19 @@ const feedOf = (taxId: string): Promise<FeedRow[]> =>
   );
 const ticketLogs = async (key: string, ref: string): Promise<{ event: string; message: string }[]> =>
   (await logsOf(t.http, key, 'appointment', [ref])).body.data[0].data.logs.filter((l: { event: string }) => l.event.startsWith('ticket_'));
-const counts = async () =>
+/**
+ * The rows of `terminals` that a ticket write would touch: their tickets, their appointments' logs and the feed events
+ * they wrote. Only the terminals' own rows, as other tests of the file may still be writing to the same tables.
+ */
+const counts = async (...terminals: TestAccount[]) =>
   (
     await db.query(
-      `SELECT (SELECT count(*) FROM tickets)::int AS tickets, (SELECT count(*) FROM appointment_logs)::int AS logs,
-              (SELECT count(*) FROM driver_events)::int AS events,
-              (SELECT coalesce(max(updated_at), 'epoch') FROM tickets)::text AS last_update`,
+      `SELECT (SELECT count(*) FROM tickets WHERE terminal_id = ANY($1))::int AS tickets,
+              (SELECT count(*) FROM appointment_logs l JOIN appointments a ON a.id = l.appointment_id
+                WHERE a.terminal_id = ANY($1))::int AS logs,
+              (SELECT count(*) FROM driver_events WHERE account_id = ANY($1))::int AS events,
+              (SELECT coalesce(max(updated_at), 'epoch') FROM tickets WHERE terminal_id = ANY($1))::text AS last_update`,
+      [terminals.map((terminal) => terminal.id)],
     )
   )[0];
 
@@ -354,7 +361,7 @@ describe('tickets: not found, all or nothing', () => {
     const [deleted] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt')]);
     await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([deleted]);
     const [foreign] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt')]);
-    const before = await counts();
+    const before = await counts(terminal, other);
     const res = await send(
       'post',
       terminal.key,
@@ -365,11 +372,11 @@ describe('tickets: not found, all or nothing', () => {
       success: false,
       error: { code: 'APPOINTMENT_NOT_FOUND', message: expect.any(String), details: { refs: ['ghost', deleted, foreign] } },
     });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal, other)).toEqual(before);
   });
 
   it('PUT names only the missing ids (unknown or another terminal’s) and changes nothing', async () => {
-    const before = await counts();
+    const before = await counts(terminal, other);
     const res = await send('put', terminal.key, [
       { ticket_id: mine[0], content: { v: 'changed' } },
       { ticket_id: theirs, content: { hijacked: true } },
@@ -377,7 +384,7 @@ describe('tickets: not found, all or nothing', () => {
     ]);
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [theirs, UNKNOWN_ID] } });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal, other)).toEqual(before);
     const rows: { id: string; content: object }[] = await db.query(
       `SELECT id, content FROM tickets WHERE id = ANY($1) ORDER BY content::text`,
       [[mine[0], theirs]],
@@ -386,11 +393,11 @@ describe('tickets: not found, all or nothing', () => {
   });
 
   it('DELETE names only the missing ids and removes nothing', async () => {
-    const before = await counts();
+    const before = await counts(terminal, other);
     const res = await send('delete', terminal.key, [mine[1], theirs]);
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [theirs] } });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal, other)).toEqual(before);
   });
 
   it('DELETE answers an id repeated in the batch once, and a removed ticket is then not found', async () => {
@@ -625,7 +632,7 @@ describe('TicketsService.createForAppointment (the check-in handshake’s entry 
   });
 
   it('VALIDATION_ERROR located at tickets[i] as the terminal sends them, then INVALID_LAYOUT_REF; nothing is written', async () => {
-    const before = await counts();
+    const before = await counts(terminal);
     // What a terminal server sends with checkin:confirm is refused as it arrives, in the acknowledgement.
     const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
     const socket = await connect(url, '/terminal', { apiKey: terminal.key });
@@ -668,6 +675,6 @@ describe('TicketsService.createForAppointment (the check-in handshake’s entry 
     );
     expect(layouts.code).toBe('INVALID_LAYOUT_REF');
     expect(layouts.details).toEqual({ layout_refs: ['nope'] });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal)).toEqual(before);
   });
 });
