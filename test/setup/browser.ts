@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { it } from '@jest/globals';
 import chromium from '@sparticuz/chromium';
 import { type Browser, type BrowserContext, chromium as playwright, type Page } from 'playwright-core';
 import { unpackChromium } from './chromium.js';
@@ -95,9 +96,17 @@ export async function signInToPanel(page: Page, base: string, key: string): Prom
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
-/** The two stores every browser test runs on. */
+/** The two stores every browser test file runs on. */
 export const STORES = ['postgresql', 'embedded'] as const;
 export type Store = (typeof STORES)[number];
+
+/**
+ * `it` for a case that runs on PostgreSQL only: on the embedded store it is skipped. The pages reach the store only
+ * through the service's API, so the embedded pass keeps the cases that prove the embedded default serves them end to end
+ * (a sign-in, a check-in and its ticket, the board, the calendar); every case twice made these the slowest files.
+ */
+export const postgresqlOnly = (store: Store) => (store === 'postgresql' ? it : it.skip);
+
 
 /**
  * The service on a database of its own (PostgreSQL, cloned from the run's template) or on an embedded store in a
