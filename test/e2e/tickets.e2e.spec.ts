@@ -18,6 +18,14 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = 'b7c1e2d4-0000-4000-8000-00000000abcd';
+/**
+ * The appointments' time slot, a day ahead: one already over is marked a no-show at the next sweep, which writes a log
+ * and events of its own while a test counts what a refused request wrote.
+ */
+const AHEAD = {
+  window_start: new Date(Date.now() + 24 * 3600_000).toISOString(),
+  window_end: new Date(Date.now() + 25 * 3600_000).toISOString(),
+};
 
 let t: TestApp;
 let db: DataSource;
@@ -84,7 +92,7 @@ async function freshTerminal(n = 2): Promise<{ terminal: TestAccount; taxId: str
   await putLayout(t.http, terminal.key, 'ticket', 'pass');
   await putLayout(t.http, terminal.key, 'ticket', 'pass-v2');
   const d = driver();
-  const items = Array.from({ length: n }, () => createItem('appointment', 'appt', {}, d));
+  const items = Array.from({ length: n }, () => createItem('appointment', 'appt', AHEAD, d));
   const refs = n > 0 ? await createRecords(t.http, terminal.key, 'appointment', items) : [];
   return { terminal, taxId: d.tax_id, refs };
 }
@@ -116,7 +124,7 @@ describe('tickets: driver feed and appointment logs', () => {
   it('feeds every change to the appointment’s driver, seq 1, 2, 3… per driver, with the ticket view', async () => {
     const { terminal, taxId, refs } = await freshTerminal(1);
     const other = driver();
-    const [otherRef] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', {}, other)]);
+    const [otherRef] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', AHEAD, other)]);
     expect(await feedOf(taxId)).toEqual([]);
 
     const [a, b, c] = await created(terminal.key, [
@@ -353,14 +361,14 @@ describe('tickets: not found, all or nothing', () => {
       { appointment_ref: refs[0], layout_ref: 'pass', content: { v: 1 } },
       { appointment_ref: refs[1], layout_ref: 'pass', content: { v: 2 } },
     ]);
-    const [otherRef] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt')]);
+    const [otherRef] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt', AHEAD)]);
     [theirs] = await created(other.key, { appointment_ref: otherRef, layout_ref: 'pass', content: { theirs: true } });
   });
 
   it('names each missing appointment once: unknown, deleted, or another terminal’s; nothing is written', async () => {
-    const [deleted] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt')]);
+    const [deleted] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', AHEAD)]);
     await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([deleted]);
-    const [foreign] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt')]);
+    const [foreign] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt', AHEAD)]);
     const before = await counts(terminal, other);
     const res = await send(
       'post',
