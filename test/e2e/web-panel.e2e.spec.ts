@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { newCarrier, newTerminal } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
-import { gateScene } from '../factories/checkin.js';
+import { gateScene, minutes } from '../factories/checkin.js';
 import { connectTerminal } from '../factories/sockets.js';
 import { type Receiver, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
 import {
@@ -415,7 +415,10 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
 
         // An appointment event, then a replay from before it: the log shows it sent again with its seq.
         await putLayout(gate.http, terminal.key, 'appointment', 'card');
-        await createRecords(gate.http, terminal.key, 'appointment', [createItem('appointment', 'card')]);
+        // A window ahead: one already over gets an appointment.no_show event at the next sweep, a second event to replay.
+        await createRecords(gate.http, terminal.key, 'appointment', [
+          createItem('appointment', 'card', { window_start: minutes(24 * 60), window_end: minutes(25 * 60) }),
+        ]);
         await untilReceived(receiver, 2);
         const created = receiver.received.find((r) => r.body.type === 'appointment.created')!;
         expect(() => new Webhook(newSecret).verify(created.raw, created.headers as Record<string, string>)).not.toThrow();
