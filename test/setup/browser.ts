@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from '@jest/globals';
 import chromium from '@sparticuz/chromium';
 import { type Browser, type BrowserContext, chromium as playwright, type Page } from 'playwright-core';
 import { unpackChromium } from './chromium.js';
+import { createEmbeddedDataDir } from './databases.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 /** Where the browser tests leave their screenshots (git ignores it). */
@@ -107,16 +107,15 @@ export type Store = (typeof STORES)[number];
  */
 export const postgresqlOnly = (store: Store) => (store === 'postgresql' ? it : it.skip);
 
-
 /**
- * The service on a database of its own (PostgreSQL, cloned from the run's template) or on an embedded store in a
- * fresh folder, listening on a random port; `url` is where the browser finds it.
+ * The service on a database of its own (PostgreSQL, cloned from the run's template) or on a copy of the run's migrated
+ * embedded store in a folder of its own, listening on a random port; `url` is where the browser finds it.
  */
 export async function startWebApp(
   store: Store,
   env: Record<string, string> = {},
 ): Promise<{ gate: TestApp; url: string; close(): Promise<void> }> {
-  const dataDir = store === 'embedded' ? mkdtempSync(join(tmpdir(), 'gate-web-')) : null;
+  const dataDir = store === 'embedded' ? createEmbeddedDataDir('gate-web-') : null;
   const gate = await startTestApp(dataDir ? { DATABASE_URL: '', DATA_DIR: dataDir, ...env } : env);
   const { port } = gate.app.getHttpServer().address() as { port: number };
   return {
