@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { newAccount, newCarrier, newTerminal } from '../factories/accounts.js';
 import { saveRule } from '../factories/capacity.js';
 import { CARD_LAYOUT, putLayout } from '../factories/layouts.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 /** How carriers and terminals find each other for booking: GET /api/v1/terminals and GET /api/v1/carriers, on both stores. */
@@ -12,7 +11,7 @@ const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
   {
     store: 'the embedded store',
-    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-bookable-')) }),
+    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-bookable-') }),
   },
 ];
 

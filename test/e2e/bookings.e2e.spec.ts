@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { newCarrier, newTerminal, type TestAccount } from '../factories/accounts.js';
 import { at, saveRule, slotsOf } from '../factories/capacity.js';
 import { putLayout } from '../factories/layouts.js';
 import { driver, logsOf, uniqueRef } from '../factories/records.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 /** Every test runs on PostgreSQL and on the embedded store. */
@@ -14,7 +13,7 @@ const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
   {
     store: 'the embedded store',
-    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-bookings-')) }),
+    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-bookings-') }),
   },
 ];
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { gateScene } from '../factories/checkin.js';
 import { ARTIFACTS, launchBrowser, openPage } from '../setup/browser.js';
@@ -10,6 +10,10 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 let gate: TestApp;
 let url: string;
 let browser: Browser;
+
+// Swagger UI draws the whole API document in the page, twice here, and the walk executes three operations: seconds
+// alone, but more than Jest's default minute while the other worker runs browser tests on the same two cores.
+jest.setTimeout(180_000);
 
 beforeAll(async () => {
   browser = await launchBrowser();

@@ -6,6 +6,7 @@ import {
   launchBrowser,
   openPage,
   PHONE,
+  postgresqlOnly,
   seriousA11yViolations,
   sessionItem,
   sessionSize,
@@ -21,7 +22,10 @@ import { qrDataUrl } from '../../web/src/shared/qr.js';
 const STATUS_CODES = ['PLANNED', 'IN_TRANSIT', 'SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'];
 const codesShown = (text: string) => STATUS_CODES.filter((code) => new RegExp(`\\b${code}\\b`).test(text));
 
-/** The reference driver app at /app in a real browser, phone-sized, on PostgreSQL and on the embedded store. */
+/**
+ * The reference driver app at /app in a real browser, phone-sized, on PostgreSQL, and its pages, sign-in, check-in and
+ * ticket on the embedded store too.
+ */
 const JWT_SECRET = 'driver-web-app-test-secret-0123456789abcdef';
 let gate: TestApp;
 let url: string;
@@ -43,6 +47,7 @@ async function simTerminal(key: string, layout: string): Promise<Spawned> {
 }
 
 describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
+  const onPostgresql = postgresqlOnly(storeName);
   let service: Awaited<ReturnType<typeof startWebApp>>;
   beforeAll(async () => {
     store = storeName;
@@ -122,7 +127,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('explains each refused check-in: terminal offline, refused with its reason, outside the time slot', async () => {
+  onPostgresql('explains each refused check-in: terminal offline, refused with its reason, outside the time slot', async () => {
     const scene = await gateScene(gate.http);
     const later = await scene.appointment({ window_start: minutes(120), window_end: minutes(180) });
     const { page, problems, screenshot } = await openPage(browser, PHONE);
@@ -163,7 +168,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('catches up after being offline: a ticket made meanwhile appears when the phone is back', async () => {
+  onPostgresql('catches up after being offline: a ticket made meanwhile appears when the phone is back', async () => {
     const scene = await gateScene(gate.http);
     const { page, context, problems, screenshot } = await openPage(browser, PHONE);
     try {
@@ -195,7 +200,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('says clearly when the token is revoked, and signs in again with a new one', async () => {
+  onPostgresql('says clearly when the token is revoked, and signs in again with a new one', async () => {
     const scene = await gateScene(gate.http);
     const { page, problems, screenshot } = await openPage(browser, PHONE);
     try {
@@ -220,7 +225,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('says the sign-in has ended when the token expires while the app is open, or the link carries an expired one', async () => {
+  onPostgresql('says the sign-in has ended when the token expires while the app is open, or the link carries an expired one', async () => {
     const scene = await gateScene(gate.http);
     const claims = JSON.parse(Buffer.from(scene.token.split('.')[1], 'base64url').toString());
     // Tokens of the same grant as the scene's, signed as the service signs them, with a chosen lifetime.
@@ -245,7 +250,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('speaks pt-BR and en: statuses as words, never codes; the ticket shows the QR code, plate and ref', async () => {
+  onPostgresql('speaks pt-BR and en: statuses as words, never codes; the ticket shows the QR code, plate and ref', async () => {
     const scene = await gateScene(gate.http);
     const terminal = await simTerminal(scene.terminal.key, 'gate-pass');
     const { page, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
@@ -294,47 +299,50 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('shows the ticket offline after a reload with the network off (installed service worker), and catches up on return', async () => {
-    const scene = await gateScene(gate.http);
-    const [{ ref }] = await listRefs(scene.terminal.key);
-    await createTicket(scene.terminal.key, ref, 'GATE-OFF-1');
-    const { page, context, problems, screenshot } = await openPage(browser, PHONE);
-    try {
-      await page.goto(`${url}/app#token=${scene.token}`);
-      await page
-        .getByRole('article', { name: `Ticket for ${ref}` })
-        .getByText('GATE-OFF-1')
-        .waitFor();
-      // The app is installable: its manifest is linked, and its service worker controls the page.
-      const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
-      expect(((await (await fetch(`${url}${manifest}`)).json()) as { start_url: string }).start_url).toBe('/app');
-      await page.evaluate('navigator.serviceWorker.ready');
-      await until(
-        async () => (await page.evaluate('Boolean(navigator.serviceWorker.controller)')) === true,
-        'the service worker to control /app',
-      );
+  onPostgresql(
+    'shows the ticket offline after a reload with the network off (installed service worker), and catches up on return',
+    async () => {
+      const scene = await gateScene(gate.http);
+      const [{ ref }] = await listRefs(scene.terminal.key);
+      await createTicket(scene.terminal.key, ref, 'GATE-OFF-1');
+      const { page, context, problems, screenshot } = await openPage(browser, PHONE);
+      try {
+        await page.goto(`${url}/app#token=${scene.token}`);
+        await page
+          .getByRole('article', { name: `Ticket for ${ref}` })
+          .getByText('GATE-OFF-1')
+          .waitFor();
+        // The app is installable: its manifest is linked, and its service worker controls the page.
+        const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
+        expect(((await (await fetch(`${url}${manifest}`)).json()) as { start_url: string }).start_url).toBe('/app');
+        await page.evaluate('navigator.serviceWorker.ready');
+        await until(
+          async () => (await page.evaluate('Boolean(navigator.serviceWorker.controller)')) === true,
+          'the service worker to control /app',
+        );
 
-      await context.setOffline(true);
-      await page.reload();
-      const ticket = page.getByRole('article', { name: `Ticket for ${ref}` });
-      await ticket.getByText('GATE-OFF-1').waitFor();
-      await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
-      await page.getByText(/^You are offline\. This is what you had as of /).waitFor();
-      expect(await ticket.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
-      await screenshot(`${store}-app-offline-reload`);
+        await context.setOffline(true);
+        await page.reload();
+        const ticket = page.getByRole('article', { name: `Ticket for ${ref}` });
+        await ticket.getByText('GATE-OFF-1').waitFor();
+        await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
+        await page.getByText(/^You are offline\. This is what you had as of /).waitFor();
+        expect(await ticket.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
+        await screenshot(`${store}-app-offline-reload`);
 
-      // Brought up to date on return: a ticket made meanwhile appears.
-      await createTicket(scene.terminal.key, ref, 'GATE-BACK-2');
-      await context.setOffline(false);
-      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-      await page.getByText('GATE-BACK-2').waitFor();
-      expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+        // Brought up to date on return: a ticket made meanwhile appears.
+        await createTicket(scene.terminal.key, ref, 'GATE-BACK-2');
+        await context.setOffline(false);
+        await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+        await page.getByText('GATE-BACK-2').waitFor();
+        expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
-  it('keeps the last ticket on screen, with a notice, after the token expires, until the driver signs out', async () => {
+  onPostgresql('keeps the last ticket on screen, with a notice, after the token expires, until the driver signs out', async () => {
     const scene = await gateScene(gate.http);
     const [{ ref }] = await listRefs(scene.terminal.key);
     await createTicket(scene.terminal.key, ref, 'KEPT-9');
@@ -374,7 +382,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  it('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
+  onPostgresql('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
     const scene = await gateScene(gate.http);
     const minted = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
     const code = minted.body.data.code as string;

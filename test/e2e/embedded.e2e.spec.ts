@@ -9,6 +9,7 @@ import { InstanceLiveness } from '../../src/database/instance-liveness.js';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout, TICKET_LAYOUT } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { freePort, spawnWithOutput, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
 
@@ -86,7 +87,10 @@ describe('the embedded store (no DATABASE_URL)', () => {
   });
 
   it('lists records with every filter and walks them by cursor, on the listing indexes', async () => {
-    const embedded = await startTestApp({ DATABASE_URL: '', DATA_DIR: tempDir() });
+    // A copy of the run's migrated store: a store started from nothing is the first test's.
+    const dataDir = createEmbeddedDataDir('gate-embedded-');
+    dirs.push(dataDir);
+    const embedded = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
     try {
       const terminal = await newTerminal(embedded.http);
       await putLayout(embedded.http, terminal.key, 'appointment', 'card');

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
@@ -12,7 +10,7 @@ import { newTerminal, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { createWebhook, type Receiver, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
-import { createTestDatabase } from '../setup/databases.js';
+import { createEmbeddedDataDir, createTestDatabase } from '../setup/databases.js';
 import { until } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -329,7 +327,7 @@ describe('seq: each account numbers its own events', () => {
 });
 
 describe('the horizon on the embedded store (one session)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gate-horizon-'));
+  const dir = createEmbeddedDataDir('gate-horizon-');
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ ...LOCAL, DATABASE_URL: '', DATA_DIR: dir });

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import request from 'supertest';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
-import { createTestDatabase } from '../setup/databases.js';
+import { createEmbeddedDataDir, createTestDatabase } from '../setup/databases.js';
 import { startServiceProcess } from '../setup/service-process.js';
 import { until, SPAWNING_TEST_MS } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
@@ -36,7 +34,7 @@ async function logEvents(url: string, scene: GateScene, ref: string): Promise<st
 
 describe.each<[string, () => Promise<Record<string, string>>]>([
   ['PostgreSQL', async () => ({ DATABASE_URL: (await createTestDatabase()).url })],
-  ['the embedded store', () => Promise.resolve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-interrupted-')) })],
+  ['the embedded store', () => Promise.resolve({ DATA_DIR: createEmbeddedDataDir('gate-interrupted-') })],
 ])('a check-in interrupted by a crash, on %s', (_store, storeEnv) => {
   const cleanup: (() => unknown)[] = [];
   afterAll(async () => {

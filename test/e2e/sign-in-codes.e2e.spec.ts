@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { SignInCodes } from '../../src/modules/driver-tokens/sign-in-codes.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 /** Sign-in by code (docs/driver-tokens.md#sign-in-by-code): minted with each driver token, exchanged once for a token. */
@@ -39,7 +38,7 @@ describe.each(['postgresql', 'embedded'] as const)('sign-in by code on %s', (sto
   let t: TestApp;
   let dataDir: string | null = null;
   beforeAll(async () => {
-    dataDir = store === 'embedded' ? mkdtempSync(join(tmpdir(), 'gate-codes-')) : null;
+    dataDir = store === 'embedded' ? createEmbeddedDataDir('gate-codes-') : null;
     t = await startTestApp({ AUTH_FAILURES_PER_MIN: String(BUDGET), ...(dataDir ? { DATABASE_URL: '', DATA_DIR: dataDir } : {}) });
   });
   afterAll(async () => {

@@ -18,6 +18,14 @@ import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = 'b7c1e2d4-0000-4000-8000-00000000abcd';
+/**
+ * The appointments' time slot, a day ahead: one already over is marked a no-show at the next sweep, which writes a log
+ * and events of its own while a test counts what a refused request wrote.
+ */
+const AHEAD = {
+  window_start: new Date(Date.now() + 24 * 3600_000).toISOString(),
+  window_end: new Date(Date.now() + 25 * 3600_000).toISOString(),
+};
 
 let t: TestApp;
 let db: DataSource;
@@ -55,12 +63,19 @@ const feedOf = (taxId: string): Promise<FeedRow[]> =>
   );
 const ticketLogs = async (key: string, ref: string): Promise<{ event: string; message: string }[]> =>
   (await logsOf(t.http, key, 'appointment', [ref])).body.data[0].data.logs.filter((l: { event: string }) => l.event.startsWith('ticket_'));
-const counts = async () =>
+/**
+ * The rows of `terminals` that a ticket write would touch: their tickets, their appointments' logs and the feed events
+ * they wrote. Only the terminals' own rows, as other tests of the file may still be writing to the same tables.
+ */
+const counts = async (...terminals: TestAccount[]) =>
   (
     await db.query(
-      `SELECT (SELECT count(*) FROM tickets)::int AS tickets, (SELECT count(*) FROM appointment_logs)::int AS logs,
-              (SELECT count(*) FROM driver_events)::int AS events,
-              (SELECT coalesce(max(updated_at), 'epoch') FROM tickets)::text AS last_update`,
+      `SELECT (SELECT count(*) FROM tickets WHERE terminal_id = ANY($1))::int AS tickets,
+              (SELECT count(*) FROM appointment_logs l JOIN appointments a ON a.id = l.appointment_id
+                WHERE a.terminal_id = ANY($1))::int AS logs,
+              (SELECT count(*) FROM driver_events WHERE account_id = ANY($1))::int AS events,
+              (SELECT coalesce(max(updated_at), 'epoch') FROM tickets WHERE terminal_id = ANY($1))::text AS last_update`,
+      [terminals.map((terminal) => terminal.id)],
     )
   )[0];
 
@@ -77,7 +92,7 @@ async function freshTerminal(n = 2): Promise<{ terminal: TestAccount; taxId: str
   await putLayout(t.http, terminal.key, 'ticket', 'pass');
   await putLayout(t.http, terminal.key, 'ticket', 'pass-v2');
   const d = driver();
-  const items = Array.from({ length: n }, () => createItem('appointment', 'appt', {}, d));
+  const items = Array.from({ length: n }, () => createItem('appointment', 'appt', AHEAD, d));
   const refs = n > 0 ? await createRecords(t.http, terminal.key, 'appointment', items) : [];
   return { terminal, taxId: d.tax_id, refs };
 }
@@ -109,7 +124,7 @@ describe('tickets: driver feed and appointment logs', () => {
   it('feeds every change to the appointment’s driver, seq 1, 2, 3… per driver, with the ticket view', async () => {
     const { terminal, taxId, refs } = await freshTerminal(1);
     const other = driver();
-    const [otherRef] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', {}, other)]);
+    const [otherRef] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', AHEAD, other)]);
     expect(await feedOf(taxId)).toEqual([]);
 
     const [a, b, c] = await created(terminal.key, [
@@ -346,15 +361,15 @@ describe('tickets: not found, all or nothing', () => {
       { appointment_ref: refs[0], layout_ref: 'pass', content: { v: 1 } },
       { appointment_ref: refs[1], layout_ref: 'pass', content: { v: 2 } },
     ]);
-    const [otherRef] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt')]);
+    const [otherRef] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt', AHEAD)]);
     [theirs] = await created(other.key, { appointment_ref: otherRef, layout_ref: 'pass', content: { theirs: true } });
   });
 
   it('names each missing appointment once: unknown, deleted, or another terminal’s; nothing is written', async () => {
-    const [deleted] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt')]);
+    const [deleted] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'appt', AHEAD)]);
     await t.http.delete('/api/v1/appointments').set('X-API-Key', terminal.key).send([deleted]);
-    const [foreign] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt')]);
-    const before = await counts();
+    const [foreign] = await createRecords(t.http, other.key, 'appointment', [createItem('appointment', 'appt', AHEAD)]);
+    const before = await counts(terminal, other);
     const res = await send(
       'post',
       terminal.key,
@@ -365,11 +380,11 @@ describe('tickets: not found, all or nothing', () => {
       success: false,
       error: { code: 'APPOINTMENT_NOT_FOUND', message: expect.any(String), details: { refs: ['ghost', deleted, foreign] } },
     });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal, other)).toEqual(before);
   });
 
   it('PUT names only the missing ids (unknown or another terminal’s) and changes nothing', async () => {
-    const before = await counts();
+    const before = await counts(terminal, other);
     const res = await send('put', terminal.key, [
       { ticket_id: mine[0], content: { v: 'changed' } },
       { ticket_id: theirs, content: { hijacked: true } },
@@ -377,7 +392,7 @@ describe('tickets: not found, all or nothing', () => {
     ]);
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [theirs, UNKNOWN_ID] } });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal, other)).toEqual(before);
     const rows: { id: string; content: object }[] = await db.query(
       `SELECT id, content FROM tickets WHERE id = ANY($1) ORDER BY content::text`,
       [[mine[0], theirs]],
@@ -386,11 +401,11 @@ describe('tickets: not found, all or nothing', () => {
   });
 
   it('DELETE names only the missing ids and removes nothing', async () => {
-    const before = await counts();
+    const before = await counts(terminal, other);
     const res = await send('delete', terminal.key, [mine[1], theirs]);
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'TICKETS_NOT_FOUND', details: { ids: [theirs] } });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal, other)).toEqual(before);
   });
 
   it('DELETE answers an id repeated in the batch once, and a removed ticket is then not found', async () => {
@@ -625,7 +640,7 @@ describe('TicketsService.createForAppointment (the check-in handshake’s entry 
   });
 
   it('VALIDATION_ERROR located at tickets[i] as the terminal sends them, then INVALID_LAYOUT_REF; nothing is written', async () => {
-    const before = await counts();
+    const before = await counts(terminal);
     // What a terminal server sends with checkin:confirm is refused as it arrives, in the acknowledgement.
     const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
     const socket = await connect(url, '/terminal', { apiKey: terminal.key });
@@ -668,6 +683,6 @@ describe('TicketsService.createForAppointment (the check-in handshake’s entry 
     );
     expect(layouts.code).toBe('INVALID_LAYOUT_REF');
     expect(layouts.details).toEqual({ layout_refs: ['nope'] });
-    expect(await counts()).toEqual(before);
+    expect(await counts(terminal)).toEqual(before);
   });
 });

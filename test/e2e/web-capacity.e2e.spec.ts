@@ -9,6 +9,7 @@ import {
   launchBrowser,
   openPage,
   PHONE,
+  postgresqlOnly,
   seriousA11yViolations,
   signInToPanel,
   startWebApp,
@@ -19,8 +20,8 @@ import { SERVICE_START_MS } from '../setup/processes.js';
 import type { TestApp } from '../setup/test-app.js';
 
 /**
- * Capacity in the web panel, in a real browser, on PostgreSQL and on the embedded store: a terminal's rule editor and
- * week calendar, a carrier's booking of free slots and its bookings.
+ * Capacity in the web panel, in a real browser, on PostgreSQL: a terminal's rule editor and week calendar, a carrier's
+ * booking of free slots and its bookings; the calendar on the embedded store too.
  */
 let browser: Browser;
 beforeAll(async () => {
@@ -75,6 +76,7 @@ const columnOf = async (page: Page, day: string) =>
   }, day);
 
 describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
+  const onPostgresql = postgresqlOnly(storeName);
   let service: Awaited<ReturnType<typeof startWebApp>>;
   let gate: TestApp;
   let url: string;
@@ -88,110 +90,119 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
 
   const rule = async (terminal: TestAccount, ref: string) => gate.http.get(`/api/v1/capacity/${ref}`).set('X-API-Key', terminal.key);
 
-  it('edits a rule in Spanish: open hours, an exception on the rule clock and a carrier saved; refusals shown at their fields', async () => {
-    const terminal = await newTerminal(gate.http);
-    const carrier = await newAccount(gate.http, 'carrier', { name: `Transportes Rápidos ${process.pid}` });
-    await putLayout(gate.http, terminal.key, 'appointment', 'recogida', { ...CARD_LAYOUT, name: 'Recogida' });
-    await putLayout(gate.http, terminal.key, 'appointment', 'entrega');
-    const { page, context, problems, screenshot } = await openPage(browser, { ...DESKTOP, locale: 'es-ES', timezoneId: 'Asia/Tokyo' });
-    try {
-      await page.goto(`${url}/panel`);
-      await page.getByLabel('Clave de API').fill(terminal.key);
-      await page.getByRole('button', { name: 'Entrar' }).click();
-      await page.getByRole('navigation').getByRole('button', { name: 'Capacidad' }).click();
-      await page.getByText('Aún no hay reglas de capacidad').waitFor();
-      await page.getByRole('button', { name: 'Nueva regla' }).click();
+  onPostgresql(
+    'edits a rule in Spanish: open hours, an exception on the rule clock and a carrier saved; refusals shown at their fields',
+    async () => {
+      const terminal = await newTerminal(gate.http);
+      const carrier = await newAccount(gate.http, 'carrier', { name: `Transportes Rápidos ${process.pid}` });
+      await putLayout(gate.http, terminal.key, 'appointment', 'recogida', { ...CARD_LAYOUT, name: 'Recogida' });
+      await putLayout(gate.http, terminal.key, 'appointment', 'entrega');
+      const { page, context, problems, screenshot } = await openPage(browser, { ...DESKTOP, locale: 'es-ES', timezoneId: 'Asia/Tokyo' });
+      try {
+        await page.goto(`${url}/panel`);
+        await page.getByLabel('Clave de API').fill(terminal.key);
+        await page.getByRole('button', { name: 'Entrar' }).click();
+        await page.getByRole('navigation').getByRole('button', { name: 'Capacidad' }).click();
+        await page.getByText('Aún no hay reglas de capacidad').waitFor();
+        await page.getByRole('button', { name: 'Nueva regla' }).click();
 
-      await page.getByLabel('Referencia de la regla').fill('puerta-a');
-      await page.getByLabel('Nombre', { exact: true }).fill('Puerta A');
-      await page.getByLabel('Recogida (recogida)').check();
-      await page.getByLabel('Zona horaria').fill('America/Sao_Paulo');
-      await page.getByLabel('Duración del turno (minutos)').fill('60');
-      await page.getByLabel('Citas por turno').fill('4');
-      await page.getByLabel('Siempre abierto').uncheck();
-      const hours = (n: number) => page.getByRole('group', { name: `Horario ${n}`, exact: true });
-      // Weekdays from 08:00 come prefilled; "to" earlier than "from" is refused by the service at that field.
-      await hours(1).getByLabel('Hasta').fill('07:00');
-      await page.getByRole('button', { name: 'Añadir horario' }).click();
-      for (const day of ['lunes', 'martes', 'miércoles', 'jueves', 'viernes']) await hours(2).getByLabel(day).uncheck();
-      await hours(2).getByLabel('sábado').check();
-      await hours(2).getByLabel('Hasta').fill('12:00');
-      await page.getByRole('button', { name: 'Añadir excepción' }).click();
-      const exception = page.getByRole('group', { name: 'Excepción 1', exact: true });
-      await exception.getByLabel('Desde').fill('2027-12-24T12:00');
-      await exception.getByLabel('Hasta').fill('2027-12-26T00:00');
-      await exception.getByLabel('Capacidad (0 cierra)').fill('0');
-      // A carrier is named by the id it gives the terminal; an id that is no carrier's is said so at once.
-      const carrierId = page.getByLabel('Id de la cuenta del transportista');
-      await carrierId.fill(carrier.id);
-      await page.getByRole('button', { name: 'Añadir transportista' }).click();
-      await page.getByText(`Transportes Rápidos ${process.pid}`).waitFor();
-      const unknown = '00000000-0000-4000-8000-000000000000';
-      await carrierId.fill(unknown);
-      await carrierId.press('Enter');
-      await page.locator('.carriers li', { hasText: unknown }).getByText('No es una cuenta de transportista').waitFor();
-      await page.getByLabel('Cuota por transportista').fill('0.5');
-      await page.getByRole('button', { name: 'Guardar regla' }).click();
+        await page.getByLabel('Referencia de la regla').fill('puerta-a');
+        await page.getByLabel('Nombre', { exact: true }).fill('Puerta A');
+        await page.getByLabel('Recogida (recogida)').check();
+        await page.getByLabel('Zona horaria').fill('America/Sao_Paulo');
+        await page.getByLabel('Duración del turno (minutos)').fill('60');
+        await page.getByLabel('Citas por turno').fill('4');
+        await page.getByLabel('Siempre abierto').uncheck();
+        const hours = (n: number) => page.getByRole('group', { name: `Horario ${n}`, exact: true });
+        // Weekdays from 08:00 come prefilled; "to" earlier than "from" is refused by the service at that field.
+        await hours(1).getByLabel('Hasta').fill('07:00');
+        await page.getByRole('button', { name: 'Añadir horario' }).click();
+        for (const day of ['lunes', 'martes', 'miércoles', 'jueves', 'viernes']) await hours(2).getByLabel(day).uncheck();
+        await hours(2).getByLabel('sábado').check();
+        await hours(2).getByLabel('Hasta').fill('12:00');
+        await page.getByRole('button', { name: 'Añadir excepción' }).click();
+        const exception = page.getByRole('group', { name: 'Excepción 1', exact: true });
+        await exception.getByLabel('Desde').fill('2027-12-24T12:00');
+        await exception.getByLabel('Hasta').fill('2027-12-26T00:00');
+        await exception.getByLabel('Capacidad (0 cierra)').fill('0');
+        // A carrier is named by the id it gives the terminal; an id that is no carrier's is said so at once.
+        const carrierId = page.getByLabel('Id de la cuenta del transportista');
+        await carrierId.fill(carrier.id);
+        await page.getByRole('button', { name: 'Añadir transportista' }).click();
+        await page.getByText(`Transportes Rápidos ${process.pid}`).waitFor();
+        const unknown = '00000000-0000-4000-8000-000000000000';
+        await carrierId.fill(unknown);
+        await carrierId.press('Enter');
+        await page.locator('.carriers li', { hasText: unknown }).getByText('No es una cuenta de transportista').waitFor();
+        await page.getByLabel('Cuota por transportista').fill('0.5');
+        await page.getByRole('button', { name: 'Guardar regla' }).click();
 
-      await page.getByRole('alert').filter({ hasText: 'La regla no se guardó' }).waitFor();
-      const to = hours(1).getByLabel('Hasta');
-      expect(await to.getAttribute('aria-invalid')).toBe('true');
-      const toProblem = page.locator(`#${await to.getAttribute('aria-describedby')}`);
-      expect(await toProblem.innerText()).toContain('later than from');
-      expect(await hours(1).getByLabel('Desde').getAttribute('aria-invalid')).toBeNull();
-      expect(await seriousA11yViolations(page)).toEqual([]);
-      await screenshot(`${storeName}-capacity-rule-refused-es`);
+        await page.getByRole('alert').filter({ hasText: 'La regla no se guardó' }).waitFor();
+        const to = hours(1).getByLabel('Hasta');
+        expect(await to.getAttribute('aria-invalid')).toBe('true');
+        const toProblem = page.locator(`#${await to.getAttribute('aria-describedby')}`);
+        expect(await toProblem.innerText()).toContain('later than from');
+        expect(await hours(1).getByLabel('Desde').getAttribute('aria-invalid')).toBeNull();
+        expect(await seriousA11yViolations(page)).toEqual([]);
+        await screenshot(`${storeName}-capacity-rule-refused-es`);
 
-      // Once the hours are right, the service names the id that is no carrier's, at its place in the list.
-      await to.fill('17:00');
-      await page.getByRole('button', { name: 'Guardar regla' }).click();
-      await page.locator('.carriers li', { hasText: unknown }).getByRole('alert').filter({ hasText: 'is not a carrier account' }).waitFor();
-      expect(await to.getAttribute('aria-invalid')).toBeNull();
-      expect((await rule(terminal, 'puerta-a')).status).toBe(404);
+        // Once the hours are right, the service names the id that is no carrier's, at its place in the list.
+        await to.fill('17:00');
+        await page.getByRole('button', { name: 'Guardar regla' }).click();
+        await page
+          .locator('.carriers li', { hasText: unknown })
+          .getByRole('alert')
+          .filter({ hasText: 'is not a carrier account' })
+          .waitFor();
+        expect(await to.getAttribute('aria-invalid')).toBeNull();
+        expect((await rule(terminal, 'puerta-a')).status).toBe(404);
 
-      await page.getByRole('button', { name: `Quitar ${unknown}` }).click();
-      await page.getByRole('button', { name: 'Guardar regla' }).click();
-      await page.getByRole('status').filter({ hasText: 'Guardado.' }).waitFor();
-      const saved = (await rule(terminal, 'puerta-a')).body.data;
-      expect(saved).toMatchObject({
-        rule_ref: 'puerta-a',
-        name: 'Puerta A',
-        layout_refs: ['recogida'],
-        time_zone: 'America/Sao_Paulo',
-        slot_minutes: 60,
-        capacity: 4,
-        open_hours: [
-          { days: [1, 2, 3, 4, 5], from: '08:00', to: '17:00' },
-          { days: [6], from: '08:00', to: '12:00' },
-        ],
-        // Local times of São Paulo (UTC−3), whatever the device's zone (Tokyo).
-        exceptions: [{ from: '2027-12-24T15:00:00.000Z', to: '2027-12-26T03:00:00.000Z', capacity: 0 }],
-        bookable_by: [carrier.id],
-        carrier_quota: 0.5,
-      });
+        await page.getByRole('button', { name: `Quitar ${unknown}` }).click();
+        await page.getByRole('button', { name: 'Guardar regla' }).click();
+        await page.getByRole('status').filter({ hasText: 'Guardado.' }).waitFor();
+        const saved = (await rule(terminal, 'puerta-a')).body.data;
+        expect(saved).toMatchObject({
+          rule_ref: 'puerta-a',
+          name: 'Puerta A',
+          layout_refs: ['recogida'],
+          time_zone: 'America/Sao_Paulo',
+          slot_minutes: 60,
+          capacity: 4,
+          open_hours: [
+            { days: [1, 2, 3, 4, 5], from: '08:00', to: '17:00' },
+            { days: [6], from: '08:00', to: '12:00' },
+          ],
+          // Local times of São Paulo (UTC−3), whatever the device's zone (Tokyo).
+          exceptions: [{ from: '2027-12-24T15:00:00.000Z', to: '2027-12-26T03:00:00.000Z', capacity: 0 }],
+          bookable_by: [carrier.id],
+          carrier_quota: 0.5,
+        });
 
-      // Listed, and opened again with the exception on the rule's clock.
-      await page.getByRole('button', { name: 'Volver a la lista' }).click();
-      const row = page.locator('tbody tr', { hasText: 'puerta-a' });
-      await row.getByText('60 min, 4 por turno').waitFor();
-      await row.getByText('1 transportista').waitFor();
-      await row.getByRole('button', { name: 'Editar puerta-a' }).click();
-      expect(await page.getByRole('group', { name: 'Excepción 1', exact: true }).getByLabel('Desde').inputValue()).toBe('2027-12-24T12:00');
-      await page.getByText(`Transportes Rápidos ${process.pid}`).waitFor();
-      expect(await codesShown(page)).toEqual([]);
-      await screenshot(`${storeName}-capacity-rule-editor-es`);
+        // Listed, and opened again with the exception on the rule's clock.
+        await page.getByRole('button', { name: 'Volver a la lista' }).click();
+        const row = page.locator('tbody tr', { hasText: 'puerta-a' });
+        await row.getByText('60 min, 4 por turno').waitFor();
+        await row.getByText('1 transportista').waitFor();
+        await row.getByRole('button', { name: 'Editar puerta-a' }).click();
+        expect(await page.getByRole('group', { name: 'Excepción 1', exact: true }).getByLabel('Desde').inputValue()).toBe(
+          '2027-12-24T12:00',
+        );
+        await page.getByText(`Transportes Rápidos ${process.pid}`).waitFor();
+        expect(await codesShown(page)).toEqual([]);
+        await screenshot(`${storeName}-capacity-rule-editor-es`);
 
-      // Deleted after a confirmation.
-      await page.getByRole('button', { name: 'Volver a la lista' }).click();
-      await row.getByRole('button', { name: 'Eliminar la regla puerta-a' }).click();
-      await row.getByRole('button', { name: 'Sí, eliminar puerta-a' }).click();
-      await page.getByRole('status').filter({ hasText: 'Regla puerta-a eliminada' }).waitFor();
-      expect((await rule(terminal, 'puerta-a')).status).toBe(404);
-      expect(problems).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+        // Deleted after a confirmation.
+        await page.getByRole('button', { name: 'Volver a la lista' }).click();
+        await row.getByRole('button', { name: 'Eliminar la regla puerta-a' }).click();
+        await row.getByRole('button', { name: 'Sí, eliminar puerta-a' }).click();
+        await page.getByRole('status').filter({ hasText: 'Regla puerta-a eliminada' }).waitFor();
+        expect((await rule(terminal, 'puerta-a')).status).toBe(404);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
   it("draws a rule's week as availability answers it, on the rule's clock: booked of capacity, closed shaded, full marked, live", async () => {
     const terminal = await newTerminal(gate.http);
@@ -262,7 +273,7 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
     }
   });
 
-  it('draws daylight-saving weeks as the service cuts them: a skipped hour has no slot, a repeated one two', async () => {
+  onPostgresql('draws daylight-saving weeks as the service cuts them: a skipped hour has no slot, a repeated one two', async () => {
     const terminal = await newTerminal(gate.http);
     await putLayout(gate.http, terminal.key, 'appointment', 'pickup');
     await saveRule(gate.http, terminal.key, 'berlin', { time_zone: 'Europe/Berlin', slot_minutes: 60, capacity: 3 });
@@ -329,7 +340,7 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
     }
   });
 
-  it('lets a carrier book a free slot in Portuguese on a phone, refusals in words, then see and cancel the booking', async () => {
+  onPostgresql('lets a carrier book a free slot in Portuguese on a phone, refusals in words, then see and cancel the booking', async () => {
     const terminalName = `Terminal Santos ${process.pid}`;
     const terminal = await newAccount(gate.http, 'terminal', { name: terminalName });
     const carrier = await newCarrier(gate.http);

@@ -335,7 +335,9 @@ describe('webhooks: a second instance, while the first holds deliveries ahead', 
     cleanup.push(() => db.end());
     const r = await gatedReceiver();
     cleanup.push(() => r.close());
-    const env = { ...LOCAL, DATABASE_URL: database.url, WEBHOOK_MAX_IN_FLIGHT: '3' };
+    // The three under way wait at the gated receiver until the second instance has started, which takes seconds on
+    // a loaded machine: with LOCAL's 2 s timeout they would time out there and count an attempt the tests say is not.
+    const env = { ...LOCAL, DATABASE_URL: database.url, WEBHOOK_MAX_IN_FLIGHT: '3', WEBHOOK_TIMEOUT_MS: '30000' };
     const first = await startTestApp(env);
     let firstOpen = true;
     cleanup.push(() => (firstOpen ? first.close() : Promise.resolve()));

@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { createWebhook, type Receiver, startReceiver } from '../factories/webhook-receiver.js';
-import { createTestDatabase } from '../setup/databases.js';
+import { createEmbeddedDataDir, createTestDatabase } from '../setup/databases.js';
 import { startServiceProcess } from '../setup/service-process.js';
 import { SPAWNING_TEST_MS, until } from '../setup/processes.js';
 
@@ -27,7 +25,7 @@ const startService = (env: Record<string, string>) =>
 
 describe.each<[string, () => Promise<Record<string, string>>]>([
   ['PostgreSQL', async () => ({ DATABASE_URL: (await createTestDatabase()).url })],
-  ['the embedded store', () => Promise.resolve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gate-webhooks-crash-')) })],
+  ['the embedded store', () => Promise.resolve({ DATA_DIR: createEmbeddedDataDir('gate-webhooks-crash-') })],
 ])('webhook deliveries when the service is killed (kill -9) mid-way, on %s', (_store, storeEnv) => {
   const cleanup: (() => unknown)[] = [];
   afterAll(async () => {

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { DATABASE_PREFIX, databaseUrl, SERVER_URL } from './test-run.js';
+import { DATABASE_PREFIX, databaseUrl, embeddedTemplate, SERVER_URL } from './test-run.js';
 
 export { databaseUrl, SERVER_URL };
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,4 +41,14 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
     url: databaseUrl(name),
     drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/**
+ * A fresh embedded store (for DATA_DIR): a copy of this run's migrated one, in a new folder named from `prefix`, which
+ * the caller removes. Starting one from nothing is embedded.e2e's to test; elsewhere it only costs seconds of CPU.
+ */
+export function createEmbeddedDataDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cpSync(embeddedTemplate(run().id), dir, { recursive: true });
+  return dir;
 }

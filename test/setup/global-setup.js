@@ -1,12 +1,20 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { unpackChromium } from './chromium.js';
-import { DATABASE_PREFIX, databaseUrl, HOST_TAG, isAlive, newRunId, ownerOf, SERVER_URL } from './test-run.js';
+import { DATABASE_PREFIX, databaseUrl, embeddedTemplate, HOST_TAG, isAlive, newRunId, ownerOf, SERVER_URL } from './test-run.js';
+
+/** The real migration command (`dist/`, built by the test script) on the store `env` names. */
+const migrate = (env) =>
+  promisify(execFile)(process.execPath, ['dist/scripts/migrate.js', 'run'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 
 /**
- * Migrates this run's template database once with the real migration command (`dist/`, built by the test
- * script); every test file then clones it with CREATE DATABASE … TEMPLATE. The run id reaches the test
- * workers through the environment; global-teardown drops the template and any clone left.
+ * Migrates this run's template database once with the real migration command; every test file then clones it with
+ * CREATE DATABASE … TEMPLATE. So too an embedded store, which test files copy (test/setup/databases.ts). The run id
+ * reaches the test workers through the environment; global-teardown drops the templates and any clone left.
  */
 export default async function globalSetup() {
   const runId = newRunId();
@@ -29,10 +37,13 @@ export default async function globalSetup() {
   } finally {
     await client.end();
   }
-  execFileSync(process.execPath, ['dist/scripts/migrate.js', 'run'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(template), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  // Embedded stores that killed runs of this machine left behind, by the same rule.
+  for (const name of readdirSync(tmpdir())) {
+    const owner = name.endsWith('_embedded') ? ownerOf(name) : null;
+    if (owner && owner.host === HOST_TAG && !isAlive(owner.pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+  // Both at once: the two take a core each.
+  await Promise.all([migrate({ DATABASE_URL: databaseUrl(template) }), migrate({ DATABASE_URL: '', DATA_DIR: embeddedTemplate(runId) })]);
   // Once per run, before the workers start their browsers.
   await unpackChromium();
 }

@@ -1,10 +1,12 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
-import { DATABASE_PREFIX, SERVER_URL } from './test-run.js';
+import { DATABASE_PREFIX, embeddedTemplate, SERVER_URL } from './test-run.js';
 
-/** Drops this run's template and whatever clone a test file failed to drop. */
+/** Drops this run's templates and whatever clone a test file failed to drop. */
 export default async function globalTeardown() {
   const runId = process.env.GATE_TEST_RUN;
   if (!runId) return;
+  rmSync(embeddedTemplate(runId), { recursive: true, force: true });
   const client = new pg.Client({ connectionString: SERVER_URL });
   await client.connect();
   try {

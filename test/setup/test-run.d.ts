@@ -5,3 +5,4 @@ export declare function newRunId(): string;
 export declare function ownerOf(datname: string): { host: string; pid: number } | null;
 export declare function isAlive(pid: number): boolean;
 export declare function databaseUrl(name: string): string;
+export declare function embeddedTemplate(runId: string): string;

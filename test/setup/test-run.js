@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 
 /**
@@ -34,4 +35,12 @@ export function databaseUrl(name) {
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * The folder of this run's migrated embedded store, which test files copy rather than start a store from nothing
+ * (initdb, then every migration: seconds of CPU each time). Named as the run's databases are, so ownerOf tells whose.
+ */
+export function embeddedTemplate(runId) {
+  return join(tmpdir(), `${DATABASE_PREFIX}${runId}_embedded`);
 }
