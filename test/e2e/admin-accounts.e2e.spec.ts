@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { describe, expect, it } from '@jest/globals';
+import { TEST_ADMIN_KEY, useTestApp } from '../setup/test-app.js';
 
 const FENCE = { lat: -23.96, lng: -46.33, radius_m: 800 };
 
 describe('admin endpoints', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const admin = {
     post: (path: string, body?: object) => t.http.post(`/api/v1/admin${path}`).set('X-API-Key', TEST_ADMIN_KEY).send(body),

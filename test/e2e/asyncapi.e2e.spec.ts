@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import ajvModule from 'ajv';
@@ -11,7 +11,7 @@ import { FEED_PAGE } from '../../src/modules/feed/feed-page.js';
 import { DriverGateway } from '../../src/realtime/driver.gateway.js';
 import { type NamespaceName, SOCKET_EVENTS } from '../../src/realtime/socket-events.js';
 import { TerminalGateway } from '../../src/realtime/terminal.gateway.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 /** The events a gateway handles: the names its @SubscribeMessage methods carry. */
 function handledEvents(gateway: { prototype: object }): string[] {
@@ -22,11 +22,7 @@ function handledEvents(gateway: { prototype: object }): string[] {
 }
 
 describe('AsyncAPI document of the real-time channel', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('is served at /asyncapi.json, valid for the AsyncAPI parser, and names every event and ack', async () => {
     const res = await t.http.get('/asyncapi.json');

@@ -4,7 +4,7 @@ import type TestAgent from 'supertest/lib/agent.js';
 import { DriverTokens } from '../../src/modules/auth/driver-tokens.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { startTestApp, type TestApp, useTestApp } from '../setup/test-app.js';
 
 /**
  * Failed authentication throttled per client address (docs/errors.md#failed-authentication). Each test speaks from
@@ -48,13 +48,11 @@ function connectFrom(t: TestApp, namespace: '/terminal' | '/driver', address: st
 }
 
 describe('failed authentication, per client address', () => {
-  let t: TestApp;
+  const t = useTestApp({ AUTH_FAILURES_PER_MIN: String(BUDGET) });
   let scene: GateScene;
   beforeAll(async () => {
-    t = await startTestApp({ AUTH_FAILURES_PER_MIN: String(BUDGET) });
     scene = await gateScene(t.http);
   });
-  afterAll(() => t.close());
 
   it('answers 401 to the first failures, then 429 RATE_LIMITED with Retry-After to every attempt, a good key included', async () => {
     const address = freshAddress();

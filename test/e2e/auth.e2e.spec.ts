@@ -12,23 +12,21 @@ import { connect } from '../factories/sockets.js';
 import { onServer } from '../setup/databases.js';
 import { until } from '../setup/processes.js';
 import { captureStatements } from '../setup/statements.js';
-import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
 
 describe('API keys and access', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let carrier: TestAccount;
   let terminal: TestAccount;
   let admin: TestAccount;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [carrier, terminal, admin] = await Promise.all([
       newAccount(t.http, 'carrier'),
       newAccount(t.http, 'terminal'),
       newAccount(t.http, 'admin'),
     ]);
   });
-  afterAll(() => t.close());
 
   it('answers 401 UNAUTHORIZED without a key', async () => {
     const res = await t.http.get('/api/v1/admin/accounts');

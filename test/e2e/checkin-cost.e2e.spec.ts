@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
@@ -8,9 +8,9 @@ import type { StartedAttempt } from '../../src/modules/checkin/checkin.repositor
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connectDriver, connectTerminal } from '../factories/sockets.js';
 import { captureQueries, captureRoundTrips, captureRowsWritten } from '../setup/statements.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
-let t: TestApp;
+const t = useTestApp({ JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
 let url: string;
 let db: DataSource;
 let scene: GateScene;
@@ -18,7 +18,6 @@ const sockets: Socket[] = [];
 const track = <T extends Socket>(socket: T): T => (sockets.push(socket), socket);
 
 beforeAll(async () => {
-  t = await startTestApp({ JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
   const { port } = t.app.getHttpServer().address() as { port: number };
   url = `http://127.0.0.1:${port}`;
   db = t.app.get(DataSource);
@@ -27,7 +26,6 @@ beforeAll(async () => {
 afterEach(() => {
   for (const socket of sockets.splice(0)) socket.close();
 });
-afterAll(() => t.close());
 
 type Ack = { success: boolean; data: { tickets: unknown[] }; error: { code: string; details?: Record<string, unknown> } };
 const request = (socket: Socket, appointmentId: string) =>

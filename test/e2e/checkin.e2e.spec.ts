@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { newAccount } from '../factories/accounts.js';
@@ -7,19 +7,18 @@ import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
 import { connect, connectDriver, connectTerminal, type PushedEvent, waitFor } from '../factories/sockets.js';
 import { captureStatements } from '../setup/statements.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 const TIMEOUT_MS = 1500;
 const ACCEPT = { accepted: true, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } }] };
 
-let t: TestApp;
+const t = useTestApp({ CHECKIN_TIMEOUT_MS: String(TIMEOUT_MS), JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
 let url: string;
 let db: DataSource;
 const sockets: Socket[] = [];
 const track = <T extends Socket>(socket: T): T => (sockets.push(socket), socket);
 
-beforeAll(async () => {
-  t = await startTestApp({ CHECKIN_TIMEOUT_MS: String(TIMEOUT_MS), JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
+beforeAll(() => {
   const { port } = t.app.getHttpServer().address() as { port: number };
   url = `http://127.0.0.1:${port}`;
   db = t.app.get(DataSource);
@@ -27,7 +26,6 @@ beforeAll(async () => {
 afterEach(() => {
   for (const socket of sockets.splice(0)) socket.close();
 });
-afterAll(() => t.close());
 
 const emit = <T = Record<string, unknown>>(socket: Socket, event: string, payload: unknown) =>
   socket.timeout(5000).emitWithAck(event, payload) as Promise<{

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { describe, expect, it } from '@jest/globals';
+import { type TestApp, useTestApp } from '../setup/test-app.js';
 
 /** CORS_ORIGINS through real HTTP: preflights, plain requests and the Socket.IO long-polling handshake. */
 const PANEL = 'https://panel.example.com';
@@ -14,11 +14,7 @@ const preflight = (t: TestApp, origin: string) =>
 const handshake = (t: TestApp, origin: string) => t.http.get('/socket.io/?EIO=4&transport=polling').set('Origin', origin);
 
 describe('CORS_ORIGINS with a list of origins', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ CORS_ORIGINS: `${PANEL}, http://localhost:5173` });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ CORS_ORIGINS: `${PANEL}, http://localhost:5173` });
 
   it('answers a preflight from an allowed origin with the methods and headers clients use, without credentials', async () => {
     const res = await preflight(t, PANEL);
@@ -66,11 +62,7 @@ describe('CORS_ORIGINS with a list of origins', () => {
 });
 
 describe('CORS_ORIGINS unset', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ CORS_ORIGINS: '' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ CORS_ORIGINS: '' });
 
   it('sends no CORS headers: same-origin only, on HTTP and on Socket.IO', async () => {
     const pre = await preflight(t, PANEL);
@@ -86,11 +78,7 @@ describe('CORS_ORIGINS unset', () => {
 });
 
 describe('CORS_ORIGINS=*', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ CORS_ORIGINS: '*' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ CORS_ORIGINS: '*' });
 
   it('lets any origin in, on HTTP and on Socket.IO', async () => {
     const pre = await preflight(t, FOREIGN);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { gateScene, minutes } from '../factories/checkin.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 /** Every card and modal element kind, with paths that exist, are nested deep, or are missing. */
 const CARD = {
@@ -55,20 +55,18 @@ const TICKET = {
 };
 
 describe('the driver app API', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let terminal: TestAccount;
   let taxId: string;
   let token: string;
   const asDriver = (path: string, bearer = token) => t.http.get(`/api/v1/driver/${path}`).set('Authorization', `Bearer ${bearer}`);
 
   beforeAll(async () => {
-    t = await startTestApp();
     const scene = await gateScene(t.http);
     ({ terminal, taxId, token } = scene);
     await putLayout(t.http, terminal.key, 'appointment', 'everything', CARD);
     await putLayout(t.http, terminal.key, 'ticket', 'pass-all', TICKET);
   });
-  afterAll(() => t.close());
 
   it('renders every card and modal element kind, missing paths as null, with the admissible window', async () => {
     const [ref] = await createRecords(t.http, terminal.key, 'appointment', [
@@ -213,15 +211,13 @@ describe('the driver app API', () => {
 });
 
 describe('layout preview (POST /api/v1/layouts/{set}/{ref}/preview)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let terminal: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
     terminal = await newAccount(t.http, 'terminal');
     await putLayout(t.http, terminal.key, 'appointment', 'everything', CARD);
     await putLayout(t.http, terminal.key, 'ticket', 'pass-all', TICKET);
   });
-  afterAll(() => t.close());
 
   const preview = (set: string, ref: string, body: unknown, key = terminal.key) =>
     t.http

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DriversRepository } from '../../src/modules/drivers/drivers.repository.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 import { captureStatements } from '../setup/statements.js';
 
 describe('drivers: many created or updated in one statement', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let db: DataSource;
   let drivers: DriversRepository;
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  beforeAll(() => {
     db = t.app.get(DataSource);
     drivers = t.app.get(DriversRepository);
   });
-  afterAll(() => t.close());
 
   it('creates new drivers and updates the licence of known ones, in one statement for the whole batch', async () => {
     const first = await db.transaction((m) =>

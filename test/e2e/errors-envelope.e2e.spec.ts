@@ -3,18 +3,16 @@ import { DataSource } from 'typeorm';
 import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { onServer, REDIS_URL } from '../setup/databases.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { startTestApp, type TestApp, useTestApp } from '../setup/test-app.js';
 
 const UUID = /^[0-9a-f-]{36}$/;
 
 describe('the error envelope and the transport-level codes', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let terminal: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
     terminal = await newAccount(t.http, 'terminal');
   });
-  afterAll(() => t.close());
 
   const putLayout = () => t.http.put('/api/v1/layouts/ticket/x').set('X-API-Key', terminal.key);
 
@@ -127,11 +125,7 @@ describe('the error envelope and the transport-level codes', () => {
 });
 
 describe('INTERNAL_ERROR', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('answers 500 with the request id, logs the cause, and leaks no SQL or stack', async () => {
     const carrier = await newAccount(t.http, 'carrier');

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
@@ -10,7 +10,7 @@ import { gateScene, minutes, TERMINAL_FENCE } from '../factories/checkin.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path } from '../factories/records.js';
 import { connectTerminal } from '../factories/sockets.js';
-import { TEST_ADMIN_KEY, startTestApp, type TestApp } from '../setup/test-app.js';
+import { TEST_ADMIN_KEY, useTestApp } from '../setup/test-app.js';
 
 interface FeedEvent {
   id: string;
@@ -20,13 +20,12 @@ interface FeedEvent {
   data: Record<string, any>;
 }
 
-let t: TestApp;
+const t = useTestApp({ CHECKIN_TIMEOUT_MS: '1000', JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
 let url: string;
 let db: DataSource;
 const sockets: Socket[] = [];
 
-beforeAll(async () => {
-  t = await startTestApp({ CHECKIN_TIMEOUT_MS: '1000', JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
+beforeAll(() => {
   const { port } = t.app.getHttpServer().address() as { port: number };
   url = `http://127.0.0.1:${port}`;
   db = t.app.get(DataSource);
@@ -34,7 +33,6 @@ beforeAll(async () => {
 afterEach(() => {
   for (const socket of sockets.splice(0)) socket.close();
 });
-afterAll(() => t.close());
 
 async function page(key: string, query: Record<string, string> = {}) {
   const res = await t.http.get('/api/v1/events').query(query).set('X-API-Key', key);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { newTerminal, newCarrier, type TestAccount } from '../factories/accounts.js';
@@ -9,7 +9,7 @@ import { at, saveRule } from '../factories/capacity.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, driver, logsOf, type Noun, path, refOf, uniqueRef } from '../factories/records.js';
 import { uniqueName } from '../setup/databases.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { startTestApp, type TestApp, useTestApp } from '../setup/test-app.js';
 
 /**
  * Single-item creates sent at once are written in groups (GROUP_CREATES, docs/benchmarks.md), and each request
@@ -21,13 +21,11 @@ const grouping = process.env.GROUP_CREATES ?? 'true';
 
 type Answer = Pick<Response, 'status' | 'body'>;
 
-let t: TestApp;
+const t = useTestApp({ GROUP_CREATES: grouping });
 let db: DataSource;
-beforeAll(async () => {
-  t = await startTestApp({ GROUP_CREATES: grouping });
+beforeAll(() => {
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 const post = (app: TestApp, key: string, noun: Noun, body: object, headers: Record<string, string> = {}) =>
   app.http.post(path(noun)).set('X-API-Key', key).set(headers).send(body);

@@ -16,7 +16,7 @@ import { connectTerminal, waitFor } from '../factories/sockets.js';
 import { createTestDatabase } from '../setup/databases.js';
 import { until } from '../setup/processes.js';
 import { captureStatements } from '../setup/statements.js';
-import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
 
 const JWT_SECRET = 'idempotency-test-secret-0123456789abcdef';
 const ACCEPT = { accepted: true, tickets: [{ layout_ref: 'gate-pass', content: { gate: 'A3' } }] };
@@ -27,13 +27,12 @@ const replayed = (res: Response) => res.headers['idempotent-replayed'];
 const answerOf = (res: Response) => ({ status: res.status, type: res.headers['content-type'], body: res.text });
 
 describe('Idempotency-Key on one instance', () => {
-  let t: TestApp;
+  const t = useTestApp({ CHECKIN_TIMEOUT_MS: '3000', JWT_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' });
   let db: DataSource;
   let terminal: TestAccount;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ CHECKIN_TIMEOUT_MS: '3000', JWT_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' });
     db = t.app.get(DataSource);
     terminal = await newAccount(t.http, 'terminal');
     await putLayout(t.http, terminal.key, 'appointment', 'appt');
@@ -41,7 +40,6 @@ describe('Idempotency-Key on one instance', () => {
   afterEach(() => {
     for (const socket of sockets.splice(0)) socket.close();
   });
-  afterAll(() => t.close());
 
   const create = (body: object, key?: string, account = terminal) => {
     const req = t.http.post('/api/v1/appointments').set('X-API-Key', account.key);

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { LayoutUsage } from '../../src/modules/layouts/layout-usage.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { CARD_LAYOUT, TICKET_LAYOUT } from '../factories/layouts.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 describe('layouts', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let terminal: TestAccount;
   let carrier: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
     [terminal, carrier] = await Promise.all([newAccount(t.http, 'terminal'), newAccount(t.http, 'carrier')]);
   });
-  afterAll(() => t.close());
 
   const put = (key: string, set: string, ref: string, body: object) =>
     t.http.put(`/api/v1/layouts/${set}/${ref}`).set('X-API-Key', key).send(body);

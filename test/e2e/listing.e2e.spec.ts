@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path, uniqueRef } from '../factories/records.js';
 import { captureQueries, planOf } from '../setup/statements.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
-beforeAll(async () => {
-  t = await startTestApp();
+beforeAll(() => {
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 it('runs the service’s PostgreSQL sessions without parallel workers (they cost more to start than a page takes)', async () => {
   const [{ max_parallel_workers_per_gather: workers }] = await db.query('SHOW max_parallel_workers_per_gather');

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { newAccount } from '../factories/accounts.js';
-import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { TEST_ADMIN_KEY, useTestApp } from '../setup/test-app.js';
 
 /** GET /api/v1/me: who the calling key is, for any kind of key. */
 describe('GET /api/v1/me', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const me = (key?: string) => {
     const request = t.http.get('/api/v1/me');

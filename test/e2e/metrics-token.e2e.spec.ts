@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { describe, expect, it } from '@jest/globals';
+import { startTestApp, useTestApp } from '../setup/test-app.js';
 
 /** METRICS_TOKEN: /metrics only for `Authorization: Bearer <token>` when it is set, open when it is not. */
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
 describe('/metrics with METRICS_TOKEN set', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ METRICS_TOKEN, AUTH_FAILURES_PER_MIN: '3' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ METRICS_TOKEN, AUTH_FAILURES_PER_MIN: '3' });
 
   it('answers the metrics to the token, 401 UNAUTHORIZED without it or with another', async () => {
     const good = await t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);

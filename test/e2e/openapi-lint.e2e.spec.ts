@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 import { guidePage } from '../../src/common/docs/guide.js';
 
 type Json = Record<string, any>;
@@ -9,13 +9,11 @@ type Json = Record<string, any>;
 const describeProblem = (p: NormalizedProblem) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`;
 
 describe('the OpenAPI document served at /docs-json', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let document: Json;
   beforeAll(async () => {
-    t = await startTestApp();
     document = (await t.http.get('/docs-json').expect(200)).body;
   });
-  afterAll(() => t.close());
 
   it("passes Redocly's recommended rules: no error, no invalid example", async () => {
     const config = await createConfig({ extends: ['recommended'] });

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path, refOf, uniqueRef } from '../factories/records.js';
 import { captureQueries, captureStatements, planOf } from '../setup/statements.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 const MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
-beforeAll(async () => {
-  t = await startTestApp();
+beforeAll(() => {
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 describe.each([
   { noun: 'trip' as Noun, kind: 'carrier' as const, initial: 'PLANNED', other: 'terminal' as const },

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { CARD_LAYOUT, putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 /** Bad input gets a clear error and changes nothing: no body a client can send may produce a 500. */
 const NASTY_VALUES: unknown[] = [
@@ -39,14 +39,13 @@ const deepText = (levels: number) => new RawJson(`${'{"nested":'.repeat(levels)}
 const deep = (levels: number): unknown => JSON.parse(deepText(levels).text);
 
 describe('robustness: no client input yields a 500', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let carrier: TestAccount;
   let terminal: TestAccount;
   let tripRef: string;
   let appointmentRef: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [carrier, terminal] = await Promise.all([newAccount(t.http, 'carrier'), newAccount(t.http, 'terminal')]);
     await putLayout(t.http, carrier.key, 'trip', 'l');
     await putLayout(t.http, terminal.key, 'appointment', 'l');
@@ -54,7 +53,6 @@ describe('robustness: no client input yields a 500', () => {
     [tripRef] = await createRecords(t.http, carrier.key, 'trip', [createItem('trip', 'l')]);
     [appointmentRef] = await createRecords(t.http, terminal.key, 'appointment', [createItem('appointment', 'l')]);
   });
-  afterAll(() => t.close());
 
   /** `body` is sent as JSON, or as is when it is a RawJson (text too deep for JSON.stringify). */
   async function expectNo500(method: 'post' | 'put' | 'delete' | 'patch', path: string, key: string, body: unknown): Promise<void> {

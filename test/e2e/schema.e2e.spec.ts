@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 describe('schema: migrations and entities agree', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('leaves nothing for migration:generate to find', async () => {
     const pending = await t.app.get(DataSource).driver.createSchemaBuilder().log();

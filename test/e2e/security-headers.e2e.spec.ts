@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { newTerminal, type TestAccount } from '../factories/accounts.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 /** The headers that tell browsers how to treat each answer: nosniff on every one, page headers on what Swagger UI serves. */
-let t: TestApp;
+const t = useTestApp();
 let url: string;
 let terminal: TestAccount;
 
 beforeAll(async () => {
-  t = await startTestApp();
   url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
   terminal = await newTerminal(t.http);
 });
-afterAll(() => t.close());
 
 describe('security headers', () => {
   it('every kind of answer says X-Content-Type-Options: nosniff', async () => {

@@ -4,7 +4,7 @@
  * statements a batch costs, the entry point the check-in handshake calls, and LAYOUT_IN_USE.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../src/common/errors/app-error.js';
 import { Changes } from '../../src/modules/feed/changes.js';
@@ -14,7 +14,7 @@ import { putLayout } from '../factories/layouts.js';
 import { connect } from '../factories/sockets.js';
 import { createItem, createRecords, driver, logsOf } from '../factories/records.js';
 import { captureStatements } from '../setup/statements.js';
-import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { useTestApp } from '../setup/test-app.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = 'b7c1e2d4-0000-4000-8000-00000000abcd';
@@ -27,13 +27,11 @@ const AHEAD = {
   window_end: new Date(Date.now() + 25 * 3600_000).toISOString(),
 };
 
-let t: TestApp;
+const t = useTestApp();
 let db: DataSource;
-beforeAll(async () => {
-  t = await startTestApp();
+beforeAll(() => {
   db = t.app.get(DataSource);
 });
-afterAll(() => t.close());
 
 interface FeedRow {
   seq: number;

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import createClient from 'openapi-fetch';
 import type { paths } from '../../client/schema.js';
-import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { TEST_ADMIN_KEY, useTestApp } from '../setup/test-app.js';
 
 /**
  * The partner flows as a partner's developer integrates them: only through the client generated from the
@@ -10,15 +10,13 @@ import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js
  * Type-checked by `npm run typecheck`, so a path, body or field the document does not describe fails the build.
  */
 describe('a typed client generated from /docs-json', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let baseUrl: string;
   const client = (headers: Record<string, string>) => createClient<paths>({ baseUrl, headers });
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  beforeAll(() => {
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
   });
-  afterAll(() => t.close());
 
   it('walks the carrier, terminal and driver flows', async () => {
     const admin = client({ 'X-API-Key': TEST_ADMIN_KEY });

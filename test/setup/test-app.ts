@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from '@jest/globals';
 import { pino } from 'pino';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
@@ -57,6 +58,25 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       if (config.redisUrl) await removeRedisKeys(config.redisUrl, config.redisPrefix);
     },
   };
+}
+
+/**
+ * The app of the enclosing `describe` block (or file): started by a `beforeAll` registered here, before the
+ * block's own hooks run, and closed after its tests, as `startTestApp(env)` would start it. Read it in hooks and
+ * tests only: until the block starts, reading it throws.
+ */
+export function useTestApp(env: Record<string, string> = {}): TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp(env);
+  });
+  afterAll(() => app?.close());
+  return new Proxy({} as TestApp, {
+    get(_target, key) {
+      if (!app) throw new Error('useTestApp: the app starts before the tests; read it in a hook or a test');
+      return Reflect.get(app, key) as unknown;
+    },
+  });
 }
 
 /** Removes the keys an app wrote under its prefix (rate-limit windows), so a run leaves Redis as it found it. */
