@@ -250,7 +250,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  onPostgresql('speaks pt-BR and en: statuses as words, never codes; the ticket shows the QR code, plate and ref', async () => {
+  it('speaks pt-BR and en: statuses as words, never codes; the ticket shows the QR code, plate and ref', async () => {
     const scene = await gateScene(gate.http);
     const terminal = await simTerminal(scene.terminal.key, 'gate-pass');
     const { page, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
@@ -299,50 +299,47 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  onPostgresql(
-    'shows the ticket offline after a reload with the network off (installed service worker), and catches up on return',
-    async () => {
-      const scene = await gateScene(gate.http);
-      const [{ ref }] = await listRefs(scene.terminal.key);
-      await createTicket(scene.terminal.key, ref, 'GATE-OFF-1');
-      const { page, context, problems, screenshot } = await openPage(browser, PHONE);
-      try {
-        await page.goto(`${url}/app#token=${scene.token}`);
-        await page
-          .getByRole('article', { name: `Ticket for ${ref}` })
-          .getByText('GATE-OFF-1')
-          .waitFor();
-        // The app is installable: its manifest is linked, and its service worker controls the page.
-        const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
-        expect(((await (await fetch(`${url}${manifest}`)).json()) as { start_url: string }).start_url).toBe('/app');
-        await page.evaluate('navigator.serviceWorker.ready');
-        await until(
-          async () => (await page.evaluate('Boolean(navigator.serviceWorker.controller)')) === true,
-          'the service worker to control /app',
-        );
+  it('shows the ticket offline after a reload with the network off (installed service worker), and catches up on return', async () => {
+    const scene = await gateScene(gate.http);
+    const [{ ref }] = await listRefs(scene.terminal.key);
+    await createTicket(scene.terminal.key, ref, 'GATE-OFF-1');
+    const { page, context, problems, screenshot } = await openPage(browser, PHONE);
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page
+        .getByRole('article', { name: `Ticket for ${ref}` })
+        .getByText('GATE-OFF-1')
+        .waitFor();
+      // The app is installable: its manifest is linked, and its service worker controls the page.
+      const manifest = await page.locator('link[rel="manifest"]').getAttribute('href');
+      expect(((await (await fetch(`${url}${manifest}`)).json()) as { start_url: string }).start_url).toBe('/app');
+      await page.evaluate('navigator.serviceWorker.ready');
+      await until(
+        async () => (await page.evaluate('Boolean(navigator.serviceWorker.controller)')) === true,
+        'the service worker to control /app',
+      );
 
-        await context.setOffline(true);
-        await page.reload();
-        const ticket = page.getByRole('article', { name: `Ticket for ${ref}` });
-        await ticket.getByText('GATE-OFF-1').waitFor();
-        await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
-        await page.getByText(/^You are offline\. This is what you had as of /).waitFor();
-        expect(await ticket.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
-        await screenshot(`${store}-app-offline-reload`);
+      await context.setOffline(true);
+      await page.reload();
+      const ticket = page.getByRole('article', { name: `Ticket for ${ref}` });
+      await ticket.getByText('GATE-OFF-1').waitFor();
+      await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor();
+      await page.getByText(/^You are offline\. This is what you had as of /).waitFor();
+      expect(await ticket.getByRole('img', { name: /^QR code: / }).count()).toBe(1);
+      await screenshot(`${store}-app-offline-reload`);
 
-        // Brought up to date on return: a ticket made meanwhile appears.
-        await createTicket(scene.terminal.key, ref, 'GATE-BACK-2');
-        await context.setOffline(false);
-        await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-        await page.getByText('GATE-BACK-2').waitFor();
-        expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
-      } finally {
-        await context.close();
-      }
-    },
-  );
+      // Brought up to date on return: a ticket made meanwhile appears.
+      await createTicket(scene.terminal.key, ref, 'GATE-BACK-2');
+      await context.setOffline(false);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await page.getByText('GATE-BACK-2').waitFor();
+      expect(problems.filter((problem) => !/ERR_INTERNET_DISCONNECTED|WebSocket/.test(problem))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 
-  onPostgresql('keeps the last ticket on screen, with a notice, after the token expires, until the driver signs out', async () => {
+  it('keeps the last ticket on screen, with a notice, after the token expires, until the driver signs out', async () => {
     const scene = await gateScene(gate.http);
     const [{ ref }] = await listRefs(scene.terminal.key);
     await createTicket(scene.terminal.key, ref, 'KEPT-9');
@@ -382,7 +379,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
-  onPostgresql('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
+  it('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
     const scene = await gateScene(gate.http);
     const minted = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);
     const code = minted.body.data.code as string;

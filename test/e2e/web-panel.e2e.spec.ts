@@ -512,7 +512,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     }
   });
 
-  onPostgresql('tells a person without a key where one comes from, in their language', async () => {
+  it('tells a person without a key where one comes from, in their language', async () => {
     for (const [locale, title, hint] of [
       ['en-US', 'No key yet?', 'npm run seed:demo'],
       ['pt-BR', 'Ainda não tem uma chave?', 'npm run seed:demo'],
@@ -533,54 +533,50 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     }
   });
 
-  onPostgresql(
-    'shows history times in the device zone (the logs are UTC without a zone) and the board in pt-BR, on a 390 px screen',
-    async () => {
-      const scene = await gateScene(gate.http);
-      const [{ ref }] = (await gate.http.get('/api/v1/appointments').set('X-API-Key', scene.terminal.key)).body.data.items.map(
-        (item: { appointment: { ref: string } }) => item.appointment,
+  it('shows history times in the device zone (the logs are UTC without a zone) and the board in pt-BR, on a 390 px screen', async () => {
+    const scene = await gateScene(gate.http);
+    const [{ ref }] = (await gate.http.get('/api/v1/appointments').set('X-API-Key', scene.terminal.key)).body.data.items.map(
+      (item: { appointment: { ref: string } }) => item.appointment,
+    );
+    const logs = (await gate.http.get(`/api/v1/appointments/logs?refs=${ref}`).set('X-API-Key', scene.terminal.key)).body.data[0].data.logs;
+    const created = logs.find((log: { event: string }) => log.event === 'created').created_at as string;
+    expect(created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/);
+    const zone = 'America/Sao_Paulo';
+    const shown = (instant: Date) =>
+      new Intl.DateTimeFormat('pt-BR', { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }).format(instant).replace(/\s+/g, ' ');
+    const { page, context, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: zone });
+    try {
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Chave de API').fill(scene.terminal.key);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      const row = page.locator('tbody tr', { hasText: ref });
+      await row.getByText('Agendado', { exact: true }).waitFor();
+      await row.getByRole('button', { name: ref }).click();
+      const history = page.getByRole('list', { name: `Histórico de ${ref}` });
+      const entry = history.locator('li[data-event="created"]');
+      await entry.getByText('Criado', { exact: true }).waitFor();
+      const time = (await entry.locator('time').textContent())!.replace(/\s+/g, ' ');
+      // UTC, shown in São Paulo's time: not the UTC wall clock read as local time.
+      expect(time).toBe(shown(new Date(`${created}Z`)));
+      expect(time).not.toBe(shown(new Date(created.slice(0, 19) + '-03:00')));
+      expect(await entry.locator('time').getAttribute('datetime')).toBe(new Date(`${created}Z`).toISOString());
+      const body = await page.locator('body').innerText();
+      expect(['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'].filter((code) => body.includes(code))).toEqual([]);
+
+      // The board fits the phone: wide tables scroll inside their box, the page never gets wider than the screen.
+      const overflow = await page.evaluate<{ scroll: number; client: number }>(
+        '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
       );
-      const logs = (await gate.http.get(`/api/v1/appointments/logs?refs=${ref}`).set('X-API-Key', scene.terminal.key)).body.data[0].data
-        .logs;
-      const created = logs.find((log: { event: string }) => log.event === 'created').created_at as string;
-      expect(created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/);
-      const zone = 'America/Sao_Paulo';
-      const shown = (instant: Date) =>
-        new Intl.DateTimeFormat('pt-BR', { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }).format(instant).replace(/\s+/g, ' ');
-      const { page, context, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: zone });
-      try {
-        await page.goto(`${url}/panel`);
-        await page.getByLabel('Chave de API').fill(scene.terminal.key);
-        await page.getByRole('button', { name: 'Entrar' }).click();
-        const row = page.locator('tbody tr', { hasText: ref });
-        await row.getByText('Agendado', { exact: true }).waitFor();
-        await row.getByRole('button', { name: ref }).click();
-        const history = page.getByRole('list', { name: `Histórico de ${ref}` });
-        const entry = history.locator('li[data-event="created"]');
-        await entry.getByText('Criado', { exact: true }).waitFor();
-        const time = (await entry.locator('time').textContent())!.replace(/\s+/g, ' ');
-        // UTC, shown in São Paulo's time: not the UTC wall clock read as local time.
-        expect(time).toBe(shown(new Date(`${created}Z`)));
-        expect(time).not.toBe(shown(new Date(created.slice(0, 19) + '-03:00')));
-        expect(await entry.locator('time').getAttribute('datetime')).toBe(new Date(`${created}Z`).toISOString());
-        const body = await page.locator('body').innerText();
-        expect(['SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED'].filter((code) => body.includes(code))).toEqual([]);
+      expect(overflow.scroll).toBeLessThanOrEqual(overflow.client);
+      await screenshot(`${store}-panel-board-390-pt-BR`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 
-        // The board fits the phone: wide tables scroll inside their box, the page never gets wider than the screen.
-        const overflow = await page.evaluate<{ scroll: number; client: number }>(
-          '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-        );
-        expect(overflow.scroll).toBeLessThanOrEqual(overflow.client);
-        await screenshot(`${store}-panel-board-390-pt-BR`);
-        expect(await seriousA11yViolations(page)).toEqual([]);
-        expect(problems).toEqual([]);
-      } finally {
-        await context.close();
-      }
-    },
-  );
-
-  onPostgresql('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
+  it('shows the sign-in code beside the QR code of a driver sign-in link, and the code signs the phone in', async () => {
     const scene = await gateScene(gate.http);
     const { page, context, problems, screenshot } = await openPage(browser);
     try {

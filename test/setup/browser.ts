@@ -103,7 +103,8 @@ export type Store = (typeof STORES)[number];
 /**
  * `it` for a case that runs on PostgreSQL only: on the embedded store it is skipped. The pages reach the store only
  * through the service's API, so the embedded pass keeps the cases that prove the embedded default serves them end to end
- * (a sign-in, a check-in and its ticket, the board, the calendar); every case twice made these the slowest files.
+ * (a sign-in, a check-in and its ticket, the board, the calendar) and those of people at the gate (languages, the
+ * ticket offline and kept, sign-in codes, times in the device zone); every case twice made these the slowest files.
  */
 export const postgresqlOnly = (store: Store) => (store === 'postgresql' ? it : it.skip);
 
