@@ -9,7 +9,7 @@ import { Changes } from '../../src/modules/feed/changes.js';
 import { AppointmentsService } from '../../src/modules/appointments/appointments.service.js';
 import { InstanceLiveness } from '../../src/database/instance-liveness.js';
 import { gateScene, type GateScene, minutes } from '../factories/checkin.js';
-import { connectDriver, connectTerminal } from '../factories/sockets.js';
+import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { captureQueries, captureRoundTrips, captureRowsWritten } from '../setup/statements.js';
 import { useTestApp } from '../setup/test-app.js';
 
@@ -229,6 +229,33 @@ describe('starts that arrive together', () => {
     const single = (await requestedOf([seen])).events.get(seen)!;
     expect(Object.keys(events.get(ids[3])!).sort()).toEqual(Object.keys(single).sort());
     expect(events.get(ids[3])).toEqual({ ...single, checkin: { id: ids[3], status: 'pending', reason: null } });
+  });
+
+  it('the same checkin_id sent twice at once: the terminal is asked once, the other request is told it is in progress', async () => {
+    const { id } = await scene.appointment();
+    let asked = 0;
+    let release: ((answer: unknown) => void) | null = null;
+    track(
+      await connectTerminal(url, scene.terminal.key, () => {
+        asked++;
+        return new Promise((resolve) => (release = resolve));
+      }),
+    );
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    const checkinId = randomUUID();
+    const send = () => socket.timeout(5000).emitWithAck('checkin:request', { appointment_id: id, checkin_id: checkinId }) as Promise<Ack>;
+    const [first, second] = [send(), send()];
+    const refused = await Promise.race([first, second]);
+    expect(refused.error).toMatchObject({ code: 'CHECKIN_IN_PROGRESS', details: { checkin_id: checkinId } });
+    await waitFor(() => release !== null);
+    release!(answerWith(1));
+    const answers = await Promise.all([first, second]);
+    expect(answers.filter((answer) => answer.success)).toHaveLength(1);
+    expect(asked).toBe(1);
+    const attempts: { status: string }[] = await db.query(`SELECT status FROM checkins WHERE id = $1`, [checkinId]);
+    expect(attempts).toEqual([{ status: 'accepted' }]);
+    expect((await requestedOf([checkinId])).logs).toHaveLength(1);
   });
 
   it('when the shared statement fails, each start runs again alone: only the faulty one fails', async () => {
