@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedQuery } from '../../database/prepared.js';
 import type { GeoFence } from '../accounts/account.entity.js';
 import type { AccountEventType } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
@@ -169,7 +170,8 @@ export class CheckinRepository {
    * is new. The caller runs the checks again on what was read, for the precise refusal when it did not start.
    */
   async startAttempt(manager: EntityManager, start: AttemptStart, log: AttemptLog): Promise<StartedAttempt> {
-    const rows: (AppointmentForCheckin & { previous_checkin: Record<string, unknown> | null; started: boolean })[] = await manager.query(
+    const rows: (AppointmentForCheckin & { previous_checkin: Record<string, unknown> | null; started: boolean })[] = await preparedQuery(
+      manager,
       withLog(
         `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
          SELECT $1, a.id, a.driver_id, a.terminal_id, 'driver', 'pending', $4 FROM appointment a
@@ -219,7 +221,8 @@ export class CheckinRepository {
       checkin: s.checkin,
     }));
     const rows: (AppointmentForCheckin & { c_ord: number | null; previous_checkin: Record<string, unknown> | null; started: boolean })[] =
-      await manager.query(
+      await preparedQuery(
+        manager,
         `WITH input AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, driver_id uuid, partner_id uuid,
                   instance_id uuid, statuses text[], now timestamptz, message text, checkin jsonb)
@@ -412,7 +415,8 @@ export async function acceptMany(
     tickets: Accepted['tickets'];
     trips: Accepted['trips'];
     appended: FeedEvent[] | null;
-  }[] = await manager.query(
+  }[] = await preparedQuery(
+    manager,
     `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text)
