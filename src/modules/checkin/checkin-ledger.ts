@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { Coalescer } from '../../common/batch/coalescer.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { storableText } from '../../common/validation/json-input.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -12,6 +13,7 @@ import type { CheckinStatus } from './checkin.entity.js';
 import {
   type AppointmentForCheckin,
   type AttemptEvent,
+  type AttemptStart,
   type CheckinRow,
   CheckinRepository,
   type StartedAttempt,
@@ -33,6 +35,9 @@ const OUTCOMES: Record<
   failed: { code: 'CHECKIN_FAILED', event: 'checkin_failed', type: 'checkin.failed' },
 };
 
+const requested = (checkinId: string) => `Check-in ${checkinId} requested by the driver`;
+const pending = (checkinId: string): AttemptEvent['checkin'] => ({ id: checkinId, status: 'pending', reason: null });
+
 const rejectionMessage = (reason: string) => `The terminal refused the check-in: ${reason}`;
 
 /** What a checkin_id seen before means now. */
@@ -45,6 +50,14 @@ export type Previous = { kind: 'accepted'; ticketIds: string[] } | { kind: 'resu
  */
 @Injectable()
 export class CheckinLedger implements OnApplicationBootstrap {
+  /** Drivers' attempts starting together: one statement for them all (see `start`). */
+  private readonly starts = new Coalescer<AttemptStart, StartedAttempt>(
+    (batch) => this.startTogether(batch),
+    500,
+    0,
+    (one) => this.startAlone(one),
+  );
+
   constructor(
     private readonly repository: CheckinRepository,
     private readonly appointments: AppointmentsService,
@@ -92,26 +105,46 @@ export class CheckinLedger implements OnApplicationBootstrap {
   /**
    * A driver's new attempt, read and started in one statement with its log entry and event (one transaction of
    * three round trips): see CheckinRepository.startAttempt. Starts nothing when a check refuses or the id was seen
-   * before; the caller tells which from what was read.
+   * before; the caller tells which from what was read. Starts that arrive together share one statement and its
+   * transaction (CheckinRepository.startMany, through a Coalescer, as acceptances do); when it fails, the batch rolls
+   * back and each start runs again alone, one after the other, so one driver's failure is never another's. A start
+   * with none beside it runs alone at once (the single start's statement costs PostgreSQL less than the batch's
+   * for one row): if it fails, the Coalescer runs it alone once more, and only then answers its error.
    */
-  async start(
-    checkinId: string,
-    appointmentId: string,
-    driver: { driverId: string; partnerId: string },
-    now: Date,
-  ): Promise<StartedAttempt> {
+  start(checkinId: string, appointmentId: string, driver: { driverId: string; partnerId: string }, now: Date): Promise<StartedAttempt> {
+    const from = APPOINTMENTS.moves.filter((move) => move.via === 'checkin').flatMap((move) => move.from);
+    return this.starts.run({
+      checkinId,
+      appointmentId,
+      driverId: driver.driverId,
+      partnerId: driver.partnerId,
+      instanceId: this.instance.id,
+      from,
+      now,
+    });
+  }
+
+  private async startTogether(batch: AttemptStart[]): Promise<StartedAttempt[]> {
+    if (batch.length === 1) return [await this.startAlone(batch[0])];
+    return this.changes.transaction(async (manager, events) => {
+      const started = await this.repository.startMany(
+        manager,
+        batch.map((one) => ({ ...one, message: requested(one.checkinId), checkin: pending(one.checkinId) })),
+        { log: 'checkin_requested', type: 'checkin.requested', view: this.appointments.view.sql },
+      );
+      events.announce(started.filter((one) => one.started).map((one) => one.appointment!.terminal_id));
+      return started;
+    });
+  }
+
+  private startAlone(start: AttemptStart): Promise<StartedAttempt> {
     const log = {
       event: 'checkin_requested',
-      message: `Check-in ${checkinId} requested by the driver`,
-      accountEvent: this.event('checkin.requested', { id: checkinId, status: 'pending', reason: null }),
+      message: requested(start.checkinId),
+      accountEvent: this.event('checkin.requested', pending(start.checkinId)),
     };
-    const from = APPOINTMENTS.moves.filter((move) => move.via === 'checkin').flatMap((move) => move.from);
     return this.changes.transaction(async (manager, events) => {
-      const started = await this.repository.startAttempt(
-        manager,
-        { checkinId, appointmentId, driverId: driver.driverId, partnerId: driver.partnerId, instanceId: this.instance.id, from, now },
-        log,
-      );
+      const started = await this.repository.startAttempt(manager, start, log);
       if (started.started) events.announce([started.appointment!.terminal_id]);
       return started;
     });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedQuery } from '../../database/prepared.js';
 import type { GeoFence } from '../accounts/account.entity.js';
 import type { AccountEventType } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
@@ -119,6 +120,12 @@ const logParams = (log: AttemptLog | null) => [
 const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
                        FROM appointments a JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id`;
 
+/** An attempt as `to_jsonb` gives it, with its dates. */
+const asCheckinRow = (row: Record<string, unknown> | null): CheckinRow | null =>
+  row
+    ? ({ ...row, created_at: new Date(row.created_at as string), updated_at: new Date(row.updated_at as string) } as unknown as CheckinRow)
+    : null;
+
 @Injectable()
 export class CheckinRepository {
   constructor(private readonly db: DataSource) {}
@@ -163,7 +170,8 @@ export class CheckinRepository {
    * is new. The caller runs the checks again on what was read, for the precise refusal when it did not start.
    */
   async startAttempt(manager: EntityManager, start: AttemptStart, log: AttemptLog): Promise<StartedAttempt> {
-    const rows: (AppointmentForCheckin & { previous_checkin: Record<string, unknown> | null; started: boolean })[] = await manager.query(
+    const rows: (AppointmentForCheckin & { previous_checkin: Record<string, unknown> | null; started: boolean })[] = await preparedQuery(
+      manager,
       withLog(
         `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
          SELECT $1, a.id, a.driver_id, a.terminal_id, 'driver', 'pending', $4 FROM appointment a
@@ -184,17 +192,81 @@ export class CheckinRepository {
     );
     if (rows.length === 0) return { appointment: null, previous: null, started: false };
     const { previous_checkin: previous, started, ...appointment } = rows[0];
-    return {
-      appointment,
-      started,
-      previous: previous
-        ? ({
-            ...previous,
-            created_at: new Date(previous.created_at as string),
-            updated_at: new Date(previous.updated_at as string),
-          } as unknown as CheckinRow)
-        : null,
-    };
+    return { appointment, started, previous: asCheckinRow(previous) };
+  }
+
+  /**
+   * Drivers' attempts, however many, read and started in one statement, each as `startAttempt` does it alone: the
+   * appointment with its driver and any attempt with its id are read, and the attempt is started (with its log
+   * entry and its `event`, whose data is the appointment as `view` shows it) only if every check passes. An id given
+   * twice is started at most once, by the first of its starts that passes the checks; the others are told they
+   * started nothing, as a racing request is. Answers one result per start, in order.
+   */
+  async startMany(
+    manager: EntityManager,
+    starts: (AttemptStart & { message: string; checkin: AttemptEvent['checkin'] })[],
+    event: { log: string; type: AccountEventType; view: ViewSql },
+  ): Promise<StartedAttempt[]> {
+    if (starts.length === 0) return [];
+    const input = starts.map((s, ord) => ({
+      ord,
+      checkin_id: s.checkinId,
+      appointment_id: s.appointmentId,
+      driver_id: s.driverId,
+      partner_id: s.partnerId,
+      instance_id: s.instanceId,
+      statuses: s.from,
+      now: s.now.toISOString(),
+      message: s.message,
+      checkin: s.checkin,
+    }));
+    const rows: (AppointmentForCheckin & { c_ord: number | null; previous_checkin: Record<string, unknown> | null; started: boolean })[] =
+      await preparedQuery(
+        manager,
+        `WITH input AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, driver_id uuid, partner_id uuid,
+                  instance_id uuid, statuses text[], now timestamptz, message text, checkin jsonb)
+         ), appointment AS (
+           SELECT x.ord AS c_ord, a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
+             FROM input x JOIN appointments a ON a.id = x.appointment_id JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id
+         ), previous AS (
+           SELECT * FROM checkins WHERE id IN (SELECT checkin_id FROM input)
+         ), chosen AS (
+           SELECT DISTINCT ON (x.checkin_id) x.ord, x.checkin_id, x.instance_id, x.message, x.checkin
+             FROM input x JOIN appointment a ON a.c_ord = x.ord
+            WHERE a.driver_id = x.driver_id AND x.partner_id IN (a.terminal_id, a.booked_by_id) AND a.status = ANY(x.statuses)
+              AND (a.window_start IS NULL OR a.window_start - a.start_tolerance * interval '1 minute' <= x.now)
+              AND (a.window_end IS NULL OR a.window_end + a.end_tolerance * interval '1 minute' >= x.now)
+              AND NOT EXISTS (SELECT 1 FROM previous p WHERE p.id = x.checkin_id)
+            ORDER BY x.checkin_id, x.ord
+         ), changed AS (
+           INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
+           SELECT c.checkin_id, a.id, a.driver_id, a.terminal_id, 'driver', 'pending', c.instance_id
+             FROM chosen c JOIN appointment a ON a.c_ord = c.ord
+            ORDER BY c.checkin_id
+           ON CONFLICT (id) DO NOTHING
+           RETURNING id, appointment_id
+         ), logged AS (
+           INSERT INTO ${logTable} (${logForeignKey}, event, message)
+           SELECT c.appointment_id, $2, x.message FROM changed c JOIN chosen x ON x.checkin_id = c.id ORDER BY x.ord
+         ), evented AS (
+           ${INSERT_EVENTS}
+           SELECT a.terminal_id, ${CURRENT_TX}, $3::text, ${event.view('a', 'd')} || jsonb_build_object('checkin', x.checkin)
+             FROM changed c JOIN chosen x ON x.checkin_id = c.id JOIN appointments a ON a.id = c.appointment_id JOIN drivers d ON d.id = a.driver_id
+            ORDER BY x.ord
+         )
+         SELECT a.*,
+                CASE WHEN a.id IS NOT NULL THEN (SELECT to_jsonb(p) FROM previous p WHERE p.id = x.checkin_id) END AS previous_checkin,
+                EXISTS (SELECT 1 FROM changed c JOIN chosen h ON h.checkin_id = c.id WHERE h.ord = x.ord) AS started
+           FROM input x LEFT JOIN appointment a ON a.c_ord = x.ord
+          ORDER BY x.ord`,
+        [JSON.stringify(input), event.log, event.type],
+      );
+    return rows.map(({ c_ord: _, previous_checkin: previous, started, ...appointment }) =>
+      appointment.id === null
+        ? { appointment: null, previous: null, started: false }
+        : { appointment, started, previous: asCheckinRow(previous) },
+    );
   }
 
   /**
@@ -343,7 +415,8 @@ export async function acceptMany(
     tickets: Accepted['tickets'];
     trips: Accepted['trips'];
     appended: FeedEvent[] | null;
-  }[] = await manager.query(
+  }[] = await preparedQuery(
+    manager,
     `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text)
