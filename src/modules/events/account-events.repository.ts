@@ -59,11 +59,18 @@ export class AccountEventsRepository {
     });
     const params: unknown[] = [];
     const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+    // The data added to a view is merged only where there is some (a merge copies the view), and sent only when
+    // some event of the source has it.
     const parts = [...groups].map(([source, group]) => {
-      const data = source.view ? `${source.view} || COALESCE(ev.data, '{}'::jsonb)` : 'ev.data';
+      const added = group.data.some((data) => data !== null);
+      const data = !source.view
+        ? 'ev.data'
+        : added
+          ? `CASE WHEN ev.data IS NULL THEN ${source.view} ELSE ${source.view} || ev.data END`
+          : source.view;
       return `SELECT ev.ord, ev.account_id, ev.type, ${data} AS data
                 FROM unnest(${param(group.ord, 'int[]')}, ${param(group.account, 'uuid[]')}, ${param(group.type, 'text[]')},
-                            ${param(group.id, 'uuid[]')}, ${param(group.data, 'jsonb[]')}) AS ev(ord, account_id, type, id, data)
+                            ${param(group.id, 'uuid[]')}, ${added ? param(group.data, 'jsonb[]') : 'NULL::jsonb[]'}) AS ev(ord, account_id, type, id, data)
                 ${source.join}`;
     });
     const [{ written }]: { written: number }[] = await manager.query(
