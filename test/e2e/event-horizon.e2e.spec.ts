@@ -4,6 +4,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { encodePair } from '../../src/common/http/cursor.js';
 import { AccountEventsRepository } from '../../src/modules/events/account-events.repository.js';
+import { given } from '../factories/events.js';
 import { MARK_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 import { Changes } from '../../src/modules/feed/changes.js';
 import { newTerminal, type TestAccount } from '../factories/accounts.js';
@@ -150,7 +151,7 @@ describe('the horizon: the feed waits only for the event writers of its own data
     const late = t.app.get(Changes).transaction(async (manager) => {
       marked();
       await writing;
-      await events.append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: { late: true } }]);
+      await events.write(manager, given([{ accountId: terminal.id, type: 'appointment.no_show', data: { late: true } }]));
     });
     try {
       await isMarked;
@@ -201,13 +202,15 @@ describe('the horizon: the feed waits only for the event writers of its own data
         await changes.transaction(async (manager, announce) => {
           if ((writer + round) % 2 === 0) await manager.query('SELECT pg_current_xact_id()'); // its id before the others' commits
           await sleep((writer * 7 + round * 3) % 11);
-          await events.append(
+          await events.write(
             manager,
-            Array.from({ length: count }, (_, i) => ({
-              accountId: terminal.id,
-              type: 'appointment.no_show' as const,
-              data: { writer, round, i },
-            })),
+            given(
+              Array.from({ length: count }, (_, i) => ({
+                accountId: terminal.id,
+                type: 'appointment.no_show' as const,
+                data: { writer, round, i },
+              })),
+            ),
           );
           announce.announce([terminal.id]);
           await sleep((writer * 5 + round) % 13); // committing late
@@ -258,7 +261,7 @@ describe('the horizon: the feed waits only for the event writers of its own data
     const terminal = await newTerminal(t.http);
     const events = t.app.get(AccountEventsRepository);
     const event = { accountId: terminal.id, type: 'appointment.no_show' as const, data: {} };
-    await expect(db.transaction((manager) => events.append(manager, [event]))).rejects.toMatchObject({
+    await expect(db.transaction((manager) => events.write(manager, given([event])))).rejects.toMatchObject({
       driverError: { code: '55000', message: expect.stringContaining('marked as an event writer') },
     });
     // Marked too late: the mark takes nothing once the transaction has an id, so its events are refused too.
@@ -266,7 +269,7 @@ describe('the horizon: the feed waits only for the event writers of its own data
       db.transaction(async (manager) => {
         await manager.query('SELECT pg_current_xact_id()');
         expect(await manager.query(MARK_EVENT_WRITER)).toEqual([]);
-        await events.append(manager, [event]);
+        await events.write(manager, given([event]));
       }),
     ).rejects.toMatchObject({ driverError: { code: '55000' } });
     // Outside any transaction, a statement of its own is not marked either (even one that writes nothing).
@@ -361,7 +364,7 @@ describe('the horizon on the embedded store (one session)', () => {
       expect(receiver.received.map((r) => r.body.seq).sort()).toEqual([1, 2]);
       await expect(
         db.transaction((manager) =>
-          t.app.get(AccountEventsRepository).append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: {} }]),
+          t.app.get(AccountEventsRepository).write(manager, given([{ accountId: terminal.id, type: 'appointment.no_show', data: {} }])),
         ),
       ).rejects.toMatchObject({ driverError: { code: '55000' } });
     } finally {
@@ -373,7 +376,7 @@ describe('the horizon on the embedded store (one session)', () => {
     const terminal = await newTerminal(t.http);
     const db = t.app.get(DataSource);
     const failing = t.app.get(Changes).transaction(async (manager) => {
-      await t.app.get(AccountEventsRepository).append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: {} }]);
+      await t.app.get(AccountEventsRepository).write(manager, given([{ accountId: terminal.id, type: 'appointment.no_show', data: {} }]));
       throw new Error('the work failed');
     });
     await expect(failing).rejects.toThrow('the work failed');

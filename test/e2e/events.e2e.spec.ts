@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
 import { EventsService } from '../../src/modules/events/events.service.js';
 import { AccountEventsRepository } from '../../src/modules/events/account-events.repository.js';
+import { given } from '../factories/events.js';
 import { Changes } from '../../src/modules/feed/changes.js';
 import { newAccount, type TestAccount } from '../factories/accounts.js';
 import { gateScene, minutes, TERMINAL_FENCE } from '../factories/checkin.js';
@@ -324,7 +325,7 @@ describe('reading the feed', () => {
     const late = t.app.get(Changes).transaction(async (manager) => {
       await t.app
         .get(AccountEventsRepository)
-        .append(manager, [{ accountId: terminal.id, type: 'appointment.no_show', data: { late: true } }]);
+        .write(manager, given([{ accountId: terminal.id, type: 'appointment.no_show', data: { late: true } }]));
       written();
       await held;
     });

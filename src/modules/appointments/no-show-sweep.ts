@@ -43,8 +43,11 @@ export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       for (;;) {
         const count = await this.changes.transaction(async (manager, events) => {
-          const rows = await this.repository.markNoShows(manager, BATCH, this.appointments.view.sql);
-          events.announce(rows.map((row) => row.terminal_id));
+          const rows = await this.repository.markNoShows(manager, BATCH);
+          events.account(
+            this.appointments.view.events,
+            rows.map((row) => ({ accountId: row.terminal_id, type: 'appointment.no_show', id: row.id })),
+          );
           return rows.length;
         });
         marked += count;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { AccountEventType, AccountEventView, EventCursor, NewAccountEvent } from './account-events.js';
+import type { AccountEventType, AccountEventView, EventCursor, EventSource, NewAccountEvent } from './account-events.js';
 import { CURRENT_TX, EVENT_HORIZON, INSERT_EVENTS } from './event-sql.js';
 
 interface EventRow {
@@ -36,17 +36,54 @@ export class AccountEventsRepository {
   }
 
   /**
-   * Writes the events in one statement, in the caller's transaction (an event writer's), in their order: each
-   * gets the transaction's id and the account's next seq.
+   * Writes the events a transaction described, in one statement, in the caller's transaction (an event writer's,
+   * when its work is done), in the order described: each gets the transaction's id and the account's next seq,
+   * drawn while the transaction holds its changes' row locks. The events travel as arrays, one set per source,
+   * each source's rows read by id with its view. A described row that is gone (no event written) is a bug: it
+   * throws, and the transaction rolls back.
    */
-  async append(manager: EntityManager, events: NewAccountEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    await manager.query(
-      `${INSERT_EVENTS}
-       SELECT (e->>'a')::uuid, ${CURRENT_TX}, e->>'t', e->'d'
-         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, ord) ORDER BY ord`,
-      [JSON.stringify(events.map((event) => ({ a: event.accountId, t: event.type, d: event.data })))],
+  async write(manager: EntityManager, described: { source: EventSource; event: NewAccountEvent }[]): Promise<void> {
+    if (described.length === 0) return;
+    const groups = new Map<
+      EventSource,
+      { ord: number[]; account: string[]; type: string[]; id: (string | null)[]; data: (string | null)[] }
+    >();
+    described.forEach(({ source, event }, ord) => {
+      let group = groups.get(source);
+      if (!group) groups.set(source, (group = { ord: [], account: [], type: [], id: [], data: [] }));
+      group.ord.push(ord);
+      group.account.push(event.accountId);
+      group.type.push(event.type);
+      group.id.push(event.id ?? null);
+      group.data.push(event.data === undefined ? null : typeof event.data === 'string' ? event.data : JSON.stringify(event.data));
+    });
+    const params: unknown[] = [];
+    const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+    // The data added to a view is merged only where there is some (a merge copies the view), and sent only when
+    // some event of the source has it.
+    const parts = [...groups].map(([source, group]) => {
+      const added = group.data.some((data) => data !== null);
+      const data = !source.view
+        ? 'ev.data'
+        : added
+          ? `CASE WHEN ev.data IS NULL THEN ${source.view} ELSE ${source.view} || ev.data END`
+          : source.view;
+      return `SELECT ev.ord, ev.account_id, ev.type, ${data} AS data
+                FROM unnest(${param(group.ord, 'int[]')}, ${param(group.account, 'uuid[]')}, ${param(group.type, 'text[]')},
+                            ${param(group.id, 'uuid[]')}, ${added ? param(group.data, 'jsonb[]') : 'NULL::jsonb[]'}) AS ev(ord, account_id, type, id, data)
+                ${source.join}`;
+    });
+    const [{ written }]: { written: number }[] = await manager.query(
+      `WITH written AS (
+         ${INSERT_EVENTS}
+         SELECT w.account_id, ${CURRENT_TX}, w.type, w.data FROM (${parts.join('\n UNION ALL ')}) w ORDER BY w.ord
+         RETURNING 1
+       )
+       SELECT count(*)::int AS written FROM written`,
+      params,
     );
+    if (written !== described.length)
+      throw new Error(`Account events: ${described.length} described, ${written} written (a described row is gone)`);
   }
 
   /**

@@ -21,12 +21,30 @@ export const ACCOUNT_EVENT_TYPES = [
 ] as const;
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 
-/** An event about to be written, in the transaction of its change. */
+/**
+ * An event a change describes, written with the others of its transaction when the work is done (Changes): of
+ * the row `id` of its source, its data the source's view of that row, with `data` merged over it; or, from a
+ * source without rows (GIVEN), `data` whole. `data` given as a string is JSON text as the database wrote it.
+ */
 export interface NewAccountEvent {
   accountId: string;
   type: AccountEventType;
-  data: Record<string, unknown>;
+  id?: string;
+  data?: Record<string, unknown> | string;
 }
+
+/**
+ * Where the data of events comes from: the rows of one table, as SQL over the described event `ev` (`ev.id`: the
+ * row's id). `join` reaches the row and whatever its view reads; `view` is its data as jsonb. Declared once per
+ * kind of row by the module that owns the table; the events of a transaction are grouped by source.
+ */
+export interface EventSource {
+  readonly join: string;
+  readonly view: string | null;
+}
+
+/** The source of events whose data is given whole (no row to read it from). */
+export const GIVEN: EventSource = { join: '', view: null };
 
 /** An event as the feed and webhooks give it. */
 export interface AccountEventView {

@@ -6,7 +6,7 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
-import type { AccountEventView, NewAccountEvent } from './account-events.js';
+import type { AccountEventView, EventSource, NewAccountEvent } from './account-events.js';
 import { AccountEventsRepository } from './account-events.repository.js';
 import { EVENTS_LIMIT, type EventsQuery } from './dto/event.dto.js';
 import { decodeEventCursor, encodeEventCursor } from './events-cursor.js';
@@ -66,9 +66,9 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
     return this.events.horizon();
   }
 
-  /** Writes the events in the caller's transaction, which must be an event writer's (Changes.transaction). */
-  append(manager: EntityManager, events: NewAccountEvent[]): Promise<void> {
-    return this.events.append(manager, events);
+  /** Writes the events a transaction described, in it, in their order; it must be an event writer's (Changes.transaction). */
+  write(manager: EntityManager, described: { source: EventSource; event: NewAccountEvent }[]): Promise<void> {
+    return this.events.write(manager, described);
   }
 
   /** Deletes every event older than EVENT_RETENTION_DAYS; answers how many. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../../database/transaction.js';
+import type { EventSource, NewAccountEvent } from '../events/account-events.js';
 import { BEGIN_EVENT_WRITER } from '../events/event-sql.js';
 import { EventsService } from '../events/events.service.js';
 import { DriverFeed, type FeedEvent, inFeedOrder, type NewFeedEvent } from './driver-feed.js';
@@ -12,8 +13,14 @@ export interface EventWriter {
   /** Driver events the work's own statements appended (with APPEND_FEED), to push with the others after the commit. */
   appended(events: FeedEvent[]): void;
   /**
-   * Accounts whose feeds (docs/events.md) the work's statements wrote to: every change writes its accounts'
-   * events in its own statement; these accounts' listeners are told once the transaction has committed.
+   * Events of accounts' feeds (docs/events.md) about rows of `source` the work changed (or given whole: GIVEN),
+   * in the order described: all of the transaction's are written in one statement when the work is done, inside
+   * the transaction, and their accounts announced once it has committed.
+   */
+  account(source: EventSource, events: NewAccountEvent[]): void;
+  /**
+   * Accounts whose feeds the work's own statements wrote to (the check-in's, which write their events themselves);
+   * their listeners are told once the transaction has committed.
    */
   announce(accountIds: string[]): void;
 }
@@ -22,8 +29,9 @@ export interface EventWriter {
  * The transaction of every change to records, tickets and check-ins, and the only one that may write account
  * events: it begins marked as an event writer (with its START TRANSACTION, before it has an id), so the feed's
  * horizon waits for it while it runs (docs/events.md#the-horizon); the table refuses events from any other
- * transaction. The driver events its work adds are written in one statement when the work is done, inside the
- * transaction, and pushed once it has committed; then the accounts whose events it wrote are announced.
+ * transaction. The work describes its changes' events; when it is done, still inside the transaction (its row
+ * locks held), the account events are written in one statement and the driver events in another; once it has
+ * committed the driver events are pushed and the accounts whose events it wrote are announced.
  */
 @Injectable()
 export class Changes {
@@ -39,12 +47,16 @@ export class Changes {
     const writing = async (manager: EntityManager) => {
       const driver: NewFeedEvent[] = [];
       const appended: FeedEvent[] = [];
+      const described: { source: EventSource; event: NewAccountEvent }[] = [];
       const announced = new Set<string>();
       const value = await work(manager, {
         driver: (events) => void driver.push(...events),
         appended: (events) => void appended.push(...events),
+        account: (source, events) => events.forEach((event) => described.push({ source, event })),
         announce: (ids) => ids.forEach((id) => announced.add(id)),
       });
+      await this.events.write(manager, described);
+      described.forEach(({ event }) => announced.add(event.accountId));
       const written = await this.driverFeed.append(manager, driver);
       pushed = appended.length ? inFeedOrder([...appended, ...written]) : written;
       accounts = [...announced];

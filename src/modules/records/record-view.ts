@@ -1,3 +1,4 @@
+import type { EventSource } from '../events/account-events.js';
 import { isoSql } from '../events/event-sql.js';
 import { admissibleWindow, iso, type RecordDefinition, type RecordPartner, type RecordRow } from './record-definition.js';
 import type { LiveRecordRow } from './records.repository.js';
@@ -25,12 +26,14 @@ function fieldOf(def: RecordDefinition, field: string, row: RecordRow): unknown 
 /**
  * The view of one kind of record, as the logs query shows it: its fields are the definition's `viewFields`;
  * each is the column of that name, or a column of the record's driver (`def.logViewDriverFields`).
- * `item` builds it from a row (reads); `sql` is the same object as a SQL expression, for the statements that
- * write events beside the change they describe (docs/events.md). Timestamps read as ISO 8601 with
+ * `item` builds it from a row (reads); `sql` is the same object as a SQL expression, from which the account
+ * events of the records' changes are written (`events`, docs/events.md). Timestamps read as ISO 8601 with
  * milliseconds, in UTC, either way.
  */
 export class RecordView {
   private readonly timestamps: Set<string>;
+  /** Where the account events of these records read their data (Changes): the record by id, its driver, the view. */
+  readonly events: EventSource;
 
   constructor(private readonly def: RecordDefinition) {
     this.timestamps = new Set([
@@ -40,6 +43,7 @@ export class RecordView {
       'created_at',
       'updated_at',
     ]);
+    this.events = { join: `JOIN ${def.table} c ON c.id = ev.id JOIN drivers d ON d.id = c.driver_id`, view: this.sql('c', 'd') };
   }
 
   item(row: RecordRow): RecordItem {

@@ -1,9 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { MAX_TOLERANCE } from '../../common/validation/validators.js';
 import type { RecordDefinition, RecordRow, SqlType } from './record-definition.js';
-import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
 import type { ListFilter } from './record-listing.js';
-import type { ViewSql } from './record-view.js';
 import type { LogEntry } from './transitions.js';
 
 export interface NewRecord {
@@ -85,47 +83,35 @@ export abstract class RecordsRepository {
   }
 
   /**
-   * Inserts all rows in one statement, with their 'created' log entries and `created` events (in the order of
-   * `batchOrder`, the refs as the batch gave them; a partner's too, in its feed). A ref that already exists for
-   * the owner (or arrives concurrently) is skipped, not an error: the caller compares what came back with what it
-   * sent. With `probe`, its value for the owner is evaluated once, and carried by the first row (`guard`).
+   * Inserts all rows in one statement, with their 'created' log entries; answers the rows inserted (their events
+   * are the caller's to describe). A ref that already exists for the owner (or arrives concurrently) is skipped,
+   * not an error: the caller compares what came back with what it sent. With `probe`, its value for the owner is
+   * evaluated once, and carried by the first row (`guard`).
    */
   async insertMany(
     manager: EntityManager,
     ownerId: string,
     rows: NewRecord[],
-    batchOrder: string[],
-    view: ViewSql,
     probe?: Probe,
   ): Promise<{ id: string; ref: string; guard?: unknown }[]> {
-    const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label, noun, partner } = this.def;
+    const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label, partner } = this.def;
     const names = Object.keys(columns);
     const values = names.map((column) => (zeroDefaults.includes(column) ? `COALESCE(x.${column}, 0)` : `x.${column}`));
     // A partner's columns come with the rows (a booking's carrier), never from an item's fields.
     const partnerColumns = partner ? [partner.column, partner.nameColumn] : [];
     const recordset = partner ? `${this.recordset}, ${partner.column} uuid, ${partner.nameColumn} text` : this.recordset;
-    const created = (account: string, type: string, kind: number, where = 'true') =>
-      `SELECT c.${account} AS account_id, '${type}' AS type, ${view('c', 'd')} AS data, o.ord, ${kind} AS kind
-         FROM inserted c JOIN drivers d ON d.id = c.driver_id JOIN unnest($5::text[]) WITH ORDINALITY AS o(ref, ord) ON o.ref = c.ref
-        WHERE ${where}`;
     return manager.query(
       `WITH inserted AS (
          INSERT INTO ${table} (${ownerColumn}, status, ref, layout_ref, driver_id, ${[...names, ...partnerColumns].join(', ')})
          SELECT $1, $2, x.ref, x.layout_ref, x.driver_id, ${[...values, ...partnerColumns.map((column) => `x.${column}`)].join(', ')}
            FROM jsonb_to_recordset($3::jsonb) AS x(ref text, layout_ref text, driver_id uuid, ${recordset})
          ON CONFLICT (${ownerColumn}, ref) DO NOTHING
-         RETURNING *
+         RETURNING id, ref
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
-       ), evented AS (
-         ${INSERT_EVENTS}
-         SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
-           ${created(ownerColumn, `${noun}.created`, 0)}
-           ${partner ? `UNION ALL ${created(partner.column, partner.created, 1, `c.${partner.column} IS NOT NULL`)}` : ''}
-         ) e ORDER BY e.kind, e.ord
        )
        SELECT id, ref${probe ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT ${probe('$1')}) END AS guard` : ''} FROM inserted`,
-      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`, batchOrder],
+      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`],
     );
   }
 
@@ -145,22 +131,21 @@ export abstract class RecordsRepository {
   }
 
   /**
-   * Applies each row's own patch (and status), and writes the log entries and the events (`updated` when
-   * fields change, then `status_changed` when the status moves; in batch order), in one statement. With a probe
-   * (and the owner's id), answers its value for the owner, evaluated in that statement (else null).
+   * Applies each row's own patch (and status), and writes the log entries, in one statement (every patched row is
+   * locked: each is changed). With a probe (and the owner's id), answers its value for the owner, evaluated in
+   * that statement (else null).
    */
   async updateMany(
     manager: EntityManager,
     patches: RecordPatch[],
     logs: LogEntry[],
-    view: ViewSql,
     probe?: { sql: Probe; ownerId: string },
   ): Promise<unknown> {
     if (patches.length === 0) {
       await this.insertLogs(manager, logs);
       return null;
     }
-    const { table, columns, logTable, logForeignKey, ownerColumn, noun } = this.def;
+    const { table, columns, logTable, logForeignKey } = this.def;
     const sets = Object.entries({ layout_ref: 'text' as SqlType, ...columns }).map(
       ([column, type]) => `${column} = CASE WHEN x.patch ? '${column}' THEN ${patchValue(column, type)} ELSE t.${column} END`,
     );
@@ -170,21 +155,10 @@ export abstract class RecordsRepository {
             SET ${sets.join(',\n                ')},
                 status = COALESCE(x.status, t.status),
                 updated_at = now()
-           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text, ord int, fields boolean, "from" text)
+           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text)
           WHERE t.id = x.id
-         RETURNING t.*, x.ord AS event_ord, x.fields AS event_fields, x."from" AS event_from
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[])
-       ), evented AS (
-         ${INSERT_EVENTS}
-         SELECT account_id, ${CURRENT_TX}, type, data FROM (
-           SELECT c.${ownerColumn} AS account_id, '${noun}.updated' AS type, ${view('c', 'd')} AS data, c.event_ord AS ord, 0 AS kind
-             FROM updated c JOIN drivers d ON d.id = c.driver_id WHERE c.event_fields
-           UNION ALL
-           SELECT c.${ownerColumn}, '${noun}.status_changed', ${view('c', 'd')} || jsonb_build_object('from', c.event_from, 'to', c.status),
-                  c.event_ord, 1
-             FROM updated c JOIN drivers d ON d.id = c.driver_id WHERE c.event_from IS NOT NULL
-         ) e ORDER BY e.ord, e.kind
        )
        SELECT ${probe ? probe.sql('$5::uuid') : 'NULL'} AS guard`,
       [JSON.stringify(patches), ...logColumns(logs), ...(probe ? [probe.ownerId] : [])],
@@ -193,26 +167,19 @@ export abstract class RecordsRepository {
   }
 
   /**
-   * Moves each record from the status it was read with to its new one, and writes the log entries and the
-   * events (`deleted`, or `status_changed` with `from`, `to` and the move's `extra`; in the order of `moves`;
-   * a partner's `deleted` too, in its feed), in one statement; answers the records that moved, with their owners
-   * and where they lie (a record whose status changed since it was read does not move). With `probe`, the first
-   * row also carries its value for each owner of a deleted record (`guard`: owner id → value), evaluated once per owner.
+   * Moves each record from the status it was read with to its new one, and writes the log entries, in one
+   * statement; answers the records that moved (their place in `moves`: `ord`), with their owners and where they
+   * lie (a record whose status changed since it was read does not move). With `probe`, the first row also carries
+   * its value for each owner of a deleted record (`guard`: owner id → value), evaluated once per owner.
    */
   async setStatuses(
     manager: EntityManager,
     moves: StatusMove[],
     logs: LogEntry[],
-    view: ViewSql,
     probe?: Probe,
-  ): Promise<(MovedRecord & { guard?: Record<string, unknown> | null })[]> {
+  ): Promise<(MovedRecord & { ord: number; guard?: Record<string, unknown> | null })[]> {
     if (moves.length === 0) return [];
-    const { table, logTable, logForeignKey, ownerColumn, noun, partner } = this.def;
-    const partnerDeleted = partner
-      ? `UNION ALL
-         SELECT c.${partner.column}, '${partner.deleted}', ${view('c', 'd')}, c.event_ord, 1
-           FROM moved c JOIN drivers d ON d.id = c.driver_id WHERE c.status = 'DELETED' AND c.${partner.column} IS NOT NULL`
-      : '';
+    const { table, logTable, logForeignKey, ownerColumn, partner } = this.def;
     const guard = probe
       ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT jsonb_object_agg(o.owner, ${probe('o.owner')})
              FROM (SELECT DISTINCT ${ownerColumn} AS owner FROM moved WHERE status = 'DELETED') o) END AS guard`
@@ -220,33 +187,16 @@ export abstract class RecordsRepository {
     return manager.query(
       `WITH moved AS (
          UPDATE ${table} AS t SET status = x.status, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[], $3::text[], $7::jsonb[]) WITH ORDINALITY AS x(id, expected, status, extra, ord)
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS x(id, expected, status, ord)
           WHERE t.id = x.id AND t.status = x.expected
-         RETURNING t.*, x.expected AS event_from, x.extra AS event_extra, x.ord AS event_ord
+         RETURNING t.*, x.ord
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[])
-       ), evented AS (
-         ${INSERT_EVENTS}
-         SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
-           SELECT c.${ownerColumn} AS account_id,
-                  CASE WHEN c.status = 'DELETED' THEN '${noun}.deleted' ELSE '${noun}.status_changed' END AS type,
-                  CASE WHEN c.status = 'DELETED' THEN ${view('c', 'd')}
-                       ELSE ${view('c', 'd')} || jsonb_build_object('from', c.event_from, 'to', c.status) || c.event_extra END AS data,
-                  c.event_ord AS ord, 0 AS kind
-             FROM moved c JOIN drivers d ON d.id = c.driver_id
-           ${partnerDeleted}
-         ) e ORDER BY e.kind, e.ord
        )
-       SELECT id, ${ownerColumn} AS owner_id, status, layout_ref, window_start,
+       SELECT id, ord::int, ${ownerColumn} AS owner_id, status, layout_ref, window_start,
               ${partner ? partner.column : 'NULL::uuid'} AS partner_id${guard}
          FROM moved`,
-      [
-        moves.map((m) => m.id),
-        moves.map((m) => m.from),
-        moves.map((m) => m.to),
-        ...logColumns(logs),
-        moves.map((m) => JSON.stringify(m.extra)),
-      ],
+      [moves.map((m) => m.id), moves.map((m) => m.from), moves.map((m) => m.to), ...logColumns(logs)],
     );
   }
 

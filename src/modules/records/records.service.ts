@@ -4,6 +4,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { AppConfig } from '../../config/config.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { DriversService } from '../drivers/drivers.service.js';
+import type { AccountEventType } from '../events/account-events.js';
 import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsService } from '../layouts/layouts.service.js';
@@ -142,12 +143,19 @@ export abstract class RecordsService {
         items.map((item) => item.driver),
       );
       const rows = items.map((item) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
-      const inserted = await this.records.insertMany(manager, ownerId, rows, refs, this.view.sql, guarded ? this.guard.probe : undefined);
+      const inserted = await this.records.insertMany(manager, ownerId, rows, guarded ? this.guard.probe : undefined);
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
+      const ids = new Map(inserted.map((row) => [row.ref, row.id]));
+      this.createdEvents(
+        events,
+        ownerId,
+        refs.map((ref) => ids.get(ref)!),
+        this.partnerOf(options.columns ?? {}),
+      );
       const probed = inserted.find((row) => row.guard != null)?.guard;
       if (probed)
         await this.guard!.created(
@@ -156,8 +164,7 @@ export abstract class RecordsService {
           rows.map((row) => this.guarded(row)),
           probed,
         );
-      events.announce([ownerId, ...this.partners(rows)]);
-      return new Map(inserted.map((row) => [row.ref, row.id]));
+      return ids;
     });
     return { created_refs: refs, created_ids: refs.map((ref) => ids.get(ref)!), status: 'created' };
   }
@@ -204,10 +211,19 @@ export abstract class RecordsService {
         }
       });
       const probe = this.guard && placed.length ? { sql: this.guard.probe, ownerId } : undefined;
-      const probed = await this.records.updateMany(manager, patches, logs, this.view.sql, probe);
+      const probed = await this.records.updateMany(manager, patches, logs, probe);
       if (probed != null) await this.guard!.moved(manager, ownerId, placed, probed);
+      // `updated` when fields changed, then `status_changed` when the status moved; in batch order.
+      events.account(
+        this.view.events,
+        patches.flatMap((patch) => [
+          ...(patch.fields ? [{ accountId: ownerId, type: this.eventType('updated'), id: patch.id }] : []),
+          ...(patch.from
+            ? [{ accountId: ownerId, type: this.eventType('status_changed'), id: patch.id, data: { from: patch.from, to: patch.status } }]
+            : []),
+        ]),
+      );
       events.driver(moves.flatMap((move) => move.events));
-      if (patches.length) events.announce([ownerId]);
     });
     return { updated_refs: items.map((item) => item.ref), status: 'updated' };
   }
@@ -248,7 +264,6 @@ export abstract class RecordsService {
       manager,
       moves,
       moves.map((move) => move.log),
-      this.view.sql,
       deleting ? this.guard.probe : undefined,
     );
     const moved = new Set(rows.map((row) => row.id));
@@ -260,9 +275,50 @@ export abstract class RecordsService {
       );
     const probed = rows.find((row) => row.guard != null)?.guard;
     if (probed) await this.removed(manager, rows, probed);
+    this.movedEvents(events, moves, rows);
     events.driver(moves.flatMap((move) => move.events));
-    events.announce([...rows.map((row) => row.owner_id), ...this.partners(rows)]);
     return moves;
+  }
+
+  /** The type of the owner's event of this kind of record: `trip.created`, `appointment.deleted`… */
+  private eventType(change: 'created' | 'updated' | 'status_changed' | 'deleted'): AccountEventType {
+    return `${this.def.noun}.${change}` as AccountEventType;
+  }
+
+  /** The owner's `created` event of each new record (in batch order), then the partner's (a booking's carrier), in its feed. */
+  private createdEvents(events: EventWriter, ownerId: string, ids: string[], partnerId: string | null): void {
+    const { partner } = this.def;
+    events.account(this.view.events, [
+      ...ids.map((id) => ({ accountId: ownerId, type: this.eventType('created'), id })),
+      ...(partner && partnerId ? ids.map((id) => ({ accountId: partnerId, type: partner.created, id })) : []),
+    ]);
+  }
+
+  /**
+   * The owner's event of each record moved (in the order of `moves`): `deleted`, or `status_changed` with `from`,
+   * `to` and the move's `extra`; then the partner's `deleted` of those it had booked, in its feed.
+   */
+  private movedEvents(events: EventWriter, moves: PlannedMove[], rows: (MovedRecord & { ord: number })[]): void {
+    const { partner } = this.def;
+    const moved = [...rows].sort((a, b) => a.ord - b.ord);
+    events.account(this.view.events, [
+      ...moved.map((row) => {
+        const move = moves[row.ord - 1];
+        return row.status === 'DELETED'
+          ? { accountId: row.owner_id, type: this.eventType('deleted'), id: row.id }
+          : {
+              accountId: row.owner_id,
+              type: this.eventType('status_changed'),
+              id: row.id,
+              data: { from: move.from, to: move.to, ...move.extra },
+            };
+      }),
+      ...(partner
+        ? moved
+            .filter((row) => row.status === 'DELETED' && row.partner_id)
+            .map((row) => ({ accountId: row.partner_id!, type: partner.deleted, id: row.id }))
+        : []),
+    ]);
   }
 
   /** Tells the guard of the records deleted, owner by owner (those its probe found something for). */
@@ -288,11 +344,6 @@ export abstract class RecordsService {
   private partnerOf(row: Record<string, unknown>): string | null {
     const partner = this.def.partner;
     return partner ? ((row[partner.column] ?? row.partner_id ?? null) as string | null) : null;
-  }
-
-  /** The partners named in these rows (the carriers that booked them), each once. */
-  private partners(rows: object[]): string[] {
-    return [...new Set(rows.map((row) => this.partnerOf(row as Record<string, unknown>)).filter((id): id is string => !!id))];
   }
 
   /** The refusal of a move whose record changed status since it was read: the table's answer for the status it has now. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
-import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
+import type { EventSource } from '../events/account-events.js';
+import { isoSql } from '../events/event-sql.js';
 import type { LogEntry } from '../records/transitions.js';
 
 /** A ticket row joined with its appointment's ref and driver. */
@@ -35,23 +36,18 @@ const logColumns = (logs: LogEntry[]) => [logs.map((l) => l.recordId), logs.map(
 const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id,
   a.booked_by_id`;
 
-/**
- * A CTE writing the terminal's `ticket.<type>` event of each ticket of the CTE `changed` (parameter `idsParam`:
- * the ticket ids in batch order, the events' order). `data` is the ticket as the tickets query shows it.
- */
-const EVENTED = (type: 'created' | 'updated' | 'deleted', changed: string, idsParam: number) =>
-  `evented AS (
-     ${INSERT_EVENTS}
-     SELECT t.terminal_id, ${CURRENT_TX}, 'ticket.${type}',
-            jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', a.ref, 'terminal_id', t.terminal_id,
-                               'layout_ref', t.layout_ref, 'content', t.content,
-                               'created_at', ${isoSql('t.created_at')}, 'updated_at', ${isoSql('t.updated_at')})
-       FROM ${changed} t JOIN appointments a ON a.id = t.appointment_id
-       JOIN unnest($${idsParam}::uuid[]) WITH ORDINALITY AS o(id, ord) ON o.id = t.id
-      ORDER BY o.ord
-   )`;
+/** A ticket (`t`, its appointment `a`) as the tickets query shows it, as jsonb: the data of its events. */
+const TICKET_VIEW = `jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', a.ref, 'terminal_id', t.terminal_id,
+                     'layout_ref', t.layout_ref, 'content', t.content,
+                     'created_at', ${isoSql('t.created_at')}, 'updated_at', ${isoSql('t.updated_at')})`;
 
-/** Every query of tickets; batches cost one statement each, the appointments' log entries included. */
+/** Where the terminal's `ticket.*` events read their data (Changes): the ticket by id, its appointment, its view. */
+export const TICKET_EVENTS: EventSource = {
+  join: 'JOIN tickets t ON t.id = ev.id JOIN appointments a ON a.id = t.appointment_id',
+  view: TICKET_VIEW,
+};
+
+/** Every query of tickets; batches cost one statement each, the appointments' log entries included (their events: Changes). */
 @Injectable()
 export class TicketsRepository {
   constructor(private readonly db: DataSource) {}
@@ -64,7 +60,7 @@ export class TicketsRepository {
     );
   }
 
-  /** Inserts all tickets, with their log entries and events, in one statement (ids chosen by the caller, so it knows their order). */
+  /** Inserts all tickets, with their log entries, in one statement (ids chosen by the caller, so it knows their order). */
   insertMany(
     manager: EntityManager,
     terminalId: string,
@@ -77,9 +73,9 @@ export class TicketsRepository {
          SELECT x.id, $1, x.appointment_id, x.layout_ref, x.content, x.checkin_id
            FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, appointment_id uuid, layout_ref text, content jsonb, checkin_id uuid)
          RETURNING *
-       ), ${LOGGED(3)}, ${EVENTED('created', 'inserted', 6)}
+       ), ${LOGGED(3)}
        SELECT ${RETURNING} FROM inserted t JOIN appointments a ON a.id = t.appointment_id`,
-      [terminalId, JSON.stringify(rows), ...logColumns(logs), rows.map((row) => row.id)],
+      [terminalId, JSON.stringify(rows), ...logColumns(logs)],
     );
   }
 
@@ -92,7 +88,7 @@ export class TicketsRepository {
     );
   }
 
-  /** Replaces content (and layout when given) of each ticket, and writes the log entries and events (in the order of `rows`), in one statement. */
+  /** Replaces content (and layout when given) of each ticket, and writes the log entries, in one statement. */
   updateMany(
     manager: EntityManager,
     rows: { id: string; content: Record<string, unknown>; layout_ref?: string }[],
@@ -104,16 +100,23 @@ export class TicketsRepository {
            FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, content jsonb, layout_ref text)
           WHERE t.id = x.id
          RETURNING t.*
-       ), ${LOGGED(2)}, ${EVENTED('updated', 'updated', 5)}
+       ), ${LOGGED(2)}
        SELECT ${RETURNING} FROM updated t JOIN appointments a ON a.id = t.appointment_id`,
-      [JSON.stringify(rows), ...logColumns(logs), rows.map((row) => row.id)],
+      [JSON.stringify(rows), ...logColumns(logs)],
     );
   }
 
-  /** Deletes the tickets and writes the log entries and events (in the order of `ids`; the tickets as they were), in one statement. */
-  async deleteMany(manager: EntityManager, ids: string[], logs: LogEntry[]): Promise<void> {
-    await manager.query(
-      `WITH deleted AS (DELETE FROM tickets WHERE id = ANY($1::uuid[]) RETURNING *), ${LOGGED(2)}, ${EVENTED('deleted', 'deleted', 1)} SELECT 1`,
+  /**
+   * Deletes the tickets and writes the log entries, in one statement; answers each ticket deleted with its view as
+   * it was (JSON text as the database wrote it): the data of its `ticket.deleted` event, read before it is gone.
+   */
+  deleteMany(manager: EntityManager, ids: string[], logs: LogEntry[]): Promise<{ id: string; data: string }[]> {
+    return manager.query(
+      `WITH deleted AS (
+         DELETE FROM tickets t USING appointments a WHERE t.id = ANY($1::uuid[]) AND a.id = t.appointment_id
+         RETURNING t.id, ${TICKET_VIEW}::text AS data
+       ), ${LOGGED(2)}
+       SELECT id, data FROM deleted`,
       [ids, ...logColumns(logs)],
     );
   }

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
+import { GIVEN } from '../events/account-events.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { NewFeedEvent } from '../feed/driver-feed.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
@@ -11,7 +12,7 @@ import { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
 import type { LogEntry } from '../records/transitions.js';
 import { CreateTicketDto, UpdateTicketDto, type TicketView } from './dto/ticket.dto.js';
-import { type AppointmentRef, type TicketRow, TicketsRepository } from './tickets.repository.js';
+import { type AppointmentRef, TICKET_EVENTS, type TicketRow, TicketsRepository } from './tickets.repository.js';
 
 export type { TicketView };
 
@@ -37,11 +38,15 @@ type TicketEventType = 'ticket.created' | 'ticket.updated' | 'ticket.deleted';
 
 /**
  * The events of changed tickets, in the order of the rows: in the driver's feed the ticket as it now is, or
- * (deleted) its ids; the terminal's (the ticket as the tickets query shows it) were written by the change's statement.
+ * (deleted) its ids; the terminal's, the ticket as the tickets query shows it (read by Changes when the work is
+ * done; a deleted one's given as it was, `deleted`: ticket id → its view as JSON text).
  */
-function eventsOf(events: EventWriter, rows: TicketRow[], type: TicketEventType): void {
+function eventsOf(events: EventWriter, rows: TicketRow[], type: TicketEventType, deleted?: Map<string, string>): void {
   events.driver(feedOf(rows, type));
-  events.announce([...new Set(rows.map((row) => row.terminal_id))]);
+  events.account(
+    deleted ? GIVEN : TICKET_EVENTS,
+    rows.map((row) => ({ accountId: row.terminal_id, type, ...(deleted ? { data: deleted.get(row.id)! } : { id: row.id }) })),
+  );
 }
 
 /** In the driver's feed with the terminal, and with the carrier that booked the appointment (if one did). */
@@ -171,8 +176,8 @@ export class TicketsService {
     const terminalId = principal.accountId;
     await this.changes.transaction(async (manager, events) => {
       const rows = inOrder(ids, await this.lockExisting(manager, terminalId, ids));
-      await this.tickets.deleteMany(manager, ids, logsOf(rows, 'ticket_deleted', 'deleted'));
-      eventsOf(events, rows, 'ticket.deleted');
+      const deleted = await this.tickets.deleteMany(manager, ids, logsOf(rows, 'ticket_deleted', 'deleted'));
+      eventsOf(events, rows, 'ticket.deleted', new Map(deleted.map((row) => [row.id, row.data])));
     });
     return { deleted_ids: ids, status: 'deleted' };
   }

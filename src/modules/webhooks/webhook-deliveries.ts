@@ -5,6 +5,7 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { GIVEN } from '../events/account-events.js';
 import { EventsService } from '../events/events.service.js';
 import { Changes } from '../feed/changes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -485,11 +486,10 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private async pauseFailing(): Promise<void> {
     const paused = await this.changes.transaction(async (manager, events) => {
       const rows = await this.repository.pauseFailing(manager, this.config.webhookDisableAfterHours);
-      await this.events.append(
-        manager,
+      events.account(
+        GIVEN,
         rows.map((row) => ({ accountId: row.account_id, type: 'webhook.disabled' as const, data: { webhook: toWebhookView(row) } })),
       );
-      events.announce(rows.map((row) => row.account_id));
       return rows;
     });
     for (const row of paused) {
