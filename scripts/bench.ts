@@ -748,10 +748,10 @@ type BulkRow = Awaited<ReturnType<typeof bulkSection>>[number];
 
 const bulkTargets = (createRow: BulkRow, updateRow: BulkRow) => [
   target(`create ${BATCH} appointments with their events, 1 request, p50 ms`, createRow.service.p50, createRow.floor.p50, {
-    ratioAtMost: 1.5,
+    ratioAtMost: 1.2,
   }),
   target(`update ${BATCH} appointments with their events, 1 request, p50 ms`, updateRow.service.p50, updateRow.floor.p50, {
-    ratioAtMost: 1.5,
+    ratioAtMost: 1.2,
   }),
 ];
 
@@ -912,7 +912,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
     singleCreateTarget(singleCreate),
     ...idempotencyTargets(idempotency),
     ...checkinTargets({ serviceCheckins, relayCheckins, writesCheckins }),
-    target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.9 }),
+    target('idle driver sockets per GiB', serviceMemory.sockets_per_gib, bareMemory.sockets_per_gib, { ratioAtLeast: 0.95 }),
     ...webhooks.targets,
     ...scale.targets,
     ...capacity.targets,
