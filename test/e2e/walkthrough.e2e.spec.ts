@@ -23,7 +23,17 @@ const npm = (args: string[], env: Record<string, string>) => {
   return spawned;
 };
 
-afterAll(() => {
+/** Whether a process group still has a member. */
+const groupAlive = (pid: number) => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+afterAll(async () => {
   for (const child of processes) {
     try {
       process.kill(-child.pid!, 'SIGTERM');
@@ -31,6 +41,10 @@ afterAll(() => {
       // already gone
     }
   }
+  // The service writes its data folder while it shuts down: removed before it has exited, the folder came back.
+  await until(() => processes.every((child) => !groupAlive(child.pid!)), 'the walkthrough processes to exit').catch(() => {
+    for (const child of processes) if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
+  });
   rmSync(dataDir, { recursive: true, force: true });
 });
 
