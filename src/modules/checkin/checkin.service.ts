@@ -137,17 +137,18 @@ export class CheckinService {
    * another request with this id started meanwhile (CHECKIN_IN_PROGRESS while it has none).
    */
   private async resume(checkinId: string, appointment: AppointmentForCheckin, previous: Previous | null): Promise<CheckinResult | null> {
-    try {
-      if (!previous) throw this.ledger.inProgress(checkinId);
-      await this.ledger.begin(null, checkinId, appointment, 'driver', previous, `Check-in ${checkinId} resumed after an interruption`);
-      return null;
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'CHECKIN_IN_PROGRESS')) throw error;
-      // Another request with this checkin_id got there first: its outcome, if it has one by now.
-      const outcome = await this.ledger.previous(checkinId, appointment.id);
-      if (outcome?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(outcome.ticketIds));
-      throw error;
+    if (previous) {
+      try {
+        await this.ledger.begin(null, checkinId, appointment, 'driver', previous, `Check-in ${checkinId} resumed after an interruption`);
+        return null;
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'CHECKIN_IN_PROGRESS')) throw error;
+      }
     }
+    // Another request with this checkin_id got there first: its outcome, if it has one by now.
+    const outcome = await this.ledger.previous(checkinId, appointment.id);
+    if (outcome?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(outcome.ticketIds));
+    throw this.ledger.inProgress(checkinId);
   }
 
   private async confirm(principal: PartnerPrincipal, input: CheckinConfirmDto): Promise<CheckinResult> {
