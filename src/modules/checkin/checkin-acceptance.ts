@@ -4,7 +4,7 @@ import { Coalescer } from '../../common/batch/coalescer.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import { Changes } from '../feed/changes.js';
-import { planMove } from '../records/transitions.js';
+import { movableFrom, planMove } from '../records/transitions.js';
 import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { TRIPS } from '../trips/trips.definition.js';
@@ -23,6 +23,7 @@ interface Accepting {
 class Incomplete extends Error {}
 
 const ARRIVAL = TRIPS.moves.find((move) => move.via === 'arrival')!;
+const ARRIVING_FROM = movableFrom(TRIPS, 'arrival');
 
 const arrivalMessage = (checkinId: string) => `Arrived at the terminal's gate (check-in ${checkinId})`;
 
@@ -75,7 +76,7 @@ export class CheckinAcceptance {
       const { accepted, appended } = await acceptMany(manager, acceptances, {
         appointment: this.appointments.view.sql,
         trip: this.trips.view.sql,
-        arriving: { from: [...ARRIVAL.from], to: ARRIVAL.to },
+        arriving: { from: ARRIVING_FROM, to: ARRIVAL.to },
       });
       if (accepted.some((one, i) => !one.moved || !one.finished || one.tickets.length !== batch[i].tickets.length)) throw new Incomplete();
       events.appended(appended);

@@ -9,6 +9,7 @@ import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { AccountEventType } from '../events/account-events.js';
 import { Changes } from '../feed/changes.js';
+import { movableFrom } from '../records/transitions.js';
 import type { CheckinStatus } from './checkin.entity.js';
 import {
   type AppointmentForCheckin,
@@ -34,6 +35,9 @@ const OUTCOMES: Record<
   offline: { code: 'TERMINAL_OFFLINE', event: 'checkin_failed', type: 'checkin.failed' },
   failed: { code: 'CHECKIN_FAILED', event: 'checkin_failed', type: 'checkin.failed' },
 };
+
+/** The statuses a check-in moves an appointment from (the status table's). */
+const CHECKIN_FROM = movableFrom(APPOINTMENTS, 'checkin');
 
 const requested = (checkinId: string) => `Check-in ${checkinId} requested by the driver`;
 const pending = (checkinId: string): AttemptEvent['checkin'] => ({ id: checkinId, status: 'pending', reason: null });
@@ -112,14 +116,13 @@ export class CheckinLedger implements OnApplicationBootstrap {
    * for one row): if it fails, the Coalescer runs it alone once more, and only then answers its error.
    */
   start(checkinId: string, appointmentId: string, driver: { driverId: string; partnerId: string }, now: Date): Promise<StartedAttempt> {
-    const from = APPOINTMENTS.moves.filter((move) => move.via === 'checkin').flatMap((move) => move.from);
     return this.starts.run({
       checkinId,
       appointmentId,
       driverId: driver.driverId,
       partnerId: driver.partnerId,
       instanceId: this.instance.id,
-      from,
+      from: CHECKIN_FROM,
       now,
     });
   }

@@ -52,6 +52,11 @@ export function allows(def: RecordDefinition, from: string, to: string, via: Mov
   return def.moves.some((move) => move.via === via && move.to === to && move.from.includes(from));
 }
 
+/** The statuses the table lets `via` move a record from (for statements that pick the records a move applies to). */
+export function movableFrom(def: RecordDefinition, via: MoveKind): string[] {
+  return [...new Set(def.moves.filter((move) => move.via === via).flatMap((move) => move.from))];
+}
+
 /**
  * The one place a status move is checked and described: INVALID_STATUS_TRANSITION when the table refuses it,
  * null for a PUT to the current status, else the log entry (event named after the status) and the feed event.

@@ -7,7 +7,7 @@ import { Changes, type EventWriter } from '../feed/changes.js';
 import { LayoutUsage } from '../layouts/layout-usage.js';
 import { LayoutsService } from '../layouts/layouts.service.js';
 import { groupingOf, RecordsService } from '../records/records.service.js';
-import type { PlannedMove } from '../records/transitions.js';
+import { movableFrom, type PlannedMove } from '../records/transitions.js';
 import { TripsRepository } from './trips.repository.js';
 
 /** Trips: the records engine with the trips definition, and the arrival of a driver's trips at a terminal. */
@@ -35,8 +35,7 @@ export class TripsService extends RecordsService {
     fence: GeoFence,
     checkinId: string,
   ): Promise<PlannedMove[]> {
-    const arriving = this.def.moves.filter((move) => move.via === 'arrival').flatMap((move) => move.from);
-    const trips = await this.trips.lockInsideFence(manager, driverId, fence, arriving);
+    const trips = await this.trips.lockInsideFence(manager, driverId, fence, movableFrom(this.def, 'arrival'));
     return this.transition(
       manager,
       events,
