@@ -4,11 +4,11 @@ import { Coalescer } from '../../common/batch/coalescer.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import { Changes } from '../feed/changes.js';
-import { movableFrom, planMove } from '../records/transitions.js';
+import { movableFrom, planMove, type StatusChange } from '../records/transitions.js';
 import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
-import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
+import { ticketLogMessage, TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { TRIPS } from '../trips/trips.definition.js';
-import { TripsService } from '../trips/trips.service.js';
+import { arrivalMessage, TripsService } from '../trips/trips.service.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type Acceptance, acceptMany, type Accepted, type AppointmentForCheckin } from './checkin.repository.js';
 
@@ -25,7 +25,17 @@ class Incomplete extends Error {}
 const ARRIVAL = TRIPS.moves.find((move) => move.via === 'arrival')!;
 const ARRIVING_FROM = movableFrom(TRIPS, 'arrival');
 
-const arrivalMessage = (checkinId: string) => `Arrived at the terminal's gate (check-in ${checkinId})`;
+/**
+ * The appointment's move of an accepted check-in, from the status it was read with before the terminal was asked:
+ * if it moved meanwhile, the status table refuses the move.
+ */
+const checkinMove = (checkinId: string, appointment: AppointmentForCheckin, verb: string): StatusChange => ({
+  record: appointment,
+  to: 'CHECKED_IN',
+  via: 'checkin',
+  message: `Check-in ${checkinId} ${verb}`,
+  data: { checkin_id: checkinId },
+});
 
 /** The ticket as the tickets query shows it, its fields in their usual order. */
 const ticketView = (t: Accepted['tickets'][number]): TicketView => ({
@@ -108,13 +118,7 @@ export class CheckinAcceptance {
 
   /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */
   private plan({ checkinId, appointment, tickets }: Accepting): Acceptance {
-    const move = planMove(APPOINTMENTS, {
-      record: appointment,
-      to: 'CHECKED_IN',
-      via: 'checkin',
-      message: `Check-in ${checkinId} accepted by the terminal server`,
-      data: { checkin_id: checkinId },
-    })!;
+    const move = planMove(APPOINTMENTS, checkinMove(checkinId, appointment, 'accepted by the terminal server'))!;
     const stored = tickets.map((ticket) => ({ id: randomUUID(), layout_ref: ticket.layout_ref, content: ticket.content }));
     return {
       checkinId,
@@ -122,7 +126,7 @@ export class CheckinAcceptance {
       from: move.from,
       to: move.to,
       extra: move.extra,
-      logs: [move.log, ...stored.map((t) => ({ event: 'ticket_created', message: `Ticket ${t.id} created (layout ${t.layout_ref})` }))],
+      logs: [move.log, ...stored.map((t) => ({ event: 'ticket_created', message: ticketLogMessage(t, 'created') }))],
       feed: move.events,
       tickets: stored,
       fence: appointment.terminal_location,
@@ -144,16 +148,7 @@ export class CheckinAcceptance {
     return this.changes.transaction(async (manager, events) => {
       if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
       const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
-      await this.appointments.transition(manager, events, [
-        {
-          // As read before asking: if it moved meanwhile, the transition refuses it.
-          record: appointment,
-          to: 'CHECKED_IN',
-          via: 'checkin',
-          message: `Check-in ${checkinId} ${verb}`,
-          data: { checkin_id: checkinId },
-        },
-      ]);
+      await this.appointments.transition(manager, events, [checkinMove(checkinId, appointment, verb)]);
       const stored = await this.tickets.createForAppointment(manager, events, appointment.terminal_id, appointment, tickets, checkinId);
       // Trips that arrive belong to carriers: their refs are not the terminal's (or its driver app's) to see.
       if (appointment.terminal_location) {

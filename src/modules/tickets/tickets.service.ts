@@ -29,9 +29,13 @@ export function toTicketView(row: TicketRow): TicketView {
   };
 }
 
+/** The message of a ticket's entry on its appointment's log. */
+export const ticketLogMessage = (ticket: Pick<TicketRow, 'id' | 'layout_ref'>, verb: string) =>
+  `Ticket ${ticket.id} ${verb} (layout ${ticket.layout_ref})`;
+
 /** One entry on its appointment's log per changed ticket. */
 function logsOf(rows: Pick<TicketRow, 'id' | 'appointment_id' | 'layout_ref'>[], event: string, verb: string): LogEntry[] {
-  return rows.map((row) => ({ recordId: row.appointment_id, event, message: `Ticket ${row.id} ${verb} (layout ${row.layout_ref})` }));
+  return rows.map((row) => ({ recordId: row.appointment_id, event, message: ticketLogMessage(row, verb) }));
 }
 
 type TicketEventType = 'ticket.created' | 'ticket.updated' | 'ticket.deleted';

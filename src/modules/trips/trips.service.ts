@@ -10,6 +10,9 @@ import { groupingOf, RecordsService } from '../records/records.service.js';
 import { movableFrom, type PlannedMove } from '../records/transitions.js';
 import { TripsRepository } from './trips.repository.js';
 
+/** The log message of a trip that arrived at a terminal's gate with a check-in. */
+export const arrivalMessage = (checkinId: string) => `Arrived at the terminal's gate (check-in ${checkinId})`;
+
 /** Trips: the records engine with the trips definition, and the arrival of a driver's trips at a terminal. */
 @Injectable()
 export class TripsService extends RecordsService {
@@ -43,7 +46,7 @@ export class TripsService extends RecordsService {
         record: trip,
         to: 'CHECKED_IN',
         via: 'arrival',
-        message: `Arrived at the terminal's gate (check-in ${checkinId})`,
+        message: arrivalMessage(checkinId),
         data: { checkin_id: checkinId },
       })),
     );
