@@ -5,9 +5,10 @@ import type { GeoFence } from '../accounts/account.entity.js';
 import type { AccountEventType } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
 import { APPEND_FEED, type FeedEvent, type NewFeedEvent } from '../feed/driver-feed.js';
+import { admissibleAtSql } from '../records/record-definition.js';
 import type { MovingRecord } from '../records/transitions.js';
 import type { TicketView } from '../tickets/dto/ticket.dto.js';
-import { TRIPS } from '../trips/trips.definition.js';
+import { destinationInsideSql, TRIPS } from '../trips/trips.definition.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
@@ -176,8 +177,7 @@ export class CheckinRepository {
         `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
          SELECT $1, a.id, a.driver_id, a.terminal_id, 'driver', 'pending', $4 FROM appointment a
           WHERE a.driver_id = $3 AND $5::uuid IN (a.terminal_id, a.booked_by_id) AND a.status = ANY($6::text[])
-            AND (a.window_start IS NULL OR a.window_start - a.start_tolerance * interval '1 minute' <= $7)
-            AND (a.window_end IS NULL OR a.window_end + a.end_tolerance * interval '1 minute' >= $7)
+            AND ${admissibleAtSql('a', '$7')}
             AND NOT EXISTS (SELECT 1 FROM previous)
          ON CONFLICT (id) DO NOTHING`,
         8,
@@ -235,8 +235,7 @@ export class CheckinRepository {
            SELECT DISTINCT ON (x.checkin_id) x.ord, x.checkin_id, x.instance_id, x.message, x.checkin
              FROM input x JOIN appointment a ON a.c_ord = x.ord
             WHERE a.driver_id = x.driver_id AND x.partner_id IN (a.terminal_id, a.booked_by_id) AND a.status = ANY(x.statuses)
-              AND (a.window_start IS NULL OR a.window_start - a.start_tolerance * interval '1 minute' <= x.now)
-              AND (a.window_end IS NULL OR a.window_end + a.end_tolerance * interval '1 minute' >= x.now)
+              AND ${admissibleAtSql('a', 'x.now')}
               AND NOT EXISTS (SELECT 1 FROM previous p WHERE p.id = x.checkin_id)
             ORDER BY x.checkin_id, x.ord
          ), changed AS (
@@ -375,11 +374,6 @@ export interface AcceptanceViews {
   arriving: { from: string[]; to: string };
 }
 
-/** The distance in metres from a trip's destination to the centre of a fence of `x` (haversine, as lockInsideFence). */
-const DISTANCE = `2 * 6371000 * asin(LEAST(1, sqrt(
-                    power(sin(radians(tr.destiny_lat - x.lat) / 2), 2) +
-                    cos(radians(x.lat)) * cos(radians(tr.destiny_lat)) * power(sin(radians(tr.destiny_lng - x.lng) / 2), 2))))`;
-
 /**
  * Every write of accepted check-ins, however many, in one statement: each appointment moves (only from the
  * status it was read with), its tickets are stored (their layouts share-locked in the same join, so they cannot be
@@ -446,7 +440,7 @@ export async function acceptMany(
          SELECT tr.id, x.ord AS c_ord, x.arrival, x.checkin_id, tr.status AS event_from
            FROM trips tr JOIN input x ON tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
           WHERE x.lat IS NOT NULL AND tr.status = ANY($2::text[])
-            AND tr.destiny_lat IS NOT NULL AND tr.destiny_lng IS NOT NULL AND ${DISTANCE} <= x.radius_m
+            AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}
           ORDER BY tr.id
             FOR UPDATE OF tr
        ), arrived AS (

@@ -118,3 +118,8 @@ export function admissibleWindow(record: {
     until: record.window_end ? new Date(record.window_end.getTime() + record.end_tolerance * 60_000) : null,
   };
 }
+
+/** SQL twin of `admissibleWindow`: whether record `r` admits the moment `at` (a timestamptz expression). */
+export const admissibleAtSql = (r: string, at: string) =>
+  `(${r}.window_start IS NULL OR ${r}.window_start - ${r}.start_tolerance * interval '1 minute' <= ${at})
+   AND (${r}.window_end IS NULL OR ${r}.window_end + ${r}.end_tolerance * interval '1 minute' >= ${at})`;

@@ -78,3 +78,13 @@ export const TRIPS: RecordDefinition = {
   ],
   logViewDriverFields: {},
 };
+
+/**
+ * SQL: whether the destination of trip `trip` lies inside the fence of centre (`lat`, `lng`) and radius `radiusM`
+ * metres (great-circle distance, haversine); false when the trip has no destination coordinates.
+ */
+export const destinationInsideSql = (trip: string, lat: string, lng: string, radiusM: string) =>
+  `(${trip}.destiny_lat IS NOT NULL AND ${trip}.destiny_lng IS NOT NULL
+    AND 2 * 6371000 * asin(LEAST(1, sqrt(
+          power(sin(radians(${trip}.destiny_lat - ${lat}) / 2), 2) +
+          cos(radians(${lat})) * cos(radians(${trip}.destiny_lat)) * power(sin(radians(${trip}.destiny_lng - ${lng}) / 2), 2)))) <= ${radiusM})`;
