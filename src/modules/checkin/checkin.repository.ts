@@ -8,6 +8,7 @@ import { APPEND_FEED, type FeedEvent, type NewFeedEvent } from '../feed/driver-f
 import { admissibleAtSql } from '../records/record-definition.js';
 import type { MovingRecord } from '../records/transitions.js';
 import type { TicketView } from '../tickets/dto/ticket.dto.js';
+import { ticketViewSql } from '../tickets/ticket-sql.js';
 import { destinationInsideSql, TRIPS } from '../trips/trips.definition.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
@@ -432,9 +433,7 @@ export async function acceptMany(
          RETURNING *
        ), ticket_views AS (
          SELECT w.c_ord, w.t_ord, t.id, t.terminal_id, m.driver_id, m.booked_by_id,
-                jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', m.ref, 'terminal_id', t.terminal_id,
-                                   'layout_ref', t.layout_ref, 'content', t.content,
-                                   'created_at', ${isoSql('t.created_at')}, 'updated_at', ${isoSql('t.updated_at')}) AS view
+                ${ticketViewSql('t', 'm')} AS view
            FROM inserted t JOIN wanted w ON w.id = t.id JOIN moved m ON m.id = t.appointment_id
        ), arriving AS (
          SELECT tr.id, x.ord AS c_ord, x.arrival, x.checkin_id, tr.status AS event_from

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { EventSource } from '../events/account-events.js';
-import { isoSql } from '../events/event-sql.js';
+import { ticketViewSql } from './ticket-sql.js';
 import type { LogEntry } from '../records/transitions.js';
 
 /** A ticket row joined with its appointment's ref and driver. */
@@ -37,9 +37,7 @@ const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_
   a.booked_by_id`;
 
 /** A ticket (`t`, its appointment `a`) as the tickets query shows it, as jsonb: the data of its events. */
-const TICKET_VIEW = `jsonb_build_object('id', t.id, 'appointment_id', t.appointment_id, 'appointment_ref', a.ref, 'terminal_id', t.terminal_id,
-                     'layout_ref', t.layout_ref, 'content', t.content,
-                     'created_at', ${isoSql('t.created_at')}, 'updated_at', ${isoSql('t.updated_at')})`;
+const TICKET_VIEW = ticketViewSql('t', 'a');
 
 /** Where the terminal's `ticket.*` events read their data (Changes): the ticket by id, its appointment, its view. */
 export const TICKET_EVENTS: EventSource = {
