@@ -61,6 +61,22 @@ function dbUrl(name: string): string {
   return url.toString();
 }
 
+/**
+ * ANALYZE of the database `name`, as autovacuum would have run it on a live database: each section runs it after its
+ * warm-up. A bench database lives a minute or two, less than autovacuum takes to visit it, and the service's named
+ * prepared statements keep the generic plan they get at their sixth run until a table they read is analyzed: made
+ * while the tables were nearly empty, that plan scans whole tables (docs/benchmarks.md#plans-of-a-young-database).
+ */
+async function analyze(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: dbUrl(name) });
+  await client.connect();
+  try {
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
 /** The first key of the advisory locks that mark bench databases in use. */
 const LOCK_SPACE = 0x62656e63; // "benc"
 const DATABASE_PREFIX = 'gate_bench_run_';
@@ -289,6 +305,7 @@ async function checkinSection(
     { prefix: 'seq-', write: () => warmUp(base) },
     { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
   );
+  await analyze(name);
   const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
   const writesCheckins = {
     sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
@@ -418,13 +435,14 @@ async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; 
 async function webhooksSection(
   cleanUp: CleanUp,
 ): Promise<{ figures: { delivery: WebhookFigures; fairness: FairnessFigures }; targets: Target[] }> {
-  const { base } = await newService(cleanUp);
+  const { base, name } = await newService(cleanUp);
   const terminal = await newTerminal(base, { name: 'Webhook terminal' });
   const figures = await webhookBench(
     (method, path, body) => terminal.api.call(method, path, body),
     appointmentItems,
     BATCH,
     WEBHOOK_MAX_IN_FLIGHT,
+    () => analyze(name),
   );
   printWebhooks(figures, say);
   const noisy = await newTerminal(base, { name: 'Noisy webhook terminal' });
@@ -539,15 +557,15 @@ function printTargets(targets: Target[], loadAtEnd: number): void {
 }
 
 /** The Idempotency-Key lines (scripts/bench/idempotency.ts) against the service at `base`. */
-const idempotencyOptions = (base: string, apiKey: string): IdempotencyBenchOptions => ({
+const idempotencyOptions = (base: string, apiKey: string, database: string): IdempotencyBenchOptions => ({
   base,
   apiKey,
+  analyze: () => analyze(database),
   path: '/api/v1/appointments',
   connections: CONNECTIONS,
   warmupMs: LOAD_WARMUP_MS,
   roundMs: LOAD_ROUND_MS,
-  // Twice the single-create rounds: with 2, the ratio moved by ±0.15 from run to run, and longer runs read higher
-  // (probably the keys table, which grows and is vacuumed while the keyed load runs; not verified).
+  // Twice the single-create rounds: with 2, the ratio moved by ±0.15 from run to run.
   rounds: 2 * LOAD_ROUNDS,
   singleBodies: singleItemBodies,
   batch: BATCH,
@@ -809,9 +827,9 @@ async function checkinOnly(cleanUp: CleanUp): Promise<void> {
 
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<void> {
-  const { base } = await newService(cleanUp);
+  const { base, name } = await newService(cleanUp);
   const terminal = await newTerminal(base, { name: 'Idempotency terminal' });
-  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey));
+  const figures = await idempotencyBench(idempotencyOptions(base, terminal.apiKey, name));
   printIdempotency(figures, say);
   printTargets(idempotencyTargets(figures), loadavg()[0]);
 }
@@ -860,7 +878,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
 
   // ---- Idempotency-Key (scripts/bench/idempotency.ts): single-item and 1,000-item creates with a new key per request
   // against the same creates without the header, alternating; the floor is the service without the header. ----
-  const idempotency = await idempotencyBench(idempotencyOptions(base, apiKey));
+  const idempotency = await idempotencyBench(idempotencyOptions(base, apiKey, name));
   printIdempotency(idempotency, say);
   // ---- end of Idempotency-Key ----
 

@@ -21,6 +21,8 @@ export interface IdempotencyBenchOptions {
   batchRounds: number;
   /** `batch` create items under a ref prefix. */
   batchItems: (prefix: string) => object[];
+  /** Run after the warm-up: ANALYZE, as autovacuum would have on a live database. */
+  analyze: () => Promise<void>;
 }
 
 interface SingleFigures {
@@ -53,6 +55,7 @@ export async function idempotencyBench(options: IdempotencyBenchOptions): Promis
   // weighs on both sides alike.
   await load('idem-warm-key', true, options.warmupMs);
   await load('idem-warm-plain', false, options.warmupMs);
+  await options.analyze();
   const single = { with: [] as LoadResult[], without: [] as LoadResult[] };
   for (let r = 0; r < options.rounds; r++) {
     const order = r % 2 === 0 ? [false, true] : [true, false];

@@ -128,10 +128,11 @@ function barePostsClient(): { round(message: BarePosts): Promise<number>; close(
 
 /**
  * Webhook delivery (docs/webhooks.md): a webhook of the terminal to a receiver on loopback; after a warm-up create
- * of 10 (connections, prepared statements), `rounds` rounds, each one create of `count` appointments (how long after
+ * of `count`, delivered (connections, prepared statements, a delivery log of a live database), and `analyze` (as
+ * autovacuum would have run it on a live database), `rounds` rounds, each one create of `count` appointments (how long after
  * the create's answer each `appointment.created` event reached the receiver, and the first and last) and then its
  * floor: the very requests the receiver got, sent again by a bare undici client in a process of its own (as the
- * service is; one for the run, warmed up with the same 10), `concurrency` at once (WEBHOOK_MAX_IN_FLIGHT, one
+ * service is; one for the run, warmed up with the same `count`), `concurrency` at once (WEBHOOK_MAX_IN_FLIGHT, one
  * webhook's limit), to the same receiver. The figures are those of the round of the median ratio, as the machine is
  * shared and noisy.
  */
@@ -140,6 +141,7 @@ export async function webhookBench(
   items: (prefix: string, count: number) => unknown[],
   count: number,
   concurrency: number,
+  analyze: () => Promise<void>,
   rounds = 3,
 ): Promise<WebhookFigures> {
   const target = await receiver();
@@ -147,8 +149,9 @@ export async function webhookBench(
   try {
     await call('POST', '/api/v1/webhooks', { url: target.url, events: ['appointment.created'] });
     target.keep = [];
-    await call('POST', '/api/v1/appointments', items('hook-warm', 10));
-    await until(() => target.arrivals.size >= 10, 'the warm-up deliveries', 30_000);
+    await call('POST', '/api/v1/appointments', items('hook-warm', count));
+    await until(() => target.arrivals.size >= count, 'the warm-up deliveries', 120_000);
+    await analyze();
     await floor.round({ url: target.url, requests: target.keep, concurrency });
 
     const runs: { delays: number[]; floorMs: number }[] = [];
