@@ -1,6 +1,9 @@
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { getMetadataStorage, type ValidationArguments, ValidationTypes } from 'class-validator';
 
 const storage = getMetadataStorage();
+type TypeMetadata = { typeFunction: () => DtoClass };
+const typeMetadata = defaultMetadataStorage as { findTypeMetadata(target: object, property: string): TypeMetadata | undefined };
 type ValidationMetadata = ReturnType<typeof storage.getTargetValidationMetadatas>[number];
 
 /** A decorator's rule: its constraint's own `validate`, with `each` and `validateIf` as class-validator applies them. */
@@ -11,12 +14,12 @@ interface Check {
   constraints: unknown[];
 }
 
-/** One property's rules, in the order class-validator runs them. */
+/** One property's rules, in the order class-validator runs them; `nested`: the class of its nested value (`@Type`). */
 interface PropertyRules {
   property: string;
   conditions: ((object: object, value: unknown) => boolean)[];
   checks: Check[];
-  nested: boolean;
+  nested: (() => DtoClass) | null | false;
 }
 
 interface ClassRules {
@@ -51,13 +54,14 @@ function compile(type: DtoClass): ClassRules | null {
   for (const [property, list] of Object.entries(storage.groupByPropertyName(metadatas))) {
     if (!properties) break;
     const entry: PropertyRules = { property, conditions: [], checks: [], nested: false };
+    const nestedType = typeMetadata.findTypeMetadata(type, property)?.typeFunction ?? null;
     const defined: Check[] = [];
     for (const metadata of list) {
       const kind = metadata.type;
       if (metadata.groups?.length) properties = null;
       else if (kind === ValidationTypes.CONDITIONAL_VALIDATION)
         entry.conditions.push(metadata.constraints[0] as PropertyRules['conditions'][number]);
-      else if (kind === ValidationTypes.NESTED_VALIDATION) entry.nested = true;
+      else if (kind === ValidationTypes.NESTED_VALIDATION) entry.nested = nestedType;
       else if (kind === ValidationTypes.IS_DEFINED || kind === ValidationTypes.CUSTOM_VALIDATION) {
         const rules = check(metadata);
         if (!rules) properties = null;
@@ -77,9 +81,9 @@ function compile(type: DtoClass): ClassRules | null {
 /** One arguments object, filled before each call: constraints read it synchronously and keep no reference. */
 const args: ValidationArguments = { targetName: '', property: '', object: {}, value: undefined, constraints: [] };
 
-function runs(rule: Check, object: object, property: string, value: unknown): boolean {
+function runs(rule: Check, type: DtoClass, object: object, property: string, value: unknown): boolean {
   if (rule.validateIf && !rule.validateIf(object, value)) return true;
-  args.targetName = object.constructor?.name;
+  args.targetName = type.name;
   args.property = property;
   args.object = object;
   args.value = value;
@@ -89,21 +93,27 @@ function runs(rule: Check, object: object, property: string, value: unknown): bo
   return true;
 }
 
-function nestedPasses(value: unknown, allowUnknown: boolean): boolean {
+/** A nested value (an object, or an array of them) of the class `nested` names; none without `@Type`. */
+function nestedPasses(nested: (() => DtoClass) | null, value: unknown, allowUnknown: boolean): boolean {
   if (value === undefined) return true;
-  if (!Array.isArray(value)) return typeof value === 'object' && value !== null && passes(value, allowUnknown);
-  for (const item of value as unknown[]) if (typeof item !== 'object' || item === null || !passes(item, allowUnknown)) return false;
+  if (!nested) return false;
+  const type = nested();
+  if (!Array.isArray(value)) return isJsonObject(value) && passes(type, value, allowUnknown);
+  for (const item of value as unknown[]) if (!isJsonObject(item) || !passes(type, item, allowUnknown)) return false;
   return true;
 }
 
+const isJsonObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * Whether class-validator would find no issue in `object` (an instance of its DTO class, nested DTOs
- * instantiated), with the options of validate.ts: whitelist, forbidNonWhitelisted unless `allowUnknown`,
- * forbidUnknownValues. Runs the same constraint functions in the same order without building errors, so a
- * valid batch costs a fraction of class-validator's; `false` means "ask class-validator", which reports the issues.
+ * Whether class-validator would find no issue in `object`, a plain JSON object, once it is an instance of `type`
+ * (nested objects of their `@Type` classes), with the options of validate.ts: whitelist, forbidNonWhitelisted
+ * unless `allowUnknown`, forbidUnknownValues. Runs the same constraint functions in the same order on the object as
+ * it is, without building instances or errors, so a valid batch costs a fraction of class-validator's; `false`
+ * means "ask class-validator", which reports the issues.
  */
-export function passes(object: object, allowUnknown: boolean): boolean {
-  const rules = compile(object.constructor as DtoClass);
+export function passes(type: DtoClass, object: object, allowUnknown: boolean): boolean {
+  const rules = compile(type);
   if (!rules) return false;
   if (!allowUnknown) for (const key in object) if (Object.hasOwn(object, key) && !rules.known.has(key)) return false;
   for (const { property, conditions, checks, nested } of rules.properties) {
@@ -111,8 +121,8 @@ export function passes(object: object, allowUnknown: boolean): boolean {
     let applies = true;
     for (const condition of conditions) if (!condition(object, value)) applies = false;
     if (!applies) continue;
-    for (const rule of checks) if (!runs(rule, object, property, value)) return false;
-    if (nested && !nestedPasses(value, allowUnknown)) return false;
+    for (const rule of checks) if (!runs(rule, type, object, property, value)) return false;
+    if (nested !== false && !nestedPasses(nested, value, allowUnknown)) return false;
   }
   return true;
 }

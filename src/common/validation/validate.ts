@@ -73,9 +73,10 @@ function instantiate<T extends object>(type: new () => T, value: Record<string, 
 }
 
 /**
- * Turns a plain JSON value into an instance of `type`, or the list of issues, each located from `base`
- * (`[3].trip.origin_state`). Unknown properties are issues too, so typos are caught, unless `allowUnknown`
- * (for answers of other systems that may carry more than we read).
+ * Checks a plain JSON value against the rules of `type`: the value itself when it keeps them (the fast path needs
+ * no instance of the class, and nothing downstream does: DTOs carry data only), or the list of issues, each located
+ * from `base` (`[3].trip.origin_state`), found by class-validator on an instance. Unknown properties are issues too,
+ * so typos are caught, unless `allowUnknown` (for answers of other systems that may carry more than we read).
  */
 export function validatePlain<T extends object>(
   type: new () => T,
@@ -84,8 +85,8 @@ export function validatePlain<T extends object>(
   options: { allowUnknown?: boolean } = {},
 ): { value?: T; issues: ValidationIssue[] } {
   if (!isPlainObject(value)) return { issues: [{ path: base, message: 'must be a JSON object' }] };
+  if (passes(type, value, options.allowUnknown === true)) return { value: value as T, issues: [] };
   const instance = instantiate(type, value);
-  if (passes(instance, options.allowUnknown === true)) return { value: instance, issues: [] };
   const issues = flatten(validateSync(instance, options.allowUnknown ? LENIENT : OPTIONS), base, []);
   return issues.length ? { value: undefined, issues } : { value: instance, issues };
 }
