@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { type FactsFigures, factsBench, printFacts } from './bench/facts.js';
 import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type CapacityFigures, capacityBench, printCapacity } from './bench/capacity.js';
@@ -49,7 +50,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks` or `--only=capacity`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts` or `--only=capacity`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -762,6 +763,28 @@ async function bulkOnly(cleanUp: CleanUp): Promise<void> {
   printTargets(bulkTargets(createRow, updateRow), loadavg()[0]);
 }
 
+/**
+ * One fact, three rows or one (scripts/bench/facts.ts): a status change's log entry, driver feed event and account
+ * event written as today, against one row read three ways, in plain SQL on appointments of their own.
+ */
+async function factsSection(api: Api, floor: pg.Client, terminalId: string): Promise<FactsFigures> {
+  const ids = (await api.call('POST', '/api/v1/appointments', appointmentItems('facts', BATCH))).data.created_ids as string[];
+  const figures = await factsBench(floor, terminalId, ids, ROUNDS);
+  printFacts(figures, say);
+  return figures;
+}
+
+/** `--only=facts`: the facts lines alone, on a database and a service of their own. */
+async function factsOnly(cleanUp: CleanUp): Promise<void> {
+  const { name, base } = await newService(cleanUp);
+  const floor = new pg.Client({ connectionString: dbUrl(name) });
+  await floor.connect();
+  cleanUp.add('the floor connection', () => floor.end());
+  const { id: terminalId, api } = await newTerminal(base, { name: 'Bench terminal' });
+  const figures = await factsSection(api, floor, terminalId);
+  if (json) console.log(JSON.stringify({ facts: figures }, null, 2));
+}
+
 type BulkRow = Awaited<ReturnType<typeof bulkSection>>[number];
 
 const bulkTargets = (createRow: BulkRow, updateRow: BulkRow) => [
@@ -843,6 +866,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   }
   if (only === 'idempotency') return idempotencySection(cleanUp);
   if (only === 'bulk') return bulkOnly(cleanUp);
+  if (only === 'facts') return factsOnly(cleanUp);
   if (only === 'single') return singleOnly(cleanUp);
   if (only === 'checkin') return checkinOnly(cleanUp);
   if (only === 'webhooks') {
@@ -858,7 +882,9 @@ async function run(cleanUp: CleanUp): Promise<void> {
     return;
   }
   if (only)
-    throw new Error(`--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks and capacity`);
+    throw new Error(
+      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts and capacity`,
+    );
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
   const serviceEnv = serviceEnvOf(name);
@@ -920,6 +946,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   say(`  ${memoryLine('service', serviceMemory)}`);
   say(`  ${memoryLine('bare Socket.IO', bareMemory)}\n`);
 
+  const facts = await factsSection(api, floor, terminalId);
   const webhooks = await webhooksSection(cleanUp);
   const scale = await scaleSection(cleanUp);
   const capacity = await capacitySection(cleanUp);
@@ -954,6 +981,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
           checkin_floor: relayCheckins,
           checkin_writes_floor: writesCheckins,
           webhooks: webhooks.figures,
+          facts,
           scale: scale.figures,
           capacity: capacity.figures,
           memory: serviceMemory,
