@@ -334,7 +334,7 @@ async function checkinSection(
   const cost = await oneCheckinCost(serviceEnvOf(name), ADMIN_KEY);
   say(
     `one accepted check-in with 1 ticket, counted in the service process: ${cost.round_trips} round trips, ` +
-      `transactions of ${cost.transactions.join(' and ')} statements (opening and COMMIT included), ` +
+      `transactions of ${cost.transactions.join(' and ')} round trips (opening and COMMIT included), ` +
       `${Object.values(cost.rows).reduce((a, b) => a + b, 0)} rows (${Object.entries(cost.rows)
         .map(([table, n]) => `${table} ${n}`)
         .join(', ')})`,

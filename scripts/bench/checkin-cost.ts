@@ -10,7 +10,7 @@ import { now, round } from './stats.js';
 /** What one accepted check-in (one ticket) costs, counted on the DataSource of the service that runs it. */
 export interface CheckinCost {
   round_trips: number;
-  /** Each transaction's statements, its opening and COMMIT included. */
+  /** Each transaction's round trips, its opening and COMMIT included. */
   transactions: number[];
   /** Per table, the rows whose current version the check-in wrote (the attempt's row, written twice, once). */
   rows: Record<string, number>;
@@ -39,7 +39,9 @@ async function countRoundTrips(db: DataSource, work: () => Promise<unknown>): Pr
     total++;
     const sql = query.trim();
     if (/^(START TRANSACTION|BEGIN)/i.test(sql)) {
-      open.set(runner, transactions.push(1) - 1);
+      const at = transactions.push(1) - 1;
+      // An opening sent with its statement and COMMIT is the whole transaction.
+      if (!/; COMMIT$/i.test(sql)) open.set(runner, at);
     } else if (open.has(runner)) {
       transactions[open.get(runner)!]++;
       if (/^(COMMIT|ROLLBACK)/i.test(sql)) open.delete(runner);

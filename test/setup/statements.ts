@@ -1,4 +1,15 @@
 import type { DataSource } from 'typeorm';
+import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
+
+/**
+ * The statement of a logged query, without the transaction control sent with it in the same round trip (a hot
+ * path's opening, `START TRANSACTION` and the event writer's mark, and its COMMIT); null for transaction control alone.
+ */
+function statementOf(query: string): string | null {
+  const opening = `${BEGIN_EVENT_WRITER}; `;
+  const sql = query.startsWith(opening) ? query.slice(opening.length).replace(/; COMMIT$/, '') : query;
+  return /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(sql.trim()) ? null : sql;
+}
 
 /** Runs `work` and returns the SQL statements the app sent meanwhile (transaction control excluded). */
 export async function captureStatements(dataSource: DataSource, work: () => Promise<unknown>): Promise<string[]> {
@@ -14,8 +25,8 @@ export async function captureQueries(
   const original = logger.logQuery.bind(logger);
   const statements: { query: string; parameters: unknown[] }[] = [];
   logger.logQuery = (query, parameters, queryRunner) => {
-    if (!/^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(query.trim()))
-      statements.push({ query, parameters: (parameters as unknown[] | undefined) ?? [] });
+    const statement = statementOf(query);
+    if (statement !== null) statements.push({ query: statement, parameters: (parameters as unknown[] | undefined) ?? [] });
     return original(query, parameters, queryRunner);
   };
   try {
@@ -39,17 +50,18 @@ export function planOf(
   });
 }
 
-/** What a piece of work cost in round trips: every statement sent, and the statements of each transaction. */
+/** What a piece of work cost in round trips: every query sent, and the queries of each transaction. */
 export interface RoundTrips {
-  /** Every statement sent, transaction control included (each is one round trip). */
+  /** Every query sent, transaction control included (each is one round trip). */
   statements: string[];
-  /** Each transaction's statements from its opening to its COMMIT or ROLLBACK, both included, in the order they began. */
+  /** Each transaction's queries from its opening to its COMMIT or ROLLBACK, both included, in the order they began. */
   transactions: string[][];
 }
 
 /**
  * Runs `work` and returns the round trips the app made meanwhile: unlike `captureStatements`, the opening
- * (`START TRANSACTION`, sent with what follows it in one query) and the COMMIT count, as each costs a round trip.
+ * (`START TRANSACTION`, sent with what follows it in one query: the event writer's mark, and on hot paths the first
+ * statement and even the COMMIT) and the COMMIT count, as each costs a round trip.
  */
 export async function captureRoundTrips(dataSource: DataSource, work: () => Promise<unknown>): Promise<RoundTrips> {
   const logger = dataSource.logger;
@@ -62,8 +74,8 @@ export async function captureRoundTrips(dataSource: DataSource, work: () => Prom
     const sql = query.trim();
     if (/^(START TRANSACTION|BEGIN)/i.test(sql)) {
       const statementsOfIt = [query];
-      open.set(queryRunner, statementsOfIt);
       transactions.push(statementsOfIt);
+      if (!/; COMMIT$/i.test(sql)) open.set(queryRunner, statementsOfIt);
     } else {
       open.get(queryRunner)?.push(query);
       if (/^(COMMIT|ROLLBACK)/i.test(sql)) open.delete(queryRunner);

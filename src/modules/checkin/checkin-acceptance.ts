@@ -82,38 +82,42 @@ export class CheckinAcceptance {
   /** The batch in one statement (acceptMany); Incomplete when any of it did not write all it should. */
   private together(batch: Accepting[]): Promise<TicketView[][]> {
     const acceptances = batch.map((one) => this.plan(one));
-    return this.changes.transaction(async (manager, events) => {
-      const { accepted, appended } = await acceptMany(manager, acceptances, {
-        appointment: this.appointments.view.sql,
-        trip: this.trips.view.sql,
-        arriving: { from: ARRIVING_FROM, to: ARRIVAL.to },
-      });
-      if (accepted.some((one, i) => !one.moved || !one.finished || one.tickets.length !== batch[i].tickets.length)) throw new Incomplete();
-      events.appended(appended);
-      // Trips arrive rarely: their feed events are planned by the status table, and written after the statement's.
-      accepted.forEach((one, i) =>
-        events.driver(
-          one.trips.flatMap(
-            (trip) =>
-              planMove(TRIPS, {
-                record: trip,
-                to: ARRIVAL.to,
-                via: 'arrival',
-                message: arrivalMessage(batch[i].checkinId),
-                data: { checkin_id: batch[i].checkinId },
-              })?.events ?? [],
-          ),
-        ),
-      );
-      events.announce(
-        batch.flatMap((one, i) => [
-          one.appointment.terminal_id,
-          ...(one.appointment.booked_by_id ? [one.appointment.booked_by_id] : []),
-          ...accepted[i].trips.map((trip) => trip.trucking_company_id),
-        ]),
-      );
-      return accepted.map((one) => one.tickets.map(ticketView));
+    const statement = acceptMany(acceptances, {
+      appointment: this.appointments.view.sql,
+      trip: this.trips.view.sql,
+      arriving: { from: ARRIVING_FROM, to: ARRIVAL.to },
     });
+    return this.changes.transaction(
+      (_manager, events, { accepted, appended }) => {
+        if (accepted.some((one, i) => !one.moved || !one.finished || one.tickets.length !== batch[i].tickets.length))
+          throw new Incomplete();
+        events.appended(appended);
+        // Trips arrive rarely: their feed events are planned by the status table, and written after the statement's.
+        accepted.forEach((one, i) =>
+          events.driver(
+            one.trips.flatMap(
+              (trip) =>
+                planMove(TRIPS, {
+                  record: trip,
+                  to: ARRIVAL.to,
+                  via: 'arrival',
+                  message: arrivalMessage(batch[i].checkinId),
+                  data: { checkin_id: batch[i].checkinId },
+                })?.events ?? [],
+            ),
+          ),
+        );
+        events.announce(
+          batch.flatMap((one, i) => [
+            one.appointment.terminal_id,
+            ...(one.appointment.booked_by_id ? [one.appointment.booked_by_id] : []),
+            ...accepted[i].trips.map((trip) => trip.trucking_company_id),
+          ]),
+        );
+        return accepted.map((one) => one.tickets.map(ticketView));
+      },
+      { first: statement },
+    );
   }
 
   /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */

@@ -107,8 +107,8 @@ export class CheckinLedger implements OnApplicationBootstrap {
   }
 
   /**
-   * A driver's new attempt, read and started in one statement with its log entry and event (one transaction of
-   * three round trips): see CheckinRepository.startAttempt. Starts nothing when a check refuses or the id was seen
+   * A driver's new attempt, read and started in one statement with its log entry and event (one transaction in one
+   * round trip: the statement goes with its opening and COMMIT): see CheckinRepository.startAttempt. Starts nothing when a check refuses or the id was seen
    * before; the caller tells which from what was read. Starts that arrive together share one statement and its
    * transaction (CheckinRepository.startMany, through a Coalescer, as acceptances do); when it fails, the batch rolls
    * back and each start runs again alone, one after the other, so one driver's failure is never another's. A start
@@ -129,15 +129,19 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   private async startTogether(batch: AttemptStart[]): Promise<StartedAttempt[]> {
     if (batch.length === 1) return [await this.startAlone(batch[0])];
-    return this.changes.transaction(async (manager, events) => {
-      const started = await this.repository.startMany(
-        manager,
-        batch.map((one) => ({ ...one, message: requested(one.checkinId), checkin: pending(one.checkinId) })),
-        { log: 'checkin_requested', type: 'checkin.requested', view: this.appointments.view.sql },
-      );
-      events.announce(started.filter((one) => one.started).map((one) => one.appointment!.terminal_id));
-      return started;
-    });
+    return this.changes.transaction(
+      (_manager, events, started) => {
+        events.announce(started.filter((one) => one.started).map((one) => one.appointment!.terminal_id));
+        return started;
+      },
+      {
+        first: this.repository.startMany(
+          batch.map((one) => ({ ...one, message: requested(one.checkinId), checkin: pending(one.checkinId) })),
+          { log: 'checkin_requested', type: 'checkin.requested', view: this.appointments.view.sql },
+        ),
+        commit: true,
+      },
+    );
   }
 
   private startAlone(start: AttemptStart): Promise<StartedAttempt> {
@@ -146,11 +150,13 @@ export class CheckinLedger implements OnApplicationBootstrap {
       message: requested(start.checkinId),
       accountEvent: this.event('checkin.requested', pending(start.checkinId)),
     };
-    return this.changes.transaction(async (manager, events) => {
-      const started = await this.repository.startAttempt(manager, start, log);
-      if (started.started) events.announce([started.appointment!.terminal_id]);
-      return started;
-    });
+    return this.changes.transaction(
+      (_manager, events, started) => {
+        if (started.started) events.announce([started.appointment!.terminal_id]);
+        return started;
+      },
+      { first: this.repository.startAttempt(start, log), commit: true },
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { preparedQuery } from '../../database/prepared.js';
+import type { FirstStatement } from '../../database/prepared.js';
 import type { GeoFence } from '../accounts/account.entity.js';
 import type { AccountEventType } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
@@ -169,12 +169,12 @@ export class CheckinRepository {
    * A driver's attempt, read and started in one statement: the appointment with its driver and the attempt with
    * this id are read, and the attempt is started (with its log entry and event) only if the appointment is this
    * driver's, seen by this partner, in a status the check-in moves from, inside its admissible window, and the id
-   * is new. The caller runs the checks again on what was read, for the precise refusal when it did not start.
+   * is new. The caller runs the checks again on what was read, for the precise refusal when it did not start. The
+   * statement of a transaction of its own (Changes, sent with its opening and COMMIT).
    */
-  async startAttempt(manager: EntityManager, start: AttemptStart, log: AttemptLog): Promise<StartedAttempt> {
-    const rows: (AppointmentForCheckin & { previous_checkin: Record<string, unknown> | null; started: boolean })[] = await preparedQuery(
-      manager,
-      withLog(
+  startAttempt(start: AttemptStart, log: AttemptLog): FirstStatement<StartedAttempt> {
+    return {
+      text: withLog(
         `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
          SELECT $1, a.id, a.driver_id, a.terminal_id, 'driver', 'pending', $4 FROM appointment a
           WHERE a.driver_id = $3 AND $5::uuid IN (a.terminal_id, a.booked_by_id) AND a.status = ANY($6::text[])
@@ -189,11 +189,29 @@ export class CheckinRepository {
                      FROM appointment a`,
         },
       ),
-      [start.checkinId, start.appointmentId, start.driverId, start.instanceId, start.partnerId, start.from, start.now, ...logParams(log)],
-    );
-    if (rows.length === 0) return { appointment: null, previous: null, started: false };
-    const { previous_checkin: previous, started, ...appointment } = rows[0];
-    return { appointment, started, previous: asCheckinRow(previous) };
+      values: [
+        start.checkinId,
+        start.appointmentId,
+        start.driverId,
+        start.instanceId,
+        start.partnerId,
+        start.from,
+        start.now,
+        ...logParams(log),
+      ],
+      read: (rows) => {
+        if (rows.length === 0) return { appointment: null, previous: null, started: false };
+        const {
+          previous_checkin: previous,
+          started,
+          ...appointment
+        } = rows[0] as AppointmentForCheckin & {
+          previous_checkin: Record<string, unknown> | null;
+          started: boolean;
+        };
+        return { appointment, started, previous: asCheckinRow(previous) };
+      },
+    };
   }
 
   /**
@@ -201,14 +219,13 @@ export class CheckinRepository {
    * appointment with its driver and any attempt with its id are read, and the attempt is started (with its log
    * entry and its `event`, whose data is the appointment as `view` shows it) only if every check passes. An id given
    * twice is started at most once, by the first of its starts that passes the checks; the others are told they
-   * started nothing, as a racing request is. Answers one result per start, in order.
+   * started nothing, as a racing request is. Reads one result per start, in order. The statement of a transaction of
+   * its own (Changes, sent with its opening and COMMIT).
    */
-  async startMany(
-    manager: EntityManager,
+  startMany(
     starts: (AttemptStart & { message: string; checkin: AttemptEvent['checkin'] })[],
     event: { log: string; type: AccountEventType; view: ViewSql },
-  ): Promise<StartedAttempt[]> {
-    if (starts.length === 0) return [];
+  ): FirstStatement<StartedAttempt[]> {
     const input = starts.map((s, ord) => ({
       ord,
       checkin_id: s.checkinId,
@@ -221,10 +238,8 @@ export class CheckinRepository {
       message: s.message,
       checkin: s.checkin,
     }));
-    const rows: (AppointmentForCheckin & { c_ord: number | null; previous_checkin: Record<string, unknown> | null; started: boolean })[] =
-      await preparedQuery(
-        manager,
-        `WITH input AS (
+    return {
+      text: `WITH input AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, driver_id uuid, partner_id uuid,
                   instance_id uuid, statuses text[], now timestamptz, message text, checkin jsonb)
          ), appointment AS (
@@ -260,13 +275,16 @@ export class CheckinRepository {
                 EXISTS (SELECT 1 FROM changed c JOIN chosen h ON h.checkin_id = c.id WHERE h.ord = x.ord) AS started
            FROM input x LEFT JOIN appointment a ON a.c_ord = x.ord
           ORDER BY x.ord`,
-        [JSON.stringify(input), event.log, event.type],
-      );
-    return rows.map(({ c_ord: _, previous_checkin: previous, started, ...appointment }) =>
-      appointment.id === null
-        ? { appointment: null, previous: null, started: false }
-        : { appointment, started, previous: asCheckinRow(previous) },
-    );
+      values: [JSON.stringify(input), event.log, event.type],
+      read: (rows) =>
+        (
+          rows as (AppointmentForCheckin & { c_ord: number | null; previous_checkin: Record<string, unknown> | null; started: boolean })[]
+        ).map(({ c_ord: _, previous_checkin: previous, started, ...appointment }) =>
+          appointment.id === null
+            ? { appointment: null, previous: null, started: false }
+            : { appointment, started, previous: asCheckinRow(previous) },
+        ),
+    };
   }
 
   /**
@@ -382,13 +400,13 @@ export interface AcceptanceViews {
  * and every log entry, account event and driver feed event of it all is written. The ticket's view is built once,
  * for its events and the answer. The terminal's events come in the order of the separate statements they replace
  * (the move, the tickets, the arrivals), and so do the driver's. A check-in whose appointment did not move, or whose
- * layouts are missing, writes partly: the caller checks each result and rolls back.
+ * layouts are missing, writes partly: the caller checks each result and rolls back. The first statement of its
+ * transaction (Changes, sent with its opening).
  */
-export async function acceptMany(
-  manager: EntityManager,
+export function acceptMany(
   acceptances: Acceptance[],
   views: AcceptanceViews,
-): Promise<{ accepted: Accepted[]; appended: FeedEvent[] }> {
+): FirstStatement<{ accepted: Accepted[]; appended: FeedEvent[] }> {
   const input = acceptances.map((a, ord) => ({
     ord,
     checkin_id: a.checkinId,
@@ -404,15 +422,8 @@ export async function acceptMany(
     radius_m: a.fence?.radius_m ?? null,
     arrival: a.arrival,
   }));
-  const rows: {
-    moved: boolean;
-    finished: boolean;
-    tickets: Accepted['tickets'];
-    trips: Accepted['trips'];
-    appended: FeedEvent[] | null;
-  }[] = await preparedQuery(
-    manager,
-    `WITH input AS (
+  return {
+    text: `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text)
        ), moved AS (
@@ -495,7 +506,10 @@ export async function acceptMany(
                                                                           'type', p.type, 'data', p.payload, 'created_at', ${isoSql('p.created_at')}))
                                           FROM appended p) END AS appended
          FROM input x ORDER BY x.ord`,
-    [JSON.stringify(input), views.arriving.from, views.arriving.to],
-  );
-  return { accepted: rows.map(({ appended: _, ...accepted }) => accepted), appended: rows[0]?.appended ?? [] };
+    values: [JSON.stringify(input), views.arriving.from, views.arriving.to],
+    read: (rows) => {
+      const read = rows as (Accepted & { appended: FeedEvent[] | null })[];
+      return { accepted: read.map(({ appended: _, ...accepted }) => accepted), appended: read[0]?.appended ?? [] };
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { FirstStatement } from '../../database/prepared.js';
 import { inTransaction } from '../../database/transaction.js';
 import type { EventSource, NewAccountEvent } from '../events/account-events.js';
 import { BEGIN_EVENT_WRITER } from '../events/event-sql.js';
@@ -32,6 +33,10 @@ export interface EventWriter {
  * transaction. The work describes its changes' events; when it is done, still inside the transaction (its row
  * locks held), the account events are written in one statement and the driver events in another; once it has
  * committed the driver events are pushed and the accounts whose events it wrote are announced.
+ *
+ * `opening.first`: the work's first statement, sent with the transaction's opening (one round trip instead of
+ * three; the work gets what it read), and with its COMMIT too when `opening.commit` says nothing follows it (the
+ * statement then writes its events itself: a check-in's start).
  */
 @Injectable()
 export class Changes {
@@ -41,20 +46,29 @@ export class Changes {
     private readonly events: EventsService,
   ) {}
 
-  async transaction<T>(work: (manager: EntityManager, events: EventWriter) => Promise<T>): Promise<T> {
+  async transaction<T, R = undefined>(
+    work: (manager: EntityManager, events: EventWriter, first: R) => T | Promise<T>,
+    opening?: { first: FirstStatement<R>; commit?: boolean },
+  ): Promise<T> {
     let pushed: FeedEvent[] = [];
     let accounts: string[] = [];
-    const writing = async (manager: EntityManager) => {
+    const writing = async (manager: EntityManager, first: R) => {
       const driver: NewFeedEvent[] = [];
       const appended: FeedEvent[] = [];
       const described: { source: EventSource; event: NewAccountEvent }[] = [];
       const announced = new Set<string>();
-      const value = await work(manager, {
-        driver: (events) => void driver.push(...events),
-        appended: (events) => void appended.push(...events),
-        account: (source, events) => events.forEach((event) => described.push({ source, event })),
-        announce: (ids) => ids.forEach((id) => announced.add(id)),
-      });
+      const value = await work(
+        manager,
+        {
+          driver: (events) => void driver.push(...events),
+          appended: (events) => void appended.push(...events),
+          account: (source, events) => events.forEach((event) => described.push({ source, event })),
+          announce: (ids) => ids.forEach((id) => announced.add(id)),
+        },
+        first,
+      );
+      if (opening?.commit && (described.length || driver.length))
+        throw new Error('Changes: a transaction committed with its first statement cannot describe events after it');
       await this.events.write(manager, described);
       described.forEach(({ event }) => announced.add(event.accountId));
       const written = await this.driverFeed.append(manager, driver);
@@ -62,7 +76,7 @@ export class Changes {
       accounts = [...announced];
       return value;
     };
-    const result = await inTransaction(this.db, writing, { begin: BEGIN_EVENT_WRITER });
+    const result = await inTransaction(this.db, writing, { opening: { begin: BEGIN_EVENT_WRITER, ...opening } });
     if (pushed.length) this.driverFeed.committed$.next(pushed);
     if (accounts.length) this.events.committed$.next(accounts);
     return result;
