@@ -142,7 +142,7 @@ export async function webhookBench(
   count: number,
   concurrency: number,
   analyze: () => Promise<void>,
-  rounds = 3,
+  rounds = 5,
 ): Promise<WebhookFigures> {
   const target = await receiver();
   const floor = barePostsClient();
