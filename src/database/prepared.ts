@@ -3,8 +3,9 @@ import { escapeLiteral } from 'pg';
 
 /**
  * A statement of a hot path (a check-in's start and acceptance) sent with the opening of its transaction, and with
- * its COMMIT when nothing follows it: one round trip where a transaction of one statement costs three (`inTransaction`,
- * option `first`). `read` turns its rows into what the caller wants.
+ * its COMMIT when nothing follows it: one round trip where a transaction of one statement costs three (the `opening`
+ * of `inTransaction`). `read` turns its rows into what the caller wants. A failure is the driver's error, not wrapped
+ * in TypeORM's QueryFailedError.
  */
 export interface FirstStatement<R> {
   text: string;

@@ -108,8 +108,8 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   /**
    * A driver's new attempt, read and started in one statement with its log entry and event (one transaction in one
-   * round trip: the statement goes with its opening and COMMIT): see CheckinRepository.startAttempt. Starts nothing when a check refuses or the id was seen
-   * before; the caller tells which from what was read. Starts that arrive together share one statement and its
+   * round trip: the statement goes with its opening and COMMIT): see CheckinRepository.startAttempt. Starts nothing
+   * when a check refuses or the id was seen before; the caller tells which from what was read. Starts that arrive together share one statement and its
    * transaction (CheckinRepository.startMany, through a Coalescer, as acceptances do); when it fails, the batch rolls
    * back and each start runs again alone, one after the other, so one driver's failure is never another's. A start
    * with none beside it runs alone at once (the single start's statement costs PostgreSQL less than the batch's
