@@ -752,13 +752,19 @@ async function singleCreateSection(
   return singleCreate;
 }
 
-/** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
-async function bulkOnly(cleanUp: CleanUp): Promise<void> {
+/** A section alone: a service on a database of its own, a plain-SQL connection to it, and a terminal. */
+async function aloneWithFloor(cleanUp: CleanUp): Promise<{ api: Api; floor: pg.Client; terminalId: string }> {
   const { name, base } = await newService(cleanUp);
   const floor = new pg.Client({ connectionString: dbUrl(name) });
   await floor.connect();
   cleanUp.add('the floor connection', () => floor.end());
   const { id: terminalId, api } = await newTerminal(base, { name: 'Bench terminal' });
+  return { api, floor, terminalId };
+}
+
+/** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
+async function bulkOnly(cleanUp: CleanUp): Promise<void> {
+  const { api, floor, terminalId } = await aloneWithFloor(cleanUp);
   const [createRow, updateRow] = await bulkSection(api, floor, terminalId);
   printTargets(bulkTargets(createRow, updateRow), loadavg()[0]);
 }
@@ -776,11 +782,7 @@ async function factsSection(api: Api, floor: pg.Client, terminalId: string): Pro
 
 /** `--only=facts`: the facts lines alone, on a database and a service of their own. */
 async function factsOnly(cleanUp: CleanUp): Promise<void> {
-  const { name, base } = await newService(cleanUp);
-  const floor = new pg.Client({ connectionString: dbUrl(name) });
-  await floor.connect();
-  cleanUp.add('the floor connection', () => floor.end());
-  const { id: terminalId, api } = await newTerminal(base, { name: 'Bench terminal' });
+  const { api, floor, terminalId } = await aloneWithFloor(cleanUp);
   const figures = await factsSection(api, floor, terminalId);
   if (json) console.log(JSON.stringify({ facts: figures }, null, 2));
 }

@@ -8,6 +8,7 @@ import { CARD_LAYOUT, putLayout, TICKET_LAYOUT } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { type Path, pathsOf, setAt } from '../factories/json-paths.js';
 
 /**
  * Bad input gets a clear error and changes nothing. Every REST route and every socket event is fed
@@ -19,23 +20,6 @@ import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js
 
 const INFINITY = '\u0001INFINITY\u0001';
 type Json = unknown;
-type Path = (string | number)[];
-
-function pathsOf(value: Json, at: Path = [], out: Path[] = []): Path[] {
-  out.push(at);
-  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...at, i], out));
-  else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) pathsOf(item, [...at, key], out);
-  return out;
-}
-
-/** A copy of `value` with `replacement` at `path`, always as an own property (`__proto__` included). */
-function setAt(value: Json, path: Path, replacement: Json): Json {
-  if (path.length === 0) return replacement;
-  const [head, ...rest] = path;
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>;
-  Object.defineProperty(copy, head, { value: setAt(copy[head], rest, replacement), enumerable: true, writable: true, configurable: true });
-  return copy;
-}
 
 /**
  * Serialisers assign keys (socket.io-client's binary packing does), and assigning `__proto__` sets a prototype

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { findUnacceptable, joinPath, MAX_INPUT_DEPTH } from '../../src/common/validation/json-input.js';
 import { isIsoTimestamp } from '../../src/common/validation/validators.js';
+import { type Path, pathsOf, setAt } from '../factories/json-paths.js';
 
 /**
  * The two checks every item of a batch meets, written to allocate nothing on the way (they run thousands of times
@@ -77,23 +78,6 @@ describe('isIsoTimestamp', () => {
 });
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Path = (string | number)[];
-
-/** Every path of a JSON value, containers included. */
-function pathsOf(value: Json, at: Path = [], out: Path[] = []): Path[] {
-  out.push(at);
-  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...at, i], out));
-  else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) pathsOf(item, [...at, key], out);
-  return out;
-}
-
-function setAt(value: Json, path: Path, replacement: unknown): unknown {
-  if (path.length === 0) return replacement;
-  const [head, ...rest] = path;
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>;
-  copy[head] = setAt((value as Record<string | number, Json>)[head], rest, replacement);
-  return copy;
-}
 
 /** The path as the error envelope spells it (`[3].appointment.custom_data.tags[0]`), each step joined in turn. */
 const spelt = (path: Path, base: string) => path.reduce<string>((at, key) => joinPath(at, key), base);
