@@ -144,20 +144,26 @@ export abstract class RecordsService {
         manager,
         items.map((item) => item.driver),
       );
-      const rows = items.map((item) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)! })).sort(byRef);
-      const inserted = await this.records.insertMany(manager, ownerId, rows, guarded ? this.guard.probe : undefined);
+      const rows = items
+        .map((item, ord) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)!, ord }))
+        .sort(byRef);
+      // The owner's `created` event of each new record (in batch order), then the partner's (a booking's carrier).
+      const partnerId = this.partnerOf(options.columns ?? {});
+      const partnerType = partnerId ? (this.def.partner?.created ?? null) : null;
+      const inserted = await this.records.insertMany(
+        manager,
+        ownerId,
+        rows,
+        { type: this.eventType('created'), partner: partnerType, view: this.view.sql },
+        guarded ? this.guard.probe : undefined,
+      );
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
+      events.announce([ownerId, ...(partnerType ? [partnerId!] : [])]);
       const ids = new Map(inserted.map((row) => [row.ref, row.id]));
-      this.createdEvents(
-        events,
-        ownerId,
-        refs.map((ref) => ids.get(ref)!),
-        this.partnerOf(options.columns ?? {}),
-      );
       const probed = inserted.find((row) => row.guard != null)?.guard;
       if (probed)
         await this.guard!.created(
@@ -318,15 +324,6 @@ export abstract class RecordsService {
   /** The type of the owner's event of this kind of record: `trip.created`, `appointment.deleted`… */
   private eventType(change: 'created' | 'updated' | 'status_changed' | 'deleted'): AccountEventType {
     return `${this.def.noun}.${change}` as AccountEventType;
-  }
-
-  /** The owner's `created` event of each new record (in batch order), then the partner's (a booking's carrier), in its feed. */
-  private createdEvents(events: EventWriter, ownerId: string, ids: string[], partnerId: string | null): void {
-    const { partner } = this.def;
-    events.account(this.view.events, [
-      ...ids.map((id) => ({ accountId: ownerId, type: this.eventType('created'), id })),
-      ...(partner && partnerId ? ids.map((id) => ({ accountId: partnerId, type: partner.created, id })) : []),
-    ]);
   }
 
   /**
