@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
@@ -31,6 +34,34 @@ const appManifest: Plugin = {
 };
 
 /**
+ * Workbox bundles the service worker through a file it writes to the temporary folder (the TMPDIR it reads when first
+ * loaded, during the build) and never removes: each build would leave one behind. It gets a folder of its own for the
+ * build, removed once the worker is written (after vite-plugin-pwa's closeBundle).
+ */
+function workboxScratch(): Plugin {
+  let scratch: string | null = null;
+  let before: string | undefined;
+  return {
+    name: 'gate:workbox-scratch',
+    buildStart() {
+      before = process.env.TMPDIR;
+      scratch = mkdtempSync(join(tmpdir(), 'gate-web-build-'));
+      process.env.TMPDIR = scratch;
+    },
+    closeBundle: {
+      sequential: true,
+      order: 'post',
+      handler() {
+        if (before === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = before;
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
+        scratch = null;
+      },
+    },
+  };
+}
+
+/**
  * Two pages, /panel and /app, built to static files the service serves itself (dist/web). /app is an installable web
  * app: its manifest and service worker (Workbox, through vite-plugin-pwa) are built into dist/web/app and served at
  * /app/manifest.webmanifest and /app/sw.js; the worker keeps the page and its assets (not the panel's) for offline use.
@@ -52,6 +83,7 @@ export default defineConfig({
     },
   },
   plugins: [
+    workboxScratch(),
     VitePWA({
       injectRegister: false,
       // The manifest is the app's own (above): the plugin would link it from every page.
