@@ -101,6 +101,10 @@ export interface RecordDefinition {
   partner?: RecordPartner;
 }
 
+/** The type of the owner's account event of a change to this kind of record: `trip.created`, `appointment.deleted`… */
+export const eventTypeOf = (def: RecordDefinition, change: 'created' | 'updated' | 'status_changed' | 'deleted'): AccountEventType =>
+  `${def.noun}.${change}` as AccountEventType;
+
 export const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);
 
 /** Every status but DELETED: what a DELETE moves from. */

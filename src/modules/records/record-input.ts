@@ -2,7 +2,8 @@ import { REF_MAX } from '../../common/validation/validators.js';
 import { dtoItems, type ItemParser, stringItems } from '../../common/batch/batch-input.js';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
-import { isPlainObject, validatePlain } from '../../common/validation/validate.js';
+import { isPlainObject } from '../../common/validation/json-input.js';
+import { validatePlain } from '../../common/validation/validate.js';
 import type { DriverInput } from '../drivers/drivers.service.js';
 import type { RecordDefinition } from './record-definition.js';
 

@@ -1,9 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AccountEventType } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
 import type { ViewSql } from './record-view.js';
 import { MAX_TOLERANCE } from '../../common/validation/validators.js';
-import type { RecordDefinition, RecordRow, SqlType } from './record-definition.js';
+import { eventTypeOf, type RecordDefinition, type RecordRow, type SqlType } from './record-definition.js';
 import type { ListFilter } from './record-listing.js';
 import type { LogEntry } from './transitions.js';
 
@@ -12,14 +11,6 @@ export interface NewRecord {
   layout_ref: string;
   driver_id: string;
   [column: string]: unknown;
-}
-
-/** The account events of created records: the owner's `type` and, for a partner's records, the partner's. */
-export interface CreatedEvents {
-  type: AccountEventType;
-  partner: AccountEventType | null;
-  /** The record's view as its events show it (RecordView.sql). */
-  view: ViewSql;
 }
 
 export interface RecordPatch {
@@ -99,9 +90,9 @@ export abstract class RecordsRepository {
   }
 
   /**
-   * Inserts all rows in one statement, with their 'created' log entries and their account events (`events`: the
-   * owner's of each row, in `ord` order, then the partner's when it has one, each with the record's view as its
-   * data); answers the rows inserted. A ref that already exists for the owner (or arrives concurrently) is skipped,
+   * Inserts all rows in one statement, with their 'created' log entries and their account events: the owner's
+   * `created` of each row, in `ord` order, then the partner's (`partner.created`) of each row that has one, each with
+   * the record's view (`view`, RecordView.sql) as its data; answers the rows inserted. A ref that already exists for the owner (or arrives concurrently) is skipped,
    * not an error: the caller compares what came back with what it sent, and rolls back. With `probe`, its value for
    * the owner is evaluated once, and carried by the first row (`guard`). The events are written by the statement of
    * the change, as the check-in's are (docs/events.md#how-events-are-written): a statement of their own re-read
@@ -111,7 +102,7 @@ export abstract class RecordsRepository {
     manager: EntityManager,
     ownerId: string,
     rows: (NewRecord & { ord: number })[],
-    events: CreatedEvents,
+    view: ViewSql,
     probe?: Probe,
   ): Promise<{ id: string; ref: string; guard?: unknown }[]> {
     const { table, ownerColumn, columns, zeroDefaults, initialStatus, logTable, logForeignKey, label, partner } = this.def;
@@ -120,11 +111,6 @@ export abstract class RecordsRepository {
     // A partner's columns come with the rows (a booking's carrier), never from an item's fields.
     const partnerColumns = partner ? [partner.column, partner.nameColumn] : [];
     const recordset = partner ? `${this.recordset}, ${partner.column} uuid, ${partner.nameColumn} text` : this.recordset;
-    // The partner's events: a booking's, all of one partner (the columns every row gets).
-    const partnerEvents =
-      partner && events.partner
-        ? `UNION ALL SELECT i.${partner.column}, $6::text, c.data, 1, c.ord FROM created c JOIN inserted i ON i.id = c.id`
-        : '';
     return manager.query(
       `WITH x AS (
          SELECT * FROM jsonb_to_recordset($3::jsonb) AS x(ord int, ref text, layout_ref text, driver_id uuid, ${recordset})
@@ -137,17 +123,17 @@ export abstract class RecordsRepository {
        ), logged AS (
          INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
        ), created AS (
-         SELECT i.id, x.ord, ${events.view('i', 'd')} AS data
+         SELECT i.id, x.ord, ${partner ? `i.${partner.column}` : 'NULL::uuid'} AS partner_id, ${view('i', 'd')} AS data
            FROM inserted i JOIN x ON x.ref = i.ref JOIN drivers d ON d.id = i.driver_id
        ), evented AS (
          ${INSERT_EVENTS}
          SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
-           SELECT $1::uuid AS account_id, $5::text AS type, c.data, 0 AS kind, c.ord FROM created c
-           ${partnerEvents}
+           SELECT $1::uuid AS account_id, '${eventTypeOf(this.def, 'created')}' AS type, c.data, 0 AS kind, c.ord FROM created c
+           ${partner ? `UNION ALL SELECT c.partner_id, '${partner.created}', c.data, 1, c.ord FROM created c WHERE c.partner_id IS NOT NULL` : ''}
          ) e ORDER BY e.kind, e.ord
        )
        SELECT id, ref${probe ? `, CASE WHEN row_number() OVER () = 1 THEN (SELECT ${probe('$1')}) END AS guard` : ''} FROM inserted`,
-      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`, events.type, ...(partnerEvents ? [events.partner] : [])],
+      [ownerId, initialStatus, JSON.stringify(rows), `${label} created`],
     );
   }
 

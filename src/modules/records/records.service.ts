@@ -4,12 +4,11 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { AppConfig } from '../../config/config.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { DriversService } from '../drivers/drivers.service.js';
-import type { AccountEventType } from '../events/account-events.js';
 import type { Changes, EventWriter } from '../feed/changes.js';
 import type { LayoutUsage } from '../layouts/layout-usage.js';
 import type { LayoutsService } from '../layouts/layouts.service.js';
 import { requireLayouts } from '../layouts/require-layouts.js';
-import type { RecordDefinition } from './record-definition.js';
+import { eventTypeOf, type RecordDefinition } from './record-definition.js';
 import { CreateGroups } from './create-groups.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
@@ -70,6 +69,9 @@ export interface CreateOptions {
 }
 
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
+
+/** The log message of an update: the fields it changed. */
+const updatedMessage = (fields: string[]) => `Updated ${fields.join(', ')}`;
 
 const refsNotFound = (refs: string[]) => new AppError('REFS_NOT_FOUND', `Refs not found: ${refs.join(', ')}`, { refs });
 
@@ -147,22 +149,15 @@ export abstract class RecordsService {
       const rows = items
         .map((item, ord) => ({ ...item[noun], ...options.columns, driver_id: driverIds.get(item.driver.tax_id)!, ord }))
         .sort(byRef);
-      // The owner's `created` event of each new record (in batch order), then the partner's (a booking's carrier).
-      const partnerId = this.partnerOf(options.columns ?? {});
-      const partnerType = partnerId ? (this.def.partner?.created ?? null) : null;
-      const inserted = await this.records.insertMany(
-        manager,
-        ownerId,
-        rows,
-        { type: this.eventType('created'), partner: partnerType, view: this.view.sql },
-        guarded ? this.guard.probe : undefined,
-      );
+      // With their events: the owner's `created` of each new record (in batch order), then the partner's (a booking's).
+      const inserted = await this.records.insertMany(manager, ownerId, rows, this.view.sql, guarded ? this.guard.probe : undefined);
       if (inserted.length < rows.length) {
         const created = new Set(inserted.map((row) => row.ref));
         const existing = refs.filter((ref) => !created.has(ref));
         throw new AppError('DUPLICATE_KEY', `Refs that already exist: ${existing.join(', ')}`, { refs: existing });
       }
-      events.announce([ownerId, ...(partnerType ? [partnerId!] : [])]);
+      const partnerId = this.partnerOf(options.columns ?? {});
+      events.announce(partnerId ? [ownerId, partnerId] : [ownerId]);
       const ids = new Map(inserted.map((row) => [row.ref, row.id]));
       const probed = inserted.find((row) => row.guard != null)?.guard;
       if (probed)
@@ -204,7 +199,7 @@ export abstract class RecordsService {
         if ('window_start' in patch || 'layout_ref' in patch)
           placed.push({ before: this.guarded(row), after: this.guarded({ ...row, ...patch }) });
         const changed = Object.keys(patch);
-        if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: `Updated ${changed.join(', ')}` });
+        if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: updatedMessage(changed) });
         if (move) {
           logs.push(move.log);
           moves.push(move);
@@ -226,9 +221,16 @@ export abstract class RecordsService {
       events.account(
         this.view.events,
         patches.flatMap((patch) => [
-          ...(patch.fields ? [{ accountId: ownerId, type: this.eventType('updated'), id: patch.id }] : []),
+          ...(patch.fields ? [{ accountId: ownerId, type: eventTypeOf(this.def, 'updated'), id: patch.id }] : []),
           ...(patch.from
-            ? [{ accountId: ownerId, type: this.eventType('status_changed'), id: patch.id, data: { from: patch.from, to: patch.status } }]
+            ? [
+                {
+                  accountId: ownerId,
+                  type: eventTypeOf(this.def, 'status_changed'),
+                  id: patch.id,
+                  data: { from: patch.from, to: patch.status },
+                },
+              ]
             : []),
         ]),
       );
@@ -252,11 +254,11 @@ export abstract class RecordsService {
    * `updated` log entry and event for each record whose fields change.
    */
   private async updateFields(manager: EntityManager, events: EventWriter, ownerId: string, items: UpdateItem[]): Promise<void> {
-    const { noun } = this.def;
+    const fields = items.map((item) => Object.keys(item[this.def.noun]));
     const rows = await this.records.updateByRefs(
       manager,
       ownerId,
-      items.map((item) => ({ ref: item.ref, patch: item[noun], message: `Updated ${Object.keys(item[noun]).join(', ')}` })),
+      items.map((item, i) => ({ ref: item.ref, patch: item[this.def.noun], message: updatedMessage(fields[i]) })),
     );
     const missing = rows.filter((row) => row.id === null).map((row) => row.ref);
     if (missing.length) throw refsNotFound(missing);
@@ -264,8 +266,8 @@ export abstract class RecordsService {
     events.account(
       this.view.events,
       rows
-        .filter((_row, i) => Object.keys(items[i][noun]).length)
-        .map((row) => ({ accountId: ownerId, type: this.eventType('updated'), id: row.id! })),
+        .filter((_row, i) => fields[i].length)
+        .map((row) => ({ accountId: ownerId, type: eventTypeOf(this.def, 'updated'), id: row.id! })),
     );
   }
 
@@ -321,11 +323,6 @@ export abstract class RecordsService {
     return moves;
   }
 
-  /** The type of the owner's event of this kind of record: `trip.created`, `appointment.deleted`… */
-  private eventType(change: 'created' | 'updated' | 'status_changed' | 'deleted'): AccountEventType {
-    return `${this.def.noun}.${change}` as AccountEventType;
-  }
-
   /**
    * The owner's event of each record moved (in the order of `moves`): `deleted`, or `status_changed` with `from`,
    * `to` and the move's `extra`; then the partner's `deleted` of those it had booked, in its feed.
@@ -337,10 +334,10 @@ export abstract class RecordsService {
       ...moved.map((row) => {
         const move = moves[row.ord - 1];
         return row.status === 'DELETED'
-          ? { accountId: row.owner_id, type: this.eventType('deleted'), id: row.id }
+          ? { accountId: row.owner_id, type: eventTypeOf(this.def, 'deleted'), id: row.id }
           : {
               accountId: row.owner_id,
-              type: this.eventType('status_changed'),
+              type: eventTypeOf(this.def, 'status_changed'),
               id: row.id,
               data: { from: move.from, to: move.to, ...move.extra },
             };
