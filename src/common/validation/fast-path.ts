@@ -1,9 +1,15 @@
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { getMetadataStorage, type ValidationArguments, ValidationTypes } from 'class-validator';
+import { isPlainObject } from './json-input.js';
 
 const storage = getMetadataStorage();
-type TypeMetadata = { typeFunction: () => DtoClass };
-const typeMetadata = defaultMetadataStorage as { findTypeMetadata(target: object, property: string): TypeMetadata | undefined };
+const typeMetadata = defaultMetadataStorage as {
+  findTypeMetadata(target: object, property: string): { typeFunction: () => new () => object } | undefined;
+};
+
+/** The class a property's nested value has (its `@Type`), or null without one. */
+export const nestedTypeOf = (type: object, property: string): (() => new () => object) | null =>
+  typeMetadata.findTypeMetadata(type, property)?.typeFunction ?? null;
 type ValidationMetadata = ReturnType<typeof storage.getTargetValidationMetadatas>[number];
 
 /** A decorator's rule: its constraint's own `validate`, with `each` and `validateIf` as class-validator applies them. */
@@ -54,7 +60,7 @@ function compile(type: DtoClass): ClassRules | null {
   for (const [property, list] of Object.entries(storage.groupByPropertyName(metadatas))) {
     if (!properties) break;
     const entry: PropertyRules = { property, conditions: [], checks: [], nested: false };
-    const nestedType = typeMetadata.findTypeMetadata(type, property)?.typeFunction ?? null;
+    const nestedType = nestedTypeOf(type, property);
     const defined: Check[] = [];
     for (const metadata of list) {
       const kind = metadata.type;
@@ -98,12 +104,10 @@ function nestedPasses(nested: (() => DtoClass) | null, value: unknown, allowUnkn
   if (value === undefined) return true;
   if (!nested) return false;
   const type = nested();
-  if (!Array.isArray(value)) return isJsonObject(value) && passes(type, value, allowUnknown);
-  for (const item of value as unknown[]) if (!isJsonObject(item) || !passes(type, item, allowUnknown)) return false;
+  if (!Array.isArray(value)) return isPlainObject(value) && passes(type, value, allowUnknown);
+  for (const item of value as unknown[]) if (!isPlainObject(item) || !passes(type, item, allowUnknown)) return false;
   return true;
 }
-
-const isJsonObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Whether class-validator would find no issue in `object`, a plain JSON object, once it is an instance of `type`

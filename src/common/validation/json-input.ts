@@ -8,6 +8,10 @@ export function joinPath(base: string, key: string | number): string {
   return base ? `${base}.${key}` : key;
 }
 
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 const storable = (text: string) => !text.includes('\0') && text.isWellFormed();
 
 /** `text` with what PostgreSQL cannot store (NUL, lone surrogates) replaced by U+FFFD, for messages quoting input. */

@@ -1,8 +1,7 @@
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import { validateSync, type ValidationError } from 'class-validator';
 import type { ValidationIssue } from '../errors/app-error.js';
-import { passes } from './fast-path.js';
-import { findUnacceptable, joinPath } from './json-input.js';
+import { nestedTypeOf, passes } from './fast-path.js';
+import { findUnacceptable, isPlainObject, joinPath } from './json-input.js';
 
 const OPTIONS = {
   whitelist: true,
@@ -44,12 +43,6 @@ function flatten(errors: ValidationError[], base: string, out: ValidationIssue[]
   return out;
 }
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-type TypeMetadata = { typeFunction: () => new () => object };
-const typeMetadata = defaultMetadataStorage as { findTypeMetadata(target: object, property: string): TypeMetadata | undefined };
-
 /**
  * Gives a parsed JSON object the prototype of its DTO class (and its nested `@Type` properties theirs), which
  * is all class-validator needs. A tenth of the cost of class-transformer's deep copy, which dominated
@@ -60,9 +53,9 @@ function instantiate<T extends object>(type: new () => T, value: Record<string, 
   for (const key of Object.keys(value)) {
     const nested = value[key];
     if (typeof nested !== 'object' || nested === null) continue;
-    const meta = typeMetadata.findTypeMetadata(type, key);
-    if (!meta) continue;
-    const nestedType = meta.typeFunction();
+    const typeOf = nestedTypeOf(type, key);
+    if (!typeOf) continue;
+    const nestedType = typeOf();
     (instance as Record<string, unknown>)[key] = Array.isArray(nested)
       ? (nested as unknown[]).map((item) => (isPlainObject(item) ? instantiate(nestedType, item) : item))
       : isPlainObject(nested)

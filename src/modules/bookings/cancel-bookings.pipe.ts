@@ -2,7 +2,7 @@ import { Inject, Injectable, type PipeTransform } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { Batch } from '../../common/batch/batch.pipe.js';
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
-import { isPlainObject } from '../../common/validation/validate.js';
+import { isPlainObject } from '../../common/validation/json-input.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { deleteRefs, distinctRefs } from '../records/record-input.js';
 

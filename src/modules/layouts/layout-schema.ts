@@ -1,5 +1,5 @@
 import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
-import { isPlainObject } from '../../common/validation/validate.js';
+import { isPlainObject } from '../../common/validation/json-input.js';
 import { REF_MAX } from '../../common/validation/validators.js';
 import type { AccountKind } from '../accounts/account.entity.js';
 

@@ -8,7 +8,7 @@ import { checkLayoutRef, LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutBody, type La
 import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
 import { LayoutsRepository } from './layouts.repository.js';
-import { isPlainObject } from '../../common/validation/validate.js';
+import { isPlainObject } from '../../common/validation/json-input.js';
 import { recordContext, renderLayout, type RenderedLayout, ticketContext } from './render.js';
 
 function toView(layout: Layout): LayoutView {
