@@ -306,7 +306,7 @@ async function checkinSection(
     { prefix: 'seq-', write: () => warmUp(base) },
     { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
   );
-  await analyze(name);
+  await floor.query('ANALYZE');
   const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
   const writesCheckins = {
     sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
