@@ -14,6 +14,8 @@ import { IdempotencyKey } from './modules/idempotency/idempotency-key.entity.js'
 import { AccountEvent } from './modules/events/account-event.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook.entity.js';
 import { CapacityRule, CapacityUsage } from './modules/capacity/capacity-rule.entity.js';
+import { Invitation, Session, User } from './modules/accounts/user.entity.js';
+import { AccountSso, SsoLogin } from './modules/accounts/sso.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -38,4 +40,9 @@ export const ENTITIES = [
   WebhookAttempt,
   CapacityRule,
   CapacityUsage,
+  User,
+  Invitation,
+  Session,
+  AccountSso,
+  SsoLogin,
 ];
