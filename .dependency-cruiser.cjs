@@ -14,7 +14,7 @@ const TIERS = [
   ['drivers', 'idempotency'],
   ['auth'],
   ['accounts', 'health', 'metrics'],
-  ['events', 'layouts'],
+  ['events', 'layouts', 'users'],
   ['feed'],
   ['records'],
   ['capacity', 'trips'],

@@ -65,6 +65,8 @@ export interface paths {
     /**
      * The account's events after a cursor: every change to its records, tickets and check-ins, in an order that never changes
      * @description Poll with the last next_cursor: no event is ever skipped, even one whose transaction commits late. Types, data and retention: [events](/guide/events.md).
+     *
+     *     Requires `events:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['EventsController_list'];
     put?: never;
@@ -82,12 +84,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List accounts, optionally of one kind */
+    /**
+     * List accounts, optionally of one kind
+     * @description Requires `accounts:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['AdminController_list'];
     put?: never;
     /**
      * Create a carrier, terminal or admin account with its first API key (shown once)
      * @description **Carries a secret** (`api_key`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `api_key` as null with a `withheld` note: if the first answer never reached you, issue another key (POST /api/v1/admin/accounts/{id}/api-keys) and revoke this one (DELETE /api/v1/admin/api-keys/{api_key_id}). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `accounts:write` ([roles](/guide/users.md#roles)).
      */
     post: operations['AdminController_create'];
     delete?: never;
@@ -103,14 +110,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One account with its API keys (prefixes only) */
+    /**
+     * One account with its API keys (prefixes only)
+     * @description Requires `accounts:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['AdminController_get'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename an account or set a terminal's gate geofence */
+    /**
+     * Rename an account or set a terminal's gate geofence
+     * @description Requires `accounts:write` ([roles](/guide/users.md#roles)).
+     */
     patch: operations['AdminController_update'];
     trace?: never;
   };
@@ -126,6 +139,8 @@ export interface paths {
     /**
      * Issue another API key for an account (shown once)
      * @description **Carries a secret** (`api_key`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `api_key` as null with a `withheld` note: if the first answer never reached you, issue another (the same call, with a new Idempotency-Key) and revoke this one (DELETE /api/v1/admin/api-keys/{id}). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `accounts:write` ([roles](/guide/users.md#roles)).
      */
     post: operations['AdminController_issueKey'];
     delete?: never;
@@ -144,7 +159,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Revoke an API key; it is refused from the next request on */
+    /**
+     * Revoke an API key; it is refused from the next request on
+     * @description Requires `accounts:write` ([roles](/guide/users.md#roles)).
+     */
     delete: operations['AdminController_revokeKey'];
     options?: never;
     head?: never;
@@ -159,13 +177,63 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Who the calling key is: its account kind, id and name (any key; the bootstrap admin key has no account)
-     * @description What a client reads to know which routes the key may call, without trying them.
+     * Who the caller is: its account kind, id and name, its person, and what it may do (any key, or a signed-in person)
+     * @description What a client reads to know which routes the caller may call, without trying them: `permissions`. A session also gets its csrf_token again (a page reloaded). The bootstrap admin key has no account.
+     *
+     *     Any key or signed-in person.
      */
     get: operations['MeController_me'];
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with email and password (and the TOTP code when MFA is on): sets the gate_session cookie
+     * @description Answers the user, the account, the permissions and the csrf_token that every change made with the cookie carries in X-CSRF-Token. The errors come in this order: RATE_LIMITED (10 failures of one email in 15 minutes lock it for 15 minutes; the address has its budget too), INVALID_CREDENTIALS (the same answer, and the same time, for an unknown email, a wrong password, a deactivated user and a wrong TOTP code), then, only after a correct password, SSO_REQUIRED, MFA_REQUIRED and MFA_SETUP_REQUIRED (with a cookie whose session may only set MFA up, and its csrf_token in details). [Sessions](/guide/users.md#sessions)
+     *
+     *     **Carries a secret** (`csrf_token`): answered with `Cache-Control: no-store` and never kept.
+     */
+    post: operations['SessionsController_signIn'];
+    /**
+     * Sign out everywhere: end every one of the user's sessions, this one included
+     * @description A person signed in with a session (not a key).
+     */
+    delete: operations['SessionsController_signOutEverywhere'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sessions/current': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Sign out: end this session
+     * @description The cookie is cleared; the session is refused from the next request on, on every instance.
+     *
+     *     A person signed in with a session (not a key).
+     */
+    delete: operations['SessionsController_signOut'];
     options?: never;
     head?: never;
     patch?: never;
@@ -178,12 +246,21 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One layout */
+    /**
+     * One layout
+     * @description Requires `layouts:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['LayoutsController_get'];
-    /** Create or replace a layout of the calling account (201 created, 200 replaced) */
+    /**
+     * Create or replace a layout of the calling account (201 created, 200 replaced)
+     * @description Requires `layouts:write` ([roles](/guide/users.md#roles)).
+     */
     put: operations['LayoutsController_put'];
     post?: never;
-    /** Delete a layout; refused with LAYOUT_IN_USE while a live record uses it */
+    /**
+     * Delete a layout; refused with LAYOUT_IN_USE while a live record uses it
+     * @description Requires `layouts:write` ([roles](/guide/users.md#roles)).
+     */
     delete: operations['LayoutsController_delete'];
     options?: never;
     head?: never;
@@ -197,7 +274,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The layouts of one set owned by the calling account */
+    /**
+     * The layouts of one set owned by the calling account
+     * @description Requires `layouts:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['LayoutsController_list'];
     put?: never;
     post?: never;
@@ -219,6 +299,8 @@ export interface paths {
     /**
      * Render an unsaved layout against sample data: what the preview of that layout, once saved, would answer
      * @description Body `{layout, data, layout_ref?}`: `layout` is the body PUT /api/v1/layouts/{set}/{layout_ref} takes, validated the same way (its problems come back as VALIDATION_ERROR at the same paths, such as `card_layout[2].path`); `data` is a sample record as for POST /api/v1/layouts/{set}/{layout_ref}/preview. Nothing is saved. The answer is that route's for the layout once saved, with `layout_ref` the one given (null without).
+     *
+     *     Requires `layouts:read` ([roles](/guide/users.md#roles)).
      */
     post: operations['LayoutsController_previewDraft'];
     delete?: never;
@@ -239,6 +321,8 @@ export interface paths {
     /**
      * Render a layout against sample data, exactly as the driver app will receive it
      * @description Body `{data}`: a sample record — for trip and appointment layouts its fields plus `driver` and `custom_data`; for ticket layouts `content`, and optionally `appointment` and `driver`. Each element comes back with `value` resolved from its path (null when absent).
+     *
+     *     Requires `layouts:read` ([roles](/guide/users.md#roles)).
      */
     post: operations['LayoutsController_preview'];
     delete?: never;
@@ -261,11 +345,15 @@ export interface paths {
      * @description The token sees only the caller's records (its appointments and their tickets, or its trips) and the caller's feed of this driver: a driver app working with several partners holds one token per partner. See [driver tokens](/guide/driver-tokens.md).
      *
      *     **Carries a secret** (`token`, `code`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `token`, `code` as null with a `withheld` note: if the first answer never reached you, mint another (the same call, with a new Idempotency-Key); DELETE /api/v1/drivers/{tax_id}/tokens revokes those you minted. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `drivers:write` ([roles](/guide/users.md#roles)).
      */
     post: operations['DriverTokensController_issue'];
     /**
      * Revoke every driver token the caller minted for this driver, and their unused sign-in codes; their open /driver sockets are closed at once
      * @description Tokens minted by other partners are not affected. A token minted afterwards works again. See [driver tokens](/guide/driver-tokens.md#revoking).
+     *
+     *     Requires `drivers:write` ([roles](/guide/users.md#roles)).
      */
     delete: operations['DriverTokensController_revoke'];
     options?: never;
@@ -305,16 +393,26 @@ export interface paths {
     /**
      * List trips: filters ANDed, ordered by window_start (none last) then ref, a page at a time
      * @description Keyset pages: pass each page's next_cursor as cursor until it is null. The filters and the order: [listing](/guide/listing.md).
+     *
+     *     Requires `trips:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['TripsController_list'];
     /**
      * Update trips by ref: only the fields sent change; status moves as the status table allows
      * @description The moves each status allows: [statuses](/guide/statuses.md).
+     *
+     *     Requires `trips:write` ([roles](/guide/users.md#roles)).
      */
     put: operations['TripsController_update'];
-    /** Create trips: one object or an array, all or nothing; drivers are created or updated */
+    /**
+     * Create trips: one object or an array, all or nothing; drivers are created or updated
+     * @description Requires `trips:write` ([roles](/guide/users.md#roles)).
+     */
     post: operations['TripsController_create'];
-    /** Cancel trips by ref: status becomes DELETED (the record and its ref are kept) */
+    /**
+     * Cancel trips by ref: status becomes DELETED (the record and its ref are kept)
+     * @description Requires `trips:write` ([roles](/guide/users.md#roles)).
+     */
     delete: operations['TripsController_remove'];
     options?: never;
     head?: never;
@@ -328,7 +426,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Tracking history of trips: each ref once, in request order; unknown refs found: false */
+    /**
+     * Tracking history of trips: each ref once, in request order; unknown refs found: false
+     * @description Requires `trips:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['TripsController_logs'];
     put?: never;
     post?: never;
@@ -348,16 +449,26 @@ export interface paths {
     /**
      * List appointments: filters ANDed, ordered by window_start (none last) then ref, a page at a time
      * @description Keyset pages: pass each page's next_cursor as cursor until it is null. The filters and the order: [listing](/guide/listing.md).
+     *
+     *     Requires `appointments:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['AppointmentsController_list'];
     /**
      * Update appointments by ref: only the fields sent change; status moves as the status table allows
      * @description The moves each status allows: [statuses](/guide/statuses.md).
+     *
+     *     Requires `appointments:write` ([roles](/guide/users.md#roles)).
      */
     put: operations['AppointmentsController_update'];
-    /** Create appointments: one object or an array, all or nothing; drivers are created or updated */
+    /**
+     * Create appointments: one object or an array, all or nothing; drivers are created or updated
+     * @description Requires `appointments:write` ([roles](/guide/users.md#roles)).
+     */
     post: operations['AppointmentsController_create'];
-    /** Cancel appointments by ref: status becomes DELETED (the record and its ref are kept) */
+    /**
+     * Cancel appointments by ref: status becomes DELETED (the record and its ref are kept)
+     * @description Requires `appointments:write` ([roles](/guide/users.md#roles)).
+     */
     delete: operations['AppointmentsController_remove'];
     options?: never;
     head?: never;
@@ -371,7 +482,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Tracking history of appointments: each ref once, in request order; unknown refs found: false */
+    /**
+     * Tracking history of appointments: each ref once, in request order; unknown refs found: false
+     * @description Requires `appointments:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['AppointmentsController_logs'];
     put?: never;
     post?: never;
@@ -388,7 +502,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The terminal's capacity rules, by ref */
+    /**
+     * The terminal's capacity rules, by ref
+     * @description Requires `capacity:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['CapacityController_list'];
     put?: never;
     post?: never;
@@ -408,6 +525,8 @@ export interface paths {
     /**
      * Each slot of the terminal's rules (or of one) that begins in [from, to), at most 31 days: capacity, booked, free, open
      * @description Slots follow the rule's local clock, daylight-saving days included: [capacity](/guide/capacity.md).
+     *
+     *     Requires `capacity:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['CapacityController_availability'];
     put?: never;
@@ -425,15 +544,23 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One capacity rule */
+    /**
+     * One capacity rule
+     * @description Requires `capacity:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['CapacityController_get'];
     /**
      * Create or replace a capacity rule (201 created, 200 replaced)
      * @description Slots, open hours, exceptions, carrier booking and how overbooking is prevented: [capacity](/guide/capacity.md). A rule applies to the appointment writes after it is saved; appointments already in its slots stay, even beyond its capacity.
+     *
+     *     Requires `capacity:write` ([roles](/guide/users.md#roles)).
      */
     put: operations['CapacityController_put'];
     post?: never;
-    /** Delete a capacity rule: its slots no longer limit anything (the appointments stay) */
+    /**
+     * Delete a capacity rule: its slots no longer limit anything (the appointments stay)
+     * @description Requires `capacity:write` ([roles](/guide/users.md#roles)).
+     */
     delete: operations['CapacityController_remove'];
     options?: never;
     head?: never;
@@ -450,6 +577,8 @@ export interface paths {
     /**
      * The names of carrier accounts, by id: which carriers the ids of a bookable_by are
      * @description Each id that is a carrier account, once, in the order asked; other ids are left out. A carrier gives a terminal its id; no route lists carriers. [Carrier booking](/guide/capacity.md#carrier-booking).
+     *
+     *     Requires `capacity:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['CarriersController_names'];
     put?: never;
@@ -470,6 +599,8 @@ export interface paths {
     /**
      * The terminals whose capacity rules let you book, with those rules and the layouts you may book
      * @description Every terminal with a rule that lists you in bookable_by, by name; a terminal adds you with your account id. [Carrier booking](/guide/capacity.md#carrier-booking).
+     *
+     *     Requires `bookings:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['TerminalsController_list'];
     put?: never;
@@ -490,6 +621,8 @@ export interface paths {
     /**
      * The slots you may book at a terminal that begin in [from, to), at most 31 days: what is free for you, your quota applied
      * @description Only the rules that list you in bookable_by; FORBIDDEN when none does. [Carrier booking](/guide/capacity.md#carrier-booking).
+     *
+     *     Requires `bookings:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['TerminalBookingsController_availability'];
     put?: never;
@@ -512,6 +645,8 @@ export interface paths {
     /**
      * Book slots: each item becomes the terminal's appointment, SCHEDULED, booked by you; one object or an array, all or nothing
      * @description The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED, SLOT_FULL, QUOTA_EXCEEDED: [capacity](/guide/capacity.md).
+     *
+     *     Requires `bookings:write` ([roles](/guide/users.md#roles)).
      */
     post: operations['TerminalBookingsController_book'];
     delete?: never;
@@ -530,6 +665,8 @@ export interface paths {
     /**
      * Your bookings at every terminal (or one), with the filters, order and pages of the appointments listing
      * @description Ordered by window_start (none last), ref, then terminal. [Listing](/guide/listing.md).
+     *
+     *     Requires `bookings:read` ([roles](/guide/users.md#roles)).
      */
     get: operations['BookingsController_list'];
     put?: never;
@@ -537,6 +674,8 @@ export interface paths {
     /**
      * Cancel your bookings at a terminal by ref: each becomes DELETED, as DELETE /api/v1/appointments does
      * @description Refs that are not your bookings at that terminal are REFS_NOT_FOUND, whether or not the terminal has them.
+     *
+     *     Requires `bookings:write` ([roles](/guide/users.md#roles)).
      */
     delete: operations['BookingsController_cancel'];
     options?: never;
@@ -551,34 +690,26 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Tickets of appointments: each ref once, in request order; unknown refs found: false */
-    get: operations['TicketsController_list'];
-    /** Replace the content (and optionally the layout) of tickets */
-    put: operations['TicketsController_update'];
-    /** Create tickets for appointments of the calling terminal; each is pushed to the driver */
-    post: operations['TicketsController_create'];
-    /** Remove tickets */
-    delete: operations['TicketsController_remove'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/driver/appointments/{id}/check-in': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
     /**
-     * Check in at the gate: the service asks the terminal server and answers with the tickets it returned
-     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, over REST or the socket, answers that attempt's outcome or resumes it ([check-in](/guide/checkin.md#retrying-with-the-same-checkin_id)). An `Idempotency-Key` header works too, as on every POST ([idempotency](/guide/idempotency.md)); a 5xx answer (`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.
+     * Tickets of appointments: each ref once, in request order; unknown refs found: false
+     * @description Requires `tickets:read` ([roles](/guide/users.md#roles)).
      */
-    post: operations['CheckinController_checkIn'];
-    delete?: never;
+    get: operations['TicketsController_list'];
+    /**
+     * Replace the content (and optionally the layout) of tickets
+     * @description Requires `tickets:write` ([roles](/guide/users.md#roles)).
+     */
+    put: operations['TicketsController_update'];
+    /**
+     * Create tickets for appointments of the calling terminal; each is pushed to the driver
+     * @description Requires `tickets:write` ([roles](/guide/users.md#roles)).
+     */
+    post: operations['TicketsController_create'];
+    /**
+     * Remove tickets
+     * @description Requires `tickets:write` ([roles](/guide/users.md#roles)).
+     */
+    delete: operations['TicketsController_remove'];
     options?: never;
     head?: never;
     patch?: never;
@@ -659,7 +790,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's webhooks, oldest first (without their secrets) */
+    /**
+     * The account's webhooks, oldest first (without their secrets)
+     * @description Requires `webhooks:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['WebhooksController_list'];
     put?: never;
     /**
@@ -667,6 +801,8 @@ export interface paths {
      * @description The answer carries the signing secret, shown only here. Deliveries, signatures, retries: [webhooks](/guide/webhooks.md).
      *
      *     **Carries a secret** (`secret`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret` as null with a `withheld` note: if the first answer never reached you, rotate it (POST /api/v1/webhooks/{id}/rotate-secret). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `webhooks:write` ([roles](/guide/users.md#roles)).
      */
     post: operations['WebhooksController_create'];
     delete?: never;
@@ -682,17 +818,25 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One webhook (without its secret) */
+    /**
+     * One webhook (without its secret)
+     * @description Requires `webhooks:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['WebhooksController_get'];
     put?: never;
     post?: never;
-    /** Delete a webhook: nothing more is sent to it, and its delivery log goes with it */
+    /**
+     * Delete a webhook: nothing more is sent to it, and its delivery log goes with it
+     * @description Requires `webhooks:write` ([roles](/guide/users.md#roles)).
+     */
     delete: operations['WebhooksController_delete'];
     options?: never;
     head?: never;
     /**
      * Change the URL, the event types or the description, or pause or resume it; only the fields sent change
      * @description A paused webhook receives nothing; resumed, it gets the events of the pause, nothing skipped: [pausing](/guide/webhooks.md#pausing).
+     *
+     *     Requires `webhooks:write` ([roles](/guide/users.md#roles)).
      */
     patch: operations['WebhooksController_update'];
     trace?: never;
@@ -711,6 +855,8 @@ export interface paths {
      * @description Meanwhile each delivery carries two signatures, so receivers can switch over: [rotation](/guide/webhooks.md#rotating-the-secret).
      *
      *     **Carries a secret** (`secret`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret` as null with a `withheld` note: if the first answer never reached you, rotate it again, with a new Idempotency-Key. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `webhooks:write` ([roles](/guide/users.md#roles)).
      */
     post: operations['WebhooksController_rotateSecret'];
     delete?: never;
@@ -728,7 +874,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a webhook.test event to the webhook now, whatever its event types; its outcome shows in the deliveries */
+    /**
+     * Send a webhook.test event to the webhook now, whatever its event types; its outcome shows in the deliveries
+     * @description Requires `webhooks:write` ([roles](/guide/users.md#roles)).
+     */
     post: operations['WebhooksController_test'];
     delete?: never;
     options?: never;
@@ -745,7 +894,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send again the kept events with a seq above after_seq, of the types the webhook takes (up to 10,000 per call) */
+    /**
+     * Send again the kept events with a seq above after_seq, of the types the webhook takes (up to 10,000 per call)
+     * @description Requires `webhooks:write` ([roles](/guide/users.md#roles)).
+     */
     post: operations['WebhooksController_replay'];
     delete?: never;
     options?: never;
@@ -760,10 +912,33 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The delivery log: every attempt, newest first, a page at a time */
+    /**
+     * The delivery log: every attempt, newest first, a page at a time
+     * @description Requires `webhooks:read` ([roles](/guide/users.md#roles)).
+     */
     get: operations['WebhooksController_deliveries'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/driver/appointments/{id}/check-in': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check in at the gate: the service asks the terminal server and answers with the tickets it returned
+     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, over REST or the socket, answers that attempt's outcome or resumes it ([check-in](/guide/checkin.md#retrying-with-the-same-checkin_id)). An `Idempotency-Key` header works too, as on every POST ([idempotency](/guide/idempotency.md)); a 5xx answer (`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.
+     */
+    post: operations['CheckinController_checkIn'];
     delete?: never;
     options?: never;
     head?: never;
@@ -924,19 +1099,146 @@ export interface components {
       /** @description The new key: shown this once, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
       api_key: string | null;
     };
+    MeUserView: {
+      /** Format: uuid */
+      id: string;
+      /** Format: email */
+      email: string;
+      name: string | null;
+      /**
+       * @description The user's role (docs/users.md#roles)
+       * @example planner
+       */
+      role: string;
+      mfa_enabled: boolean;
+    };
     MeView: {
       /**
-       * @description The key's account kind: what it may call
+       * @description The caller's account kind: what it may call
        * @enum {string}
        */
       kind: 'carrier' | 'terminal' | 'admin';
       /**
        * Format: uuid
-       * @description The account the key belongs to; null for the bootstrap ADMIN_API_KEY, which belongs to none
+       * @description The account the caller belongs to; null for the bootstrap ADMIN_API_KEY, which belongs to none
        */
       account_id: string | null;
       /** @description The account's name; null for the bootstrap ADMIN_API_KEY */
       name: string | null;
+      /**
+       * @description What the caller may do (`<resource>:read|write`, each write's read included): an account key has its account's owners' rights
+       * @example [
+       *       "appointments:read",
+       *       "appointments:write"
+       *     ]
+       */
+      permissions: string[];
+      /** @description The person, for a session or a user's own key; null for an account key */
+      user: (components['schemas']['MeUserView'] | null) | null;
+      /** @description A session's CSRF token (send it as X-CSRF-Token with every change); null for a key */
+      csrf_token: string | null;
+      /** @description A session that may only set MFA up (the account requires it) */
+      mfa_setup_required: boolean;
+    };
+    SignInDto: {
+      /** @example ana@port-a.example */
+      email: string;
+      /** @example correct horse battery staple */
+      password: string;
+      /**
+       * @description The authenticator app's 6-digit code, or a recovery code, when MFA is on
+       * @example 123456
+       */
+      totp?: string;
+    };
+    UserView: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * Format: email
+       * @description Lower-case: one user per address in the whole service
+       */
+      email: string;
+      name: string | null;
+      /**
+       * @description The user's role; which roles an account has depends on its kind
+       * @enum {string}
+       */
+      role: 'owner' | 'planner' | 'gate' | 'viewer' | 'dispatcher' | 'admin';
+      /** Format: uuid */
+      account_id: string;
+      /** @enum {string} */
+      status: 'invited' | 'active' | 'deactivated';
+      /** @description Two-factor authentication (TOTP) is on */
+      mfa_enabled: boolean;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      last_sign_in_at: string | null;
+    };
+    SignedInAccountView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      kind: 'carrier' | 'terminal' | 'admin';
+      name: string;
+      /**
+       * @description The language of what the service writes to its people (invitations)
+       * @enum {string}
+       */
+      language: 'pt-BR' | 'es' | 'en';
+      /** @description Every user must set two-factor authentication up */
+      require_mfa: boolean;
+    };
+    SessionView: {
+      user: components['schemas']['UserView'];
+      account: components['schemas']['SignedInAccountView'];
+      /** @description What the user's role allows, each write's read included */
+      permissions: (
+        | 'appointments:read'
+        | 'appointments:write'
+        | 'trips:read'
+        | 'trips:write'
+        | 'tickets:read'
+        | 'tickets:write'
+        | 'layouts:read'
+        | 'layouts:write'
+        | 'capacity:read'
+        | 'capacity:write'
+        | 'bookings:read'
+        | 'bookings:write'
+        | 'webhooks:read'
+        | 'webhooks:write'
+        | 'events:read'
+        | 'events:write'
+        | 'drivers:read'
+        | 'drivers:write'
+        | 'gate:read'
+        | 'gate:write'
+        | 'audit:read'
+        | 'audit:write'
+        | 'reports:read'
+        | 'reports:write'
+        | 'users:read'
+        | 'users:write'
+        | 'keys:read'
+        | 'keys:write'
+        | 'account:read'
+        | 'account:write'
+        | 'accounts:read'
+        | 'accounts:write'
+      )[];
+      /** @description Send it as X-CSRF-Token with every POST, PUT, PATCH and DELETE made with the cookie */
+      csrf_token: string;
+      /**
+       * Format: date-time
+       * @description The session ends then (12 hours: a shift), or when signed out
+       */
+      expires_at: string;
+    };
+    SignedOutView: {
+      /** @enum {string} */
+      status: 'signed_out';
     };
     PutLayoutDto: {
       /** @example Container pickup */
@@ -1839,25 +2141,6 @@ export interface components {
       /** @description Oldest first; null when found is false */
       data: components['schemas']['TicketView'][] | null;
     };
-    CheckinResultView: {
-      /** Format: uuid */
-      checkin_id: string;
-      /** Format: uuid */
-      appointment_id: string;
-      appointment_ref: string;
-      /** @enum {string} */
-      status: 'CHECKED_IN';
-      /** @description The tickets the terminal returned, as stored */
-      tickets: components['schemas']['TicketView'][];
-    };
-    CheckinBodyDto: {
-      /**
-       * Format: uuid
-       * @description Chosen by the app so that a retry (same id) answers the same outcome instead of checking in twice
-       * @example 2b1f6a8e-3c4d-4e5f-8a9b-0c1d2e3f4a5b
-       */
-      checkin_id?: string;
-    };
     OwnerView: {
       /** Format: uuid */
       id: string;
@@ -2220,6 +2503,25 @@ export interface components {
       /** @description Pass as cursor for older attempts; null on the last page */
       next_cursor: string | null;
     };
+    CheckinResultView: {
+      /** Format: uuid */
+      checkin_id: string;
+      /** Format: uuid */
+      appointment_id: string;
+      appointment_ref: string;
+      /** @enum {string} */
+      status: 'CHECKED_IN';
+      /** @description The tickets the terminal returned, as stored */
+      tickets: components['schemas']['TicketView'][];
+    };
+    CheckinBodyDto: {
+      /**
+       * Format: uuid
+       * @description Chosen by the app so that a retry (same id) answers the same outcome instead of checking in twice
+       * @example 2b1f6a8e-3c4d-4e5f-8a9b-0c1d2e3f4a5b
+       */
+      checkin_id?: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -2247,7 +2549,7 @@ export interface operations {
           'text/plain': string;
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2472,7 +2774,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2492,7 +2794,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2503,7 +2805,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2645,7 +2947,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2665,7 +2967,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2676,7 +2978,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -2828,7 +3130,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2848,7 +3150,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -2861,7 +3163,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3065,7 +3367,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3085,7 +3387,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3096,7 +3398,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3253,7 +3555,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3273,7 +3575,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3284,7 +3586,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3483,7 +3785,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3503,7 +3805,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -3516,7 +3818,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3715,7 +4017,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3735,7 +4037,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -3748,7 +4050,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -3906,7 +4208,14 @@ export interface operations {
            *       "data": {
            *         "kind": "terminal",
            *         "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
-           *         "name": "Port A"
+           *         "name": "Port A",
+           *         "permissions": [
+           *           "appointments:read",
+           *           "appointments:write"
+           *         ],
+           *         "user": null,
+           *         "csrf_token": null,
+           *         "mfa_setup_required": false
            *       }
            *     }
            */
@@ -3917,7 +4226,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3949,6 +4258,600 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  SessionsController_signIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Email and password; `totp` when asked for it */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SignInDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "user": {
+           *           "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *           "email": "ana@port-a.example",
+           *           "name": "Ana Souza",
+           *           "role": "planner",
+           *           "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "status": "active",
+           *           "mfa_enabled": false,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_sign_in_at": "2026-11-22T05:02:10.456Z"
+           *         },
+           *         "account": {
+           *           "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "kind": "terminal",
+           *           "name": "Port A",
+           *           "language": "pt-BR",
+           *           "require_mfa": false
+           *         },
+           *         "permissions": [
+           *           "appointments:read",
+           *           "appointments:write",
+           *           "tickets:read",
+           *           "tickets:write"
+           *         ],
+           *         "csrf_token": "Vq0mJ0c3m2m7wQ5l8tq1bX2yYw9S6p4nN3kH1dF0aZc",
+           *         "expires_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SessionView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_CREDENTIALS`: Wrong email or password (or TOTP code), or a deactivated user: the same answer either way; `SSO_REQUIRED`: The password is right but the user's account signs in only through its identity provider (GET /sso/start); `MFA_REQUIRED`: The password is right and the user has two-factor authentication on: send totp (or a recovery code) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_CREDENTIALS' | 'SSO_REQUIRED' | 'MFA_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  SessionsController_signOutEverywhere: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "status": "signed_out"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SignedOutView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  SessionsController_signOut: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "status": "signed_out"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SignedOutView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4076,7 +4979,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4096,7 +4999,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4107,7 +5010,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4352,7 +5255,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4372,7 +5275,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -4385,7 +5288,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4627,7 +5530,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4647,7 +5550,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -4660,7 +5563,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4864,7 +5767,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4884,7 +5787,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4895,7 +5798,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5083,7 +5986,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5103,7 +6006,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5116,7 +6019,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5392,7 +6295,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5412,7 +6315,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5425,7 +6328,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5672,7 +6575,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5692,7 +6595,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5705,7 +6608,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -5902,7 +6805,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5922,7 +6825,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -5935,7 +6838,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6342,7 +7245,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6362,7 +7265,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6373,7 +7276,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6510,7 +7413,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6530,7 +7433,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -6543,7 +7446,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -6790,7 +7693,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6810,7 +7713,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -6823,7 +7726,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7044,7 +7947,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7064,7 +7967,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7077,7 +7980,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7348,7 +8251,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7368,7 +8271,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7379,7 +8282,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7548,7 +8451,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7568,7 +8471,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7579,7 +8482,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7716,7 +8619,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7736,7 +8639,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -7749,7 +8652,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -7996,7 +8899,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8016,7 +8919,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -8029,7 +8932,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -8250,7 +9153,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8270,7 +9173,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -8283,7 +9186,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -8562,7 +9465,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8582,7 +9485,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8593,7 +9496,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -8736,7 +9639,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8756,7 +9659,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8767,7 +9670,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -8921,7 +9824,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8941,7 +9844,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8952,7 +9855,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -9136,7 +10039,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9156,7 +10059,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9167,7 +10070,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -9426,7 +10329,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9446,7 +10349,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -9459,7 +10362,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -9675,7 +10578,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9695,7 +10598,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -9708,7 +10611,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -9901,7 +10804,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9921,7 +10824,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9932,7 +10835,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -10055,7 +10958,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10075,7 +10978,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10086,7 +10989,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -10245,7 +11148,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10265,7 +11168,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10276,7 +11179,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -10418,7 +11321,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10438,7 +11341,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -10451,7 +11354,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -10709,7 +11612,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10729,7 +11632,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10740,7 +11643,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -10876,7 +11779,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10896,7 +11799,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -10909,7 +11812,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -11162,7 +12065,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11182,7 +12085,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11193,7 +12096,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -11329,7 +12232,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11349,7 +12252,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -11362,7 +12265,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -11604,7 +12507,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11624,7 +12527,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -11637,7 +12540,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -11879,7 +12782,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11899,7 +12802,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -11912,7 +12815,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -12089,281 +12992,6 @@ export interface operations {
       };
     };
   };
-  CheckinController_checkIn: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        /** @description The appointment id */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['CheckinBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success */
-      200: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "checkin_id": "9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f",
-           *         "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
-           *         "appointment_ref": "APPT-0001",
-           *         "status": "CHECKED_IN",
-           *         "tickets": [
-           *           {
-           *             "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
-           *             "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
-           *             "appointment_ref": "APPT-0001",
-           *             "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
-           *             "layout_ref": "demo-ticket",
-           *             "content": {
-           *               "gate": "A3",
-           *               "lane": 2
-           *             },
-           *             "created_at": "2026-11-22T04:48:54.123Z",
-           *             "updated_at": "2026-11-22T05:02:10.456Z"
-           *           }
-           *         ]
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @enum {boolean} */
-            success: true;
-            data: components['schemas']['CheckinResultView'];
-          };
-        };
-      };
-      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `MALFORMED_JSON`: The body is not valid JSON */
-      400: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'VALIDATION_ERROR' | 'MALFORMED_JSON';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'UNAUTHORIZED';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `NOT_FOUND`: No such route or resource */
-      404: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'NOT_FOUND';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
-      409: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_STATUS_TRANSITION'
-                | 'CHECKIN_OUTSIDE_WINDOW'
-                | 'CHECKIN_IN_PROGRESS'
-                | 'CHECKIN_REJECTED'
-                | 'IDEMPOTENCY_KEY_IN_USE';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'IDEMPOTENCY_KEY_MISMATCH';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'RATE_LIMITED';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'INTERNAL_ERROR';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `CHECKIN_FAILED`: The terminal server's answer could not be used (for example a ticket with an unknown layout) */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'CHECKIN_FAILED';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `TERMINAL_OFFLINE`: The terminal server is not connected */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'TERMINAL_OFFLINE';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `TERMINAL_TIMEOUT`: The terminal server did not answer within CHECKIN_TIMEOUT_MS */
-      504: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'TERMINAL_TIMEOUT';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-    };
-  };
   DriverAppController_appointments: {
     parameters: {
       query?: never;
@@ -12438,7 +13066,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12612,7 +13240,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12748,7 +13376,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12915,7 +13543,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13041,7 +13669,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13061,7 +13689,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13072,7 +13700,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -13226,7 +13854,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13246,7 +13874,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -13259,7 +13887,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -13459,7 +14087,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13479,7 +14107,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13490,7 +14118,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -13642,7 +14270,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13662,7 +14290,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -13675,7 +14303,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -13882,7 +14510,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -13902,7 +14530,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13913,7 +14541,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -14125,7 +14753,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14145,7 +14773,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -14158,7 +14786,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -14356,7 +14984,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14376,7 +15004,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -14389,7 +15017,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -14593,7 +15221,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14613,7 +15241,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -14626,7 +15254,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -14888,7 +15516,7 @@ export interface operations {
           };
         };
       };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
       401: {
         headers: {
           [name: string]: unknown;
@@ -14908,7 +15536,7 @@ export interface operations {
           };
         };
       };
-      /** @description `FORBIDDEN`: The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book */
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14919,7 +15547,7 @@ export interface operations {
             success: false;
             error: {
               /** @enum {string} */
-              code: 'FORBIDDEN';
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -15000,6 +15628,281 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CheckinController_checkIn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The appointment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['CheckinBodyDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "checkin_id": "9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f",
+           *         "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *         "appointment_ref": "APPT-0001",
+           *         "status": "CHECKED_IN",
+           *         "tickets": [
+           *           {
+           *             "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *             "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *             "appointment_ref": "APPT-0001",
+           *             "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *             "layout_ref": "demo-ticket",
+           *             "content": {
+           *               "gate": "A3",
+           *               "lane": 2
+           *             },
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "updated_at": "2026-11-22T05:02:10.456Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CheckinResultView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `MALFORMED_JSON`: The body is not valid JSON */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR' | 'MALFORMED_JSON';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_STATUS_TRANSITION'
+                | 'CHECKIN_OUTSIDE_WINDOW'
+                | 'CHECKIN_IN_PROGRESS'
+                | 'CHECKIN_REJECTED'
+                | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CHECKIN_FAILED`: The terminal server's answer could not be used (for example a ticket with an unknown layout) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CHECKIN_FAILED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `TERMINAL_OFFLINE`: The terminal server is not connected */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'TERMINAL_OFFLINE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `TERMINAL_TIMEOUT`: The terminal server did not answer within CHECKIN_TIMEOUT_MS */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'TERMINAL_TIMEOUT';
               message: string;
               details?: {
                 [key: string]: unknown;

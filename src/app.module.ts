@@ -30,6 +30,7 @@ import { RedisModule } from './redis/redis.module.js';
 import { TicketsModule } from './modules/tickets/tickets.module.js';
 import { TripsModule } from './modules/trips/trips.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
+import { UsersModule } from './modules/users/users.module.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -58,6 +59,7 @@ export class AppModule {
         AuthModule,
         IdempotencyModule,
         AccountsModule,
+        UsersModule,
         LayoutsModule,
         DriversModule,
         DriverTokensModule,

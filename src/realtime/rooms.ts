@@ -4,3 +4,5 @@ export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
 export const apiKeyRoom = (keyId: string) => `key:${keyId}`;
 /** The driver app sockets of one (driver, partner) feed: its pushes, and what a revocation closes. */
 export const driverRoom = (driverId: string, partnerId: string) => `driver:${driverId}:${partnerId}`;
+/** The sockets a person opened (with one of their own keys, or their session): closed when the user changes. */
+export const userRoom = (userId: string) => `user:${userId}`;

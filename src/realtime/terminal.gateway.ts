@@ -9,11 +9,15 @@ import { Revocations } from '../modules/auth/revocations.js';
 import { CheckinService } from '../modules/checkin/checkin.service.js';
 import { CheckinConfirmDto } from '../modules/checkin/dto/checkin.dto.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
-import { apiKeyRoom, terminalRoom } from './rooms.js';
+import { apiKeyRoom, terminalRoom, userRoom } from './rooms.js';
+import { can, type Permission } from '../modules/auth/permissions.js';
 import { guardConnections } from './socket-auth.js';
 import { answer } from './socket-envelope.js';
 import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
 import { TerminalChannel } from './terminal-channel.js';
+
+/** What a key must allow to serve as a terminal server (docs/users.md#roles). */
+const TERMINAL_SERVER_PERMISSION: Permission = 'appointments:write';
 
 /**
  * `/terminal`: terminal servers connect with `auth: {apiKey}` (a terminal key). They receive
@@ -39,12 +43,16 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       const principal = await this.auth.authenticate(typeof auth.apiKey === 'string' ? auth.apiKey : '');
       if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
       if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to /terminal` };
+      // A terminal server answers check-ins: a user's own key may serve as one only if its user may change appointments.
+      if (!can(principal.ability, TERMINAL_SERVER_PERMISSION))
+        return { code: 'FORBIDDEN', message: `A terminal server's key needs ${TERMINAL_SERVER_PERMISSION}` };
       socket.data.principal = principal;
       return null;
     });
     // A revoked key loses its sockets at once, on every instance (the adapter carries the disconnect).
     this.subscription = this.revocations.revoked$.subscribe((revocation) => {
       if (revocation.kind === 'api-key') namespace.in(apiKeyRoom(revocation.keyId)).disconnectSockets(true);
+      if (revocation.kind === 'user') namespace.in(userRoom(revocation.userId)).disconnectSockets(true);
     });
   }
 
@@ -55,7 +63,11 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   handleConnection(socket: GateSocket<'/terminal'>): void {
     this.metrics.sockets.inc({ namespace: '/terminal' });
     const { principal } = socket.data;
-    void socket.join([terminalRoom(principal.accountId), apiKeyRoom(principal.keyId)]);
+    void socket.join([
+      terminalRoom(principal.accountId),
+      apiKeyRoom(principal.keyId),
+      ...(principal.user ? [userRoom(principal.user.id)] : []),
+    ]);
     // Which terminal's server came and went (the account and the socket, never its key): check-ins need one connected.
     const terminal = { account: principal.accountId, socket: socket.id, address: socket.handshake.address };
     this.logger.info({ terminal }, 'terminal server connected');

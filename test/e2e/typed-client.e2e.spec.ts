@@ -30,7 +30,15 @@ describe('a typed client generated from /docs-json', () => {
     const carrier = client({ 'X-API-Key': carrierAccount.data!.data.api_key! });
     // Who each key is.
     const whoAmI = await terminal.GET('/api/v1/me');
-    expect(whoAmI.data?.data).toEqual({ kind: 'terminal', account_id: terminalAccount.data!.data.id, name: 'Typed Port' });
+    expect(whoAmI.data?.data).toEqual({
+      kind: 'terminal',
+      account_id: terminalAccount.data!.data.id,
+      name: 'Typed Port',
+      permissions: expect.arrayContaining(['appointments:write', 'users:write']),
+      user: null,
+      csrf_token: null,
+      mfa_setup_required: false,
+    });
     expect((await admin.GET('/api/v1/me')).data?.data.account_id).toBeNull();
 
     // Layouts: the carrier's trip card, the terminal's appointment card and ticket.

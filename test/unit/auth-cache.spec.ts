@@ -2,13 +2,14 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { AuthCache, type GrantRef } from '../../src/modules/auth/auth-cache.js';
 import { BoundedCache } from '../../src/modules/auth/bounded-cache.js';
 import type { DriverPrincipal, Principal } from '../../src/modules/auth/principal.js';
+import { keyPrincipal } from '../../src/modules/auth/principals.js';
 import { parseRevocation } from '../../src/modules/auth/revocation-signal.js';
 import { Revocations } from '../../src/modules/auth/revocations.js';
 
 const KEY_ID = '6f1c1e2a-0000-4000-8000-000000000001';
 const ACCOUNT_ID = '6f1c1e2a-0000-4000-8000-000000000002';
 const DRIVER_ID = '6f1c1e2a-0000-4000-8000-000000000003';
-const principal: Principal = { accountId: ACCOUNT_ID, kind: 'terminal', keyId: KEY_ID };
+const principal: Principal = keyPrincipal({ keyId: KEY_ID, accountId: ACCOUNT_ID, kind: 'terminal', user: null, expiresAt: null });
 const grant: GrantRef = { taxId: '12345678901', partnerId: ACCOUNT_ID, generation: 0 };
 const driver: DriverPrincipal = { taxId: grant.taxId, driverId: DRIVER_ID, partnerId: ACCOUNT_ID };
 
@@ -163,6 +164,7 @@ describe('AuthCache', () => {
     await cache.revalidate({
       liveKeyHashes: (hashes) => ((asked.hashes = hashes), Promise.resolve(['other'])),
       liveGrants: (grants) => ((asked.grants = grants), Promise.resolve([])),
+      liveSessionHashes: () => Promise.resolve([]),
     });
     expect(asked).toEqual({ hashes: ['hash', 'other'], grants: [grant] });
     await cache.apiKey('hash', key.lookup);

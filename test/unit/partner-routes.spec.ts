@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { AUTH_KINDS, currentPartner } from '../../src/modules/auth/auth.decorators.js';
+import { AUTH_KINDS, currentPartner, DRIVER_AUTH, IS_PUBLIC, REQUIREMENT } from '../../src/modules/auth/auth.decorators.js';
+import { PERMISSIONS, ROLES } from '../../src/modules/auth/permissions.js';
 
 /**
  * A partner principal is typed with a non-null account: a route may take one (`@CurrentPartner()`) only when its
@@ -15,7 +16,15 @@ const controllerFiles = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
 
 type Handler = (...args: unknown[]) => unknown;
 
-async function routes(): Promise<{ route: string; kinds: string[] | undefined; takesPartner: boolean }[]> {
+interface Route {
+  route: string;
+  kinds: string[] | undefined;
+  takesPartner: boolean;
+  open: boolean;
+  requirement: string | undefined;
+}
+
+async function routes(): Promise<Route[]> {
   const found = [];
   for (const file of controllerFiles) {
     const module = (await import(file)) as Record<string, unknown>;
@@ -25,6 +34,7 @@ async function routes(): Promise<{ route: string; kinds: string[] | undefined; t
       for (const method of Object.getOwnPropertyNames(prototype)) {
         const handler = prototype[method];
         if (method === 'constructor' || Reflect.getMetadata('method', handler) === undefined) continue;
+        const meta = (key: string) => (Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller)) as unknown;
         const args = Object.values(
           (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { factory?: unknown }>,
         );
@@ -32,6 +42,8 @@ async function routes(): Promise<{ route: string; kinds: string[] | undefined; t
           route: `${controller.name}.${method}`,
           kinds: (Reflect.getMetadata(AUTH_KINDS, handler) ?? Reflect.getMetadata(AUTH_KINDS, controller)) as string[] | undefined,
           takesPartner: args.some((arg) => arg.factory === currentPartner),
+          open: Boolean(meta(IS_PUBLIC) || meta(DRIVER_AUTH)),
+          requirement: Reflect.getMetadata(REQUIREMENT, handler) as string | undefined,
         });
       }
     }
@@ -50,5 +62,26 @@ describe('routes that take a partner principal', () => {
     expect(
       partnerRoutes.filter((route) => !route.kinds?.length || route.kinds.some((kind) => kind !== 'terminal' && kind !== 'carrier')),
     ).toEqual([]);
+  });
+});
+
+describe('every route says what it requires (docs/users.md#roles)', () => {
+  it('is public, a driver route, or declares a permission, any caller or a session', async () => {
+    const all = await routes();
+    expect(all.length).toBeGreaterThan(40);
+    const allowed = new Set<string>([...PERMISSIONS, 'any', 'session']);
+    expect(all.filter((route) => !route.open && !allowed.has(route.requirement ?? ''))).toEqual([]);
+  });
+
+  it('asks of a route only what some role of a kind it admits can have', async () => {
+    const held = (kind: string) =>
+      new Set(Object.values(ROLES[kind as keyof typeof ROLES]).flatMap((granted) => granted.map((p) => p.replace(/:write$/, ''))));
+    const unreachable = (await routes()).filter(
+      ({ requirement, kinds }) =>
+        requirement?.includes(':') &&
+        (kinds ?? []).length > 0 &&
+        !kinds!.some((kind) => held(kind).has(requirement.replace(/:(read|write)$/, ''))),
+    );
+    expect(unreachable).toEqual([]);
   });
 });

@@ -10,9 +10,16 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'A field is missing, unknown or malformed; details.errors[].path locates it',
   BATCH_TOO_LARGE: 'More items than MAX_BATCH_SIZE',
   PROTECTED_FIELD: 'An update tried to change a protected field',
-  UNAUTHORIZED: 'X-API-Key (or the driver token) missing, unknown, revoked or expired',
+  UNAUTHORIZED: 'X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired',
   SIGN_IN_CODE_INVALID: 'The sign-in code is wrong, was used already or has expired (counted as a failed authentication)',
-  FORBIDDEN: "The key's account kind cannot use this endpoint, or no capacity rule of the terminal lets this carrier book",
+  INVALID_CREDENTIALS: 'Wrong email or password (or TOTP code), or a deactivated user: the same answer either way',
+  MFA_REQUIRED: 'The password is right and the user has two-factor authentication on: send totp (or a recovery code)',
+  SSO_REQUIRED: "The password is right but the user's account signs in only through its identity provider (GET /sso/start)",
+  FORBIDDEN:
+    "The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book",
+  CSRF_TOKEN_INVALID: 'A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one',
+  MFA_SETUP_REQUIRED:
+    'The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa)',
   NOT_FOUND: 'No such route or resource',
   REFS_NOT_FOUND: 'Some refs do not exist for the calling account',
   APPOINTMENT_NOT_FOUND: 'appointment_ref does not exist for the calling terminal',
@@ -35,6 +42,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   TERMINAL_TIMEOUT: 'The terminal server did not answer within CHECKIN_TIMEOUT_MS',
   WEBHOOK_NOT_FOUND: 'No webhook with this id belongs to the calling account',
   WEBHOOK_URL_NOT_ALLOWED: 'The URL host resolves to a loopback, private or other non-public address, or does not resolve',
+  LAST_OWNER: 'The account would be left without an active owner',
+  INVITATION_EXPIRED: 'The invitation is unknown, was used already or has expired',
   SLOT_CLOSED:
     'A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots',
   SLOT_FULL: 'A slot of a capacity rule would hold more appointments than its capacity; details.slots',
@@ -42,7 +51,15 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
 };
 
 /** Every authenticated route can answer these. */
-export const COMMON_ERRORS: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+export const COMMON_ERRORS: ErrorCode[] = [
+  'UNAUTHORIZED',
+  'CSRF_TOKEN_INVALID',
+  'FORBIDDEN',
+  'MFA_SETUP_REQUIRED',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 /** Every route that reads a JSON body can answer these as well. */
 export const BODY_ERRORS: ErrorCode[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_ERROR'];
 

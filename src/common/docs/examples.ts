@@ -7,6 +7,7 @@ const VALUES = {
   carrierId: 'de6e6927-84a2-496a-8e6e-4e06dbc8e7ee',
   adminId: '0b8f5a52-7f3c-4d0e-9a51-2f7d8c1e6a90',
   apiKeyId: '075ef8a5-598b-4ced-8cdf-de8333bb6649',
+  userId: '3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30',
   apiKey: 'gsk_5gUcsUitpUyGtqq3hvngtNBpJ1lv4s5yogSsLeFKVtE',
   apiKeyPrefix: 'gsk_5gUcsU',
   appointmentId: 'e42a0409-cac9-49c1-b345-87c37d7b7c3d',

@@ -1,7 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  DocumentBuilder,
+  type HeaderObject,
+  type OpenAPIObject,
+  type OperationObject,
+  type ReferenceObject,
+  SwaggerModule,
+} from '@nestjs/swagger';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX,
@@ -12,7 +19,7 @@ import {
   REPLAYED_HEADER,
 } from '../http/idempotency-key.js';
 import { addApiErrors } from './api-responses.js';
-import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME } from './security-schemes.js';
+import { API_KEY_SCHEME, DRIVER_TOKEN_SCHEME, REQUIREMENT_EXTENSION, SESSION_SCHEME } from './security-schemes.js';
 import { GUIDE_CSS, guideUrl, loadGuide } from './guide.js';
 import { contentSecurityPolicy, setPageHeaders } from '../http/security-headers.js';
 
@@ -36,6 +43,18 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
     // Relative: the API is served beside its document, whatever host and port that is.
     .addServer('/', 'This service')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An account API key' }, API_KEY_SCHEME)
+    .addCookieAuth(
+      'gate_session',
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'gate_session',
+        description:
+          'A person signed in (POST /api/v1/sessions): the browser sends the cookie; every change also carries X-CSRF-Token. ' +
+          `[People and permissions](${guideUrl('users')})`,
+      },
+      SESSION_SCHEME,
+    )
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A driver token (POST /api/v1/drivers/{tax_id}/tokens)' },
       DRIVER_TOKEN_SCHEME,
@@ -51,9 +70,28 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
       if (operation && !operation.security) operation.security = [];
     }
   }
+  describeRequirements(document);
   nullableRefs(document.components?.schemas);
   documentIdempotency(document);
   return document;
+}
+
+/** What each operation requires of its caller, said in its description as well as in `x-required-permission`. */
+function describeRequirements(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation: (OperationObject & { [REQUIREMENT_EXTENSION]?: string }) | undefined = item[method];
+      const requirement = operation?.[REQUIREMENT_EXTENSION];
+      if (!operation || !requirement) continue;
+      const words =
+        requirement === 'any'
+          ? 'Any key or signed-in person.'
+          : requirement === 'session'
+            ? 'A person signed in with a session (not a key).'
+            : `Requires \`${requirement}\` ([roles](${guideUrl('users', 'roles')})).`;
+      operation.description = operation.description ? `${operation.description}\n\n${words}` : words;
+    }
+  }
 }
 
 /** Statuses only ever answered before the key is looked at (credentials, reading the body) or about the key itself: never kept. */

@@ -9,7 +9,14 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   // A driver's sign-in code (docs/driver-tokens.md#sign-in-by-code) that is wrong, used already or expired.
   SIGN_IN_CODE_INVALID: 401,
+  // Signing in (docs/users.md#sessions): wrong email or password (or TOTP code), a TOTP code needed, SSO required.
+  INVALID_CREDENTIALS: 401,
+  MFA_REQUIRED: 401,
+  SSO_REQUIRED: 401,
   FORBIDDEN: 403,
+  // A session's write without its CSRF token; a session that must set MFA up before anything else.
+  CSRF_TOKEN_INVALID: 403,
+  MFA_SETUP_REQUIRED: 403,
   NOT_FOUND: 404,
   REFS_NOT_FOUND: 404,
   APPOINTMENT_NOT_FOUND: 404,
@@ -39,6 +46,9 @@ export const ERROR_STATUS = {
   SLOT_CLOSED: 409,
   SLOT_FULL: 409,
   QUOTA_EXCEEDED: 409,
+  // Users (docs/users.md): the last active owner of an account; an invitation unknown, used or expired.
+  LAST_OWNER: 409,
+  INVITATION_EXPIRED: 410,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -24,6 +24,7 @@ export function accessLog(logger: Logger, metrics: RequestObserver): RequestHand
           status: res.statusCode,
           ms: Math.round(seconds * 1000 * 10) / 10,
           accountId: req.principal?.accountId ?? undefined,
+          userId: req.principal?.user?.id,
         },
         'request',
       );

@@ -3,6 +3,7 @@ import { DataSource, IsNull } from 'typeorm';
 import { signalRevocation } from '../auth/revocation-signal.js';
 import { Account, type AccountKind, type GeoFence } from './account.entity.js';
 import { ApiKey } from './api-key.entity.js';
+import { User } from './user.entity.js';
 
 @Injectable()
 export class AccountsRepository {
@@ -33,6 +34,10 @@ export class AccountsRepository {
     const account = await repository.findOneBy({ id });
     if (!account) return null;
     return repository.save(Object.assign(account, changes));
+  }
+
+  findUser(id: string): Promise<User | null> {
+    return this.db.getRepository(User).findOneBy({ id });
   }
 
   listKeys(accountId: string): Promise<ApiKey[]> {

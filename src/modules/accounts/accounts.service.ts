@@ -87,11 +87,18 @@ export class AccountsService {
     return toKeyView(key);
   }
 
-  /** Who a key is: its account (kind and name), or the bootstrap admin key, which has none. */
-  async me(principal: Principal): Promise<MeView> {
-    if (principal.accountId === null) return { kind: principal.kind, account_id: null, name: null };
+  /** Who a caller is: its account (kind and name), or the bootstrap admin key, which has none; its person; its rights. */
+  async me(principal: Principal, csrfToken: string | null): Promise<MeView> {
+    const user = principal.user ? await this.accounts.findUser(principal.user.id) : null;
+    const common = {
+      permissions: [...principal.permissions],
+      user: user && { id: user.id, email: user.email, name: user.name, role: user.role, mfa_enabled: user.mfaEnabled },
+      csrf_token: csrfToken,
+      mfa_setup_required: principal.mfaSetupOnly,
+    };
+    if (principal.accountId === null) return { kind: principal.kind, account_id: null, name: null, ...common };
     const account = await this.mustFind(principal.accountId);
-    return { kind: account.kind, account_id: account.id, name: account.name };
+    return { kind: account.kind, account_id: account.id, name: account.name, ...common };
   }
 
   /** The account of this id, as stored, or null (a booking's carrier, by its key's account id). */

@@ -4,7 +4,7 @@ import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from 
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { CarriesSecret } from '../../common/secrets/carries-secret.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth } from '../auth/auth.decorators.js';
+import { AccessTo, Auth } from '../auth/auth.decorators.js';
 import { AccountsService } from './accounts.service.js';
 import {
   AccountDetailView,
@@ -32,6 +32,7 @@ const API_KEY = { id: EXAMPLE.apiKeyId, prefix: EXAMPLE.apiKeyPrefix, created_at
 @ApiTags('admin')
 @ApiExtraModels(CreateAccountDto, UpdateAccountDto)
 @Auth('admin')
+@AccessTo('accounts')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/admin')
 export class AdminController {

@@ -1,9 +1,11 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { csrfTokenOf, sessionTokenOf } from '../auth/session-token.js';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
+import { Auth, CurrentPrincipal, DuringMfaSetup, Requires } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { AccountsService } from './accounts.service.js';
 import { MeView } from './dto/account.dto.js';
@@ -16,12 +18,25 @@ export class MeController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Get()
+  @Requires('any')
+  @DuringMfaSetup()
   @ApiOperation({
-    summary: 'Who the calling key is: its account kind, id and name (any key; the bootstrap admin key has no account)',
-    description: 'What a client reads to know which routes the key may call, without trying them.',
+    summary: 'Who the caller is: its account kind, id and name, its person, and what it may do (any key, or a signed-in person)',
+    description:
+      'What a client reads to know which routes the caller may call, without trying them: `permissions`. A session also gets ' +
+      'its csrf_token again (a page reloaded). The bootstrap admin key has no account.',
   })
-  @ApiEnvelope(200, MeView, { kind: 'terminal', account_id: EXAMPLE.terminalId, name: 'Port A' })
-  async me(@CurrentPrincipal() principal: Principal): Promise<Envelope<MeView>> {
-    return ok(await this.accounts.me(principal));
+  @ApiEnvelope(200, MeView, {
+    kind: 'terminal',
+    account_id: EXAMPLE.terminalId,
+    name: 'Port A',
+    permissions: ['appointments:read', 'appointments:write'],
+    user: null,
+    csrf_token: null,
+    mfa_setup_required: false,
+  })
+  async me(@Req() request: Request, @CurrentPrincipal() principal: Principal): Promise<Envelope<MeView>> {
+    const cookie = principal.sessionId ? sessionTokenOf(request) : undefined;
+    return ok(await this.accounts.me(principal, cookie ? csrfTokenOf(cookie) : null));
   }
 }

@@ -7,7 +7,7 @@ import { guideUrl } from '../../common/docs/guide.js';
 import type { ErrorCode } from '../../common/errors/error-codes.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import type { QueryList } from '../../common/validation/query-list.pipe.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { CreatedRecordsView, DeletedRecordsView, UpdatedRecordsView } from '../records/dto/record-views.dto.js';
 import { checkUpdates, type CreateItem, createItems, type UpdateItem, updateItems } from '../records/record-input.js';
@@ -34,6 +34,7 @@ const UpdateBody = BatchPipe(updateItems(APPOINTMENTS, UpdateAppointmentItemDto)
 /** A terminal's appointments (interface: Endpoints); the rules live in the records engine (AppointmentsService). */
 @ApiTags('appointments')
 @Auth('terminal')
+@AccessTo('appointments')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(CreateAppointmentItemDto, UpdateAppointmentItemDto)
 @Controller('api/v1/appointments')

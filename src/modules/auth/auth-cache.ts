@@ -25,6 +25,7 @@ export interface SqlRunner {
 /** Checks a batch of cached credentials against the database: which are still live. */
 export interface LivenessCheck {
   liveKeyHashes(hashes: string[]): Promise<string[]>;
+  liveSessionHashes(hashes: string[]): Promise<string[]>;
   liveGrants(grants: GrantRef[]): Promise<GrantRef[]>;
 }
 
@@ -41,6 +42,8 @@ const grantKey = (grant: GrantRef) => `${grant.taxId}:${grant.partnerId}:${grant
 @Injectable()
 export class AuthCache implements OnModuleDestroy {
   private readonly keys = new BoundedCache<Principal>(MAX_ENTRIES);
+  /** Sessions by their token's hash. */
+  private readonly sessions = new BoundedCache<Principal>(MAX_ENTRIES);
   private readonly drivers = new BoundedCache<{ driver: DriverPrincipal; generation: number }>(MAX_ENTRIES);
   private readonly refused = new BoundedCache<true>(MAX_REFUSED, REFUSED_TTL_MS);
   private readonly subscription: Subscription;
@@ -65,6 +68,15 @@ export class AuthCache implements OnModuleDestroy {
     );
   }
 
+  session(hash: string, lookup: (hash: string) => Promise<Principal | null>): Promise<Principal | null> {
+    return this.resolve(
+      `session:${hash}`,
+      () => this.sessions.get(hash),
+      () => lookup(hash),
+      (principal) => this.sessions.set(hash, principal),
+    );
+  }
+
   driver(grant: GrantRef, lookup: () => Promise<DriverPrincipal | null>): Promise<DriverPrincipal | null> {
     const key = grantKey(grant);
     return this.resolve(
@@ -79,7 +91,12 @@ export class AuthCache implements OnModuleDestroy {
   invalidate(revocation: Revocation): void {
     this.epoch++;
     if (revocation.kind === 'api-key') this.keys.deleteWhere((principal) => principal.keyId === revocation.keyId);
-    else if (revocation.kind === 'driver-tokens')
+    else if (revocation.kind === 'session') this.sessions.deleteWhere((principal) => principal.sessionId === revocation.sessionId);
+    else if (revocation.kind === 'user') {
+      const ofUser = (principal: Principal) => principal.user?.id === revocation.userId;
+      this.keys.deleteWhere(ofUser);
+      this.sessions.deleteWhere(ofUser);
+    } else if (revocation.kind === 'driver-tokens')
       this.drivers.deleteWhere(({ driver }) => driver.driverId === revocation.driverId && driver.partnerId === revocation.partnerId);
     else this.clear();
   }
@@ -99,6 +116,7 @@ export class AuthCache implements OnModuleDestroy {
   clear(): void {
     this.epoch++;
     this.keys.clear();
+    this.sessions.clear();
     this.drivers.clear();
     this.refused.clear();
   }
@@ -109,6 +127,7 @@ export class AuthCache implements OnModuleDestroy {
    */
   async revalidate(check: LivenessCheck): Promise<void> {
     const hashes = [...this.keys].map(([hash]) => hash);
+    const sessionHashes = [...this.sessions].map(([hash]) => hash);
     const grants = [...this.drivers].map(([, { driver, generation }]) => ({
       taxId: driver.taxId,
       partnerId: driver.partnerId,
@@ -116,6 +135,8 @@ export class AuthCache implements OnModuleDestroy {
     }));
     const liveHashes = new Set(await check.liveKeyHashes(hashes));
     const liveGrants = new Set((await check.liveGrants(grants)).map(grantKey));
+    const liveSessions = new Set(await check.liveSessionHashes(sessionHashes));
+    for (const hash of sessionHashes) if (!liveSessions.has(hash)) this.sessions.delete(hash);
     for (const hash of hashes) if (!liveHashes.has(hash)) this.keys.delete(hash);
     for (const grant of grants) if (!liveGrants.has(grantKey(grant))) this.drivers.delete(grantKey(grant));
   }

@@ -8,6 +8,7 @@ import { DriverTokenGrants } from './driver-token-grants.js';
 import { DriverTokenGrantsRepository } from './driver-token-grants.repository.js';
 import { DriverTokens } from './driver-tokens.js';
 import { AuthService } from './auth.service.js';
+import { KeyUse } from './key-use.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RevocationsModule } from './revocations.js';
 import { RevocationListener } from './revocation-listener.js';
@@ -27,9 +28,10 @@ import { RevocationListener } from './revocation-listener.js';
     DriverTokenGrantsRepository,
     DriverTokenGrants,
     RateLimiter,
+    KeyUse,
     AuthFailures,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [AuthService, AuthFailures, DriverTokens, DriverTokenGrants],
+  exports: [AuthService, AuthFailures, DriverTokens, DriverTokenGrants, KeyUse],
 })
 export class AuthModule {}

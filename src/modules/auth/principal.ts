@@ -1,3 +1,5 @@
+import type { Ability, Permission, Role } from './permissions.js';
+
 /** The kinds of account a key belongs to; what each may call is decided by the guard (docs/errors.md). */
 export const ACCOUNT_KINDS = ['carrier', 'terminal', 'admin'] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
@@ -5,23 +7,49 @@ export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 /** The kinds of account that own records, layouts, webhooks and feeds: every kind but admin. */
 export type PartnerKind = Exclude<AccountKind, 'admin'>;
 
+/** The person behind a request signed in with a session or made with one of their own keys (docs/users.md). */
+export interface UserIdentity {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+}
+
+/** What every caller with an account (or the bootstrap admin key) carries beside its kind. */
+interface Caller {
+  /**
+   * The credential: the key's id (an account key's or a user's own key's), `bootstrap`, or `session:<id>` for a
+   * signed-in person. Rate limits count per credential.
+   */
+  keyId: string;
+  /** The person, for a session or a user's own key; null for an account key. */
+  user: UserIdentity | null;
+  /** A session's id; null for a key. */
+  sessionId: string | null;
+  /** What the caller may do, expanded (a write's read included) and sorted: `permissions` in answers. */
+  permissions: readonly Permission[];
+  /** The CASL ability of those permissions: what the guard asks. */
+  ability: Ability;
+  /** When the credential stops working (a session's end, a user's key's expiry); null: when revoked. */
+  expiresAt: number | null;
+  /** A session that may only set MFA up (the account requires it and the user has none yet). */
+  mfaSetupOnly: boolean;
+}
+
 /** An admin key: the bootstrap `ADMIN_API_KEY` (no stored account) or a key of a stored admin account. */
-export interface AdminPrincipal {
+export interface AdminPrincipal extends Caller {
   kind: 'admin';
   /** Null for the bootstrap `ADMIN_API_KEY`, which belongs to no stored account. */
   accountId: string | null;
-  /** The key's id, or `bootstrap`; rate limits count per key. */
-  keyId: string;
 }
 
-/** A terminal's or carrier's key: always a stored account, the owner of what the key reads and writes. */
-export interface PartnerPrincipal {
+/** A terminal's or carrier's key or person: always a stored account, the owner of what the caller reads and writes. */
+export interface PartnerPrincipal extends Caller {
   kind: PartnerKind;
   accountId: string;
-  keyId: string;
 }
 
-/** Who is calling: resolved from `X-API-Key` by the guard. `kind` tells which. */
+/** Who is calling: resolved from `X-API-Key` or the session cookie by the guard. `kind` tells which. */
 export type Principal = AdminPrincipal | PartnerPrincipal;
 
 /**

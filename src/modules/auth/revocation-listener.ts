@@ -63,6 +63,7 @@ export class RevocationListener implements OnModuleInit, OnApplicationShutdown {
     };
     const check: LivenessCheck = {
       liveKeyHashes: (hashes) => this.apiKeys.liveKeyHashes(hashes, onClient),
+      liveSessionHashes: (hashes) => this.apiKeys.liveSessionHashes(hashes, onClient),
       liveGrants: (grants) => this.grants.liveGrants(grants, onClient),
     };
     try {

@@ -25,5 +25,7 @@ export function parseRevocation(payload: string | undefined): Revocation | null 
   if (value?.kind === 'api-key' && isUUID(value.keyId)) return { kind: 'api-key', keyId: value.keyId as string };
   if (value?.kind === 'driver-tokens' && isUUID(value.driverId) && isUUID(value.partnerId))
     return { kind: 'driver-tokens', driverId: value.driverId as string, partnerId: value.partnerId as string };
+  if (value?.kind === 'session' && isUUID(value.sessionId)) return { kind: 'session', sessionId: value.sessionId as string };
+  if (value?.kind === 'user' && isUUID(value.userId)) return { kind: 'user', userId: value.userId as string };
   return null;
 }

@@ -1,7 +1,13 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Subject } from 'rxjs';
 
-export type Revocation = { kind: 'api-key'; keyId: string } | { kind: 'driver-tokens'; driverId: string; partnerId: string };
+export type Revocation =
+  | { kind: 'api-key'; keyId: string }
+  | { kind: 'driver-tokens'; driverId: string; partnerId: string }
+  /** A session ended (signed out). */
+  | { kind: 'session'; sessionId: string }
+  /** A user changed (role, deactivation, every session ended): what was resolved for them is forgotten, their sockets closed. */
+  | { kind: 'user'; userId: string };
 
 /**
  * Revoked credentials. Announced by the service that stored the revocation, after commit, and again on every

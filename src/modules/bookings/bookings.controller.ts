@@ -6,7 +6,7 @@ import { guideUrl } from '../../common/docs/guide.js';
 import { BatchPipe, type Batch } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { APPOINTMENT_EXAMPLES } from '../appointments/dto/appointment.dto.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { AVAILABILITY_RULE, SLOTS_EXAMPLE } from '../capacity/capacity.controller.js';
 import { CapacityService } from '../capacity/capacity.service.js';
@@ -48,6 +48,7 @@ const BookingsBody = BatchPipe<CreateItem>(createItems(CreateBookingItemDto));
 
 @ApiTags('bookings')
 @Auth('carrier')
+@AccessTo('bookings')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(CreateBookingItemDto)
 @Controller('api/v1/terminals')
@@ -113,6 +114,7 @@ export class TerminalBookingsController {
 
 @ApiTags('bookings')
 @Auth('carrier')
+@AccessTo('bookings')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(CancelBookingsDto)
 @Controller('api/v1/bookings')

@@ -4,7 +4,7 @@ import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-res
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { CapacityService } from '../capacity/capacity.service.js';
 import { BookableTerminalView } from '../capacity/dto/directory.dto.js';
@@ -29,6 +29,7 @@ const TERMINAL_EXAMPLE = {
 /** The terminals a carrier may book at: where its availability and booking routes lead. */
 @ApiTags('bookings')
 @Auth('carrier')
+@AccessTo('bookings')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/terminals')
 export class TerminalsController {

@@ -5,7 +5,7 @@ import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from 
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import {
   AVAILABILITY_DAYS,
@@ -48,6 +48,7 @@ const REF_PARAM = { name: 'rule_ref', description: '1 to 100 characters (not `av
 
 @ApiTags('capacity')
 @Auth('terminal')
+@AccessTo('capacity')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(PutCapacityRuleDto)
 @Controller('api/v1/capacity')

@@ -5,7 +5,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { type QueryList, QueryListPipe } from '../../common/validation/query-list.pipe.js';
-import { Auth } from '../auth/auth.decorators.js';
+import { AccessTo, Auth } from '../auth/auth.decorators.js';
 import { CapacityService } from './capacity.service.js';
 import { CARRIER_IDS_MAX, CarrierNameView } from './dto/directory.dto.js';
 
@@ -15,6 +15,7 @@ const CARRIER_IDS = new QueryListPipe(CARRIER_IDS_MAX, 36);
 /** Carrier accounts as a terminal names them in bookable_by: their names, by the ids the carriers give it. */
 @ApiTags('capacity')
 @Auth('terminal')
+@AccessTo('capacity')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/carriers')
 export class CarriersController {

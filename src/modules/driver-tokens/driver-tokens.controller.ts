@@ -8,7 +8,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CarriesSecret, NULL_WHEN_REPLAYED } from '../../common/secrets/carries-secret.js';
 import { AuthFailures } from '../auth/auth-failures.js';
-import { Auth, CurrentPartner, Public } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner, Public } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { DriverTokensService } from './driver-tokens.service.js';
 import { CODE_LENGTH, CODE_TTL_MINUTES } from './sign-in-codes.js';
@@ -52,6 +52,7 @@ const CODE_EXAMPLE = { token: EXAMPLE.driverToken, expires_at: '2026-11-22T16:48
 
 @ApiTags('drivers')
 @Auth('carrier', 'terminal')
+@AccessTo('drivers')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/drivers')
 export class DriverTokensController {

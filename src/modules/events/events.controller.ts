@@ -4,7 +4,7 @@ import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-res
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { EventsPageView, EventsQuery } from './dto/event.dto.js';
 import { encodeEventCursor } from './events-cursor.js';
@@ -12,6 +12,7 @@ import { EventsService } from './events.service.js';
 
 @ApiTags('events')
 @Auth('terminal', 'carrier')
+@AccessTo('events')
 @ApiErrors(...COMMON_ERRORS)
 @Controller('api/v1/events')
 export class EventsController {

@@ -15,9 +15,14 @@ import { type SecretAnswer, secretAnswerOf, withoutSecrets, withWithheldNote } f
 import type { KeptAnswer, KeyOfCaller } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 
-/** Whose keys these are: the account (or the bootstrap admin key), or the driver as the partner's token shows it. */
+/**
+ * Whose keys these are: a person's (their session or own keys), the account's (its keys; or the bootstrap admin key),
+ * or the driver's as the partner's token shows it.
+ */
 function callerOf(request: Request): string | null {
-  if (request.principal) return request.principal.accountId ? `account:${request.principal.accountId}` : 'admin:bootstrap';
+  const { principal } = request;
+  if (principal?.user) return `user:${principal.user.id}`;
+  if (principal) return principal.accountId ? `account:${principal.accountId}` : 'admin:bootstrap';
   if (request.driver) return `driver:${request.driver.driverId}:${request.driver.partnerId}`;
   return null;
 }

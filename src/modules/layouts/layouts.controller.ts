@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner, Requires } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
 import { DraftLayoutPipe, type LayoutDraft, PutLayoutPipe, SentLayout } from './layout-input.pipe.js';
@@ -68,6 +68,7 @@ const REF_PARAM = { name: 'layout_ref', description: '1 to 100 characters', exam
 @ApiTags('layouts')
 @ApiExtraModels(PutLayoutDto, LayoutPreviewDto, LayoutDraftPreviewDto)
 @Auth('carrier', 'terminal')
+@AccessTo('layouts')
 @ApiErrors(...COMMON_ERRORS)
 @UseGuards(LayoutSetGuard)
 @Controller('api/v1/layouts')
@@ -125,6 +126,8 @@ export class LayoutsController {
   }
 
   @Post(':set/preview')
+  // A preview saves nothing: whoever reads layouts may draw one.
+  @Requires('layouts:read')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Render an unsaved layout against sample data: what the preview of that layout, once saved, would answer',
@@ -154,6 +157,8 @@ export class LayoutsController {
   }
 
   @Post(':set/:layout_ref/preview')
+  // A preview saves nothing: whoever reads layouts may draw one.
+  @Requires('layouts:read')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Render a layout against sample data, exactly as the driver app will receive it',

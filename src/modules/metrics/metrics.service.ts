@@ -59,6 +59,14 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Password hashes computed (hash: a new password; verify: a sign-in's check, an unknown email's against a dummy). */
+  readonly passwordHashes = new Counter({
+    name: 'gate_password_hashes_total',
+    help: 'Password hashes computed, by operation (hash, verify)',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gate_' });
   }

@@ -5,7 +5,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Batch, BatchPipe } from '../../common/batch/batch.pipe.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import type { QueryList } from '../../common/validation/query-list.pipe.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { REFS_QUERY } from '../records/record-routes.js';
 import {
@@ -27,6 +27,7 @@ const NEW_TICKET = { appointment_ref: 'APPT-0001', layout_ref: 'demo-ticket', co
 
 @ApiTags('tickets')
 @Auth('terminal')
+@AccessTo('tickets')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(CreateTicketDto, UpdateTicketDto)
 @Controller('api/v1/tickets')

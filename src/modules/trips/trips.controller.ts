@@ -6,7 +6,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import type { QueryList } from '../../common/validation/query-list.pipe.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { CreatedRecordsView, DeletedRecordsView, UpdatedRecordsView } from '../records/dto/record-views.dto.js';
 import { checkUpdates, type CreateItem, createItems, type UpdateItem, updateItems } from '../records/record-input.js';
@@ -23,6 +23,7 @@ const UpdateBody = BatchPipe(updateItems(TRIPS, UpdateTripItemDto), checkUpdates
 /** A carrier's trips (interface: Endpoints); the rules live in the records engine (TripsService). */
 @ApiTags('trips')
 @Auth('carrier')
+@AccessTo('trips')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(CreateTripItemDto, UpdateTripItemDto)
 @Controller('api/v1/trips')

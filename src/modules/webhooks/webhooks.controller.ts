@@ -5,7 +5,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CarriesSecret } from '../../common/secrets/carries-secret.js';
-import { Auth, CurrentPartner } from '../auth/auth.decorators.js';
+import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import {
   CreateWebhookDto,
@@ -43,6 +43,7 @@ const ID_PARAM = { name: 'id', description: 'The webhook id', example: WEBHOOK_I
 
 @ApiTags('webhooks')
 @Auth('terminal', 'carrier')
+@AccessTo('webhooks')
 @ApiErrors(...COMMON_ERRORS)
 @ApiExtraModels(CreateWebhookDto, UpdateWebhookDto, ReplayWebhookDto)
 @Controller('api/v1/webhooks')

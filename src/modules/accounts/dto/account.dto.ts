@@ -95,16 +95,42 @@ export class IssuedKeyView {
   api_key: string;
 }
 
-/** GET /api/v1/me: who the calling key is. */
+/** The person behind a session or a user's own key, as GET /api/v1/me answers it. */
+export class MeUserView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'email' }) email: string;
+  @ApiProperty({ type: String, nullable: true }) name: string | null;
+  @ApiProperty({ description: "The user's role (docs/users.md#roles)", example: 'planner' }) role: string;
+  @ApiProperty() mfa_enabled: boolean;
+}
+
+/** GET /api/v1/me: who the caller is, and what it may do. */
 export class MeView {
-  @ApiProperty({ enum: ACCOUNT_KINDS, description: "The key's account kind: what it may call" }) kind: AccountKind;
+  @ApiProperty({ enum: ACCOUNT_KINDS, description: "The caller's account kind: what it may call" }) kind: AccountKind;
   @ApiProperty({
     type: String,
     format: 'uuid',
     nullable: true,
-    description: 'The account the key belongs to; null for the bootstrap ADMIN_API_KEY, which belongs to none',
+    description: 'The account the caller belongs to; null for the bootstrap ADMIN_API_KEY, which belongs to none',
   })
   account_id: string | null;
   @ApiProperty({ type: String, nullable: true, description: "The account's name; null for the bootstrap ADMIN_API_KEY" })
   name: string | null;
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    description:
+      "What the caller may do (`<resource>:read|write`, each write's read included): an account key has its account's owners' rights",
+    example: ['appointments:read', 'appointments:write'],
+  })
+  permissions: string[];
+  @ApiProperty({ type: MeUserView, nullable: true, description: "The person, for a session or a user's own key; null for an account key" })
+  user: MeUserView | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "A session's CSRF token (send it as X-CSRF-Token with every change); null for a key",
+  })
+  csrf_token: string | null;
+  @ApiProperty({ description: 'A session that may only set MFA up (the account requires it)' }) mfa_setup_required: boolean;
 }

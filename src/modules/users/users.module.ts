@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { RevocationsModule } from '../auth/revocations.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { MfaCodes } from './mfa-codes.js';
+import { Passwords } from './passwords.js';
+import { SessionsController } from './sessions.controller.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SessionsService } from './sessions.service.js';
+import { SignInThrottle } from './sign-in-throttle.js';
+
+/** People (docs/users.md): users of an account, signing in and out, MFA, single sign-on, their own keys. */
+@Module({
+  imports: [AuthModule, RevocationsModule, MetricsModule],
+  controllers: [SessionsController],
+  providers: [SessionsRepository, SessionsService, Passwords, MfaCodes, SignInThrottle],
+  exports: [SessionsService, Passwords],
+})
+export class UsersModule {}
