@@ -7,6 +7,7 @@ import { DRIVER_CHECKIN_ERRORS, MAX_CHECKIN_TICKETS } from '../modules/checkin/d
 import type { FeedEventType } from '../modules/feed/driver-feed.js';
 import { DeletedTicketData, FEED_PAGE, StatusChangeData } from '../modules/feed/feed-page.js';
 import { TicketView } from '../modules/tickets/dto/ticket.dto.js';
+import { EVENTS_LIMIT } from '../modules/events/dto/event.dto.js';
 import { type EventSpec, type NamespaceName, SOCKET_EVENTS } from './socket-events.js';
 
 type Schema = Record<string, unknown>;
@@ -188,6 +189,49 @@ const DOCS: NamespaceDocs = {
       },
     },
   },
+  '/panel': {
+    title: 'The web panel, live',
+    description:
+      'Namespace /panel. The panel connects with `auth: {apiKey}`, or with the session cookie and `auth: {csrfToken}` (the csrf_token of ' +
+      'POST /api/v1/sessions), from the service’s own origin only (any other `Origin` is refused). It is pushed each event of the account’s ' +
+      `feed ([${guideUrl('events')}](${guideUrl('events')})) whose resource the caller may read ([roles](${guideUrl('users', 'roles')})); ` +
+      'a revoked key, an ended session or a changed user (role, deactivation) is disconnected.',
+    serverToClient: {
+      event: {
+        operation: ['pushAccountEvent', 'Push an account event to the panel'],
+        message: {
+          title: 'Account event (service → panel)',
+          summary: 'As GET /api/v1/events gives it, with `cursor`: the place after it, for `sync` after a reconnect.',
+          examples: [
+            example('created', 'An appointment was created', {
+              id: EXAMPLE.checkinId,
+              seq: 7,
+              type: 'appointment.created',
+              created_at: EXAMPLE.createdAt,
+              data: { appointment: { id: EXAMPLE.appointmentId, ref: 'APPT-0001', status: 'SCHEDULED' } },
+              cursor: 'WyI3Il0',
+            }),
+          ],
+        },
+      },
+    },
+    clientToServer: {
+      sync: {
+        operation: ['panelSyncs', 'The panel replays what it missed'],
+        message: {
+          title: 'Replay what was missed (panel → service)',
+          summary:
+            'The events after `after` (the last cursor the panel applied), as GET /api/v1/events?after= but only those the caller may read; pushes go on from there.',
+          examples: [example('after', 'Everything after a cursor', { after: 'WyI3Il0' })],
+        },
+        ack: {
+          title: `Missed events, oldest first (at most ${EVENTS_LIMIT.max}; sync again from next_cursor while a page is full)`,
+          examples: [example('page', 'Nothing missed', { success: true, data: { items: [], next_cursor: 'WyI3Il0' } })],
+        },
+        errors: ALWAYS,
+      },
+    },
+  },
 };
 
 const ref = (path: string) => ({ $ref: path });
@@ -325,8 +369,9 @@ export function buildAsyncApi(serverHost: string) {
       version: '1',
       description:
         'Socket.IO (v4) namespaces of the gate service. Terminal servers connect to `/terminal` with `auth: {apiKey}` (a terminal API key); ' +
-        'driver apps connect to `/driver` with `auth: {token}` (a driver token from `POST /api/v1/drivers/{tax_id}/tokens`). ' +
-        'Anything else is refused at connect: the client gets `connect_error` with `data.code` UNAUTHORIZED, FORBIDDEN or SERVICE_UNAVAILABLE, ' +
+        'driver apps connect to `/driver` with `auth: {token}` (a driver token from `POST /api/v1/drivers/{tax_id}/tokens`); the web panel ' +
+        'connects to `/panel` with `auth: {apiKey}` or its session. ' +
+        'Anything else is refused at connect: the client gets `connect_error` with `data.code` UNAUTHORIZED, FORBIDDEN, CSRF_TOKEN_INVALID, MFA_SETUP_REQUIRED or SERVICE_UNAVAILABLE, ' +
         "or RATE_LIMITED with `data.retry_after` (seconds) while the client's address is over its failed authentications " +
         `([${guideUrl('errors', 'failed-authentication')}](${guideUrl('errors', 'failed-authentication')})); ` +
         'the default namespace `/` always refuses.\n\n' +

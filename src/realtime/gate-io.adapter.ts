@@ -42,7 +42,7 @@ export class GateIoAdapter extends IoAdapter {
     }
     server
       .of('/')
-      .use((_socket, next) => next(Object.assign(new Error('Connect to /terminal or /driver'), { data: { code: 'NOT_FOUND' } })));
+      .use((_socket, next) => next(Object.assign(new Error('Connect to /terminal, /driver or /panel'), { data: { code: 'NOT_FOUND' } })));
     return server;
   }
 

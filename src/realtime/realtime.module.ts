@@ -4,6 +4,8 @@ import { RevocationsModule } from '../modules/auth/revocations.js';
 import { CheckinModule } from '../modules/checkin/checkin.module.js';
 import { FeedModule } from '../modules/feed/feed.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
+import { EventsModule } from '../modules/events/events.module.js';
+import { PanelGateway } from './panel.gateway.js';
 import { DriverFeedListener } from './driver-feed.listener.js';
 import { DriverGateway } from './driver.gateway.js';
 import { TerminalChannel } from './terminal-channel.js';
@@ -15,7 +17,7 @@ import { TerminalGateway } from './terminal.gateway.js';
  * modules, never the other way round.
  */
 @Module({
-  imports: [CheckinModule.withTerminalLink(TerminalChannel), AuthModule, RevocationsModule, FeedModule, MetricsModule],
-  providers: [DriverFeedListener, TerminalGateway, DriverGateway],
+  imports: [CheckinModule.withTerminalLink(TerminalChannel), AuthModule, RevocationsModule, FeedModule, MetricsModule, EventsModule],
+  providers: [DriverFeedListener, TerminalGateway, DriverGateway, PanelGateway],
 })
 export class RealtimeModule {}

@@ -6,3 +6,5 @@ export const apiKeyRoom = (keyId: string) => `key:${keyId}`;
 export const driverRoom = (driverId: string, partnerId: string) => `driver:${driverId}:${partnerId}`;
 /** The sockets a person opened (with one of their own keys, or their session): closed when the user changes. */
 export const userRoom = (userId: string) => `user:${userId}`;
+/** The sockets of one signed-in session: closed when it ends. */
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;

@@ -2,7 +2,7 @@ import type { AuthFailures } from '../modules/auth/auth-failures.js';
 import type { GateNamespace, GateSocket, NamespaceName } from './socket-events.js';
 
 export interface Refusal {
-  code: 'UNAUTHORIZED' | 'FORBIDDEN';
+  code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'CSRF_TOKEN_INVALID' | 'MFA_SETUP_REQUIRED';
   message: string;
   /** A credential the service handed out that is no longer good (an expired token): not counted as a failure. */
   stale?: boolean;

@@ -13,7 +13,8 @@ import {
 } from '../modules/checkin/dto/checkin.dto.js';
 import { FeedEventView, FeedPageView, FeedReplayDto } from '../modules/feed/feed-page.js';
 import { type AckEnvelope, refusal } from './socket-envelope.js';
-import type { DriverClientToServer, DriverServerToClient } from './socket-types.js';
+import type { DriverClientToServer, DriverServerToClient, PanelClientToServer, PanelServerToClient } from './socket-types.js';
+import { EventsPageView, PanelEventView, PanelSyncDto } from '../modules/events/dto/event.dto.js';
 
 /** One event: the class of its payload and, when the receiver answers through the acknowledgement, of the answer. */
 export interface EventSpec {
@@ -51,6 +52,14 @@ export const SOCKET_EVENTS = {
       sync: { payload: FeedReplayDto, ack: FeedPageView, payloadOptional: true },
     },
   },
+  '/panel': {
+    serverToClient: {
+      event: { payload: PanelEventView },
+    },
+    clientToServer: {
+      sync: { payload: PanelSyncDto, ack: EventsPageView, payloadOptional: true },
+    },
+  },
 } as const satisfies Record<string, NamespaceSpec>;
 
 export type NamespaceName = keyof typeof SOCKET_EVENTS;
@@ -86,18 +95,22 @@ type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Same<A, B> = Mutual<A, B> extends true ? Mutual<Strict<A>, Strict<B>> : false;
 
 /**
- * The driver app compiles against the plain types of socket-types.ts: this fails to compile as soon as the
- * /driver map above (its classes) and those types part ways.
+ * The driver app and the panel compile against the plain types of socket-types.ts: this fails to compile as soon as
+ * the /driver or /panel map above (its classes) and those types part ways.
  */
-void ([true, true] satisfies [
+void ([true, true, true, true] satisfies [
   Same<ServerToClientEvents<'/driver'>, DriverServerToClient>,
   Same<ClientToServerEvents<'/driver'>, DriverClientToServer>,
+  Same<ServerToClientEvents<'/panel'>, PanelServerToClient>,
+  Same<ClientToServerEvents<'/panel'>, PanelClientToServer>,
 ]);
 
 /** What a socket carries once admitted: the credential it connected with. */
 interface SocketData {
   '/terminal': { principal: PartnerPrincipal };
   '/driver': { driver: DriverPrincipal };
+  /** The panel's caller, and the cursor after the last event pushed to it. */
+  '/panel': { principal: PartnerPrincipal; cursor: string | null };
 }
 
 export type GateNamespace<N extends NamespaceName> = Namespace<

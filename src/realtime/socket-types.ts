@@ -5,6 +5,8 @@
  * document) is not exactly this one.
  *
  *     const socket: Socket<DriverServerToClient, DriverClientToServer> = io('/driver', { auth: { token } });
+ *
+ * The /panel namespace likewise (the web panel).
  */
 
 /** Every acknowledgement: the HTTP envelope, so both transports answer alike. */
@@ -68,4 +70,39 @@ export interface DriverServerToClient {
 export interface DriverClientToServer {
   'checkin:request': (request: DriverCheckinRequest, answer: (ack: AckEnvelope<CheckinResult>) => void) => void;
   sync: (replay: DriverFeedReplay, answer: (ack: AckEnvelope<DriverFeedPage>) => void) => void;
+}
+
+/** One event of an account's feed, as GET /api/v1/events gives it. */
+export interface AccountFeedEvent {
+  id: string;
+  seq: number;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** An event pushed on /panel, with the cursor after it. */
+export interface PanelEvent extends AccountFeedEvent {
+  cursor: string;
+}
+
+/** The payload of `sync` on /panel: the cursor of the last event applied. */
+export interface PanelSync {
+  after?: string;
+}
+
+/** The answer of `sync` on /panel: what came after, a page at a time (as GET /api/v1/events). */
+export interface PanelEventsPage {
+  items: AccountFeedEvent[];
+  next_cursor: string | null;
+}
+
+/** What the service emits on /panel. */
+export interface PanelServerToClient {
+  event: (event: PanelEvent) => void;
+}
+
+/** What the panel sends on /panel. */
+export interface PanelClientToServer {
+  sync: (replay: PanelSync, answer: (ack: AckEnvelope<PanelEventsPage>) => void) => void;
 }

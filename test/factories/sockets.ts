@@ -8,8 +8,13 @@ export interface PushedEvent {
 }
 
 /** Resolves once connected; rejects with the server's connect_error. */
-export function connect(url: string, namespace: '/terminal' | '/driver' | '/', auth: Record<string, string>): Promise<Socket> {
-  const socket = io(`${url}${namespace}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
+export function connect(
+  url: string,
+  namespace: '/terminal' | '/driver' | '/panel' | '/',
+  auth: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Socket> {
+  const socket = io(`${url}${namespace}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true, extraHeaders: headers });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', (error) => {

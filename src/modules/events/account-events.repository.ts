@@ -110,6 +110,16 @@ export class AccountEventsRepository {
     return rows.map(toView);
   }
 
+  /** The seq of the account's last event below the horizon (where a reader that wants only what comes next starts); null: none. */
+  async lastSeq(accountId: string): Promise<string | null> {
+    const horizon = await this.horizon();
+    const rows: { seq: string }[] = await this.db.query(
+      `SELECT seq FROM account_events WHERE account_id = $1 AND tx < $2::bigint ORDER BY tx DESC, seq DESC LIMIT 1`,
+      [accountId, horizon],
+    );
+    return rows[0]?.seq ?? null;
+  }
+
   /** Deletes up to `limit` events older than `days` days; answers how many. */
   async purgeOlderThan(days: number, limit: number): Promise<number> {
     const [{ purged }]: { purged: number }[] = await this.db.query(

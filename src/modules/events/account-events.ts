@@ -1,3 +1,4 @@
+import type { Resource } from '../auth/permissions.js';
 /** The types of an account's events (docs/events.md). */
 export const ACCOUNT_EVENT_TYPES = [
   'trip.created',
@@ -63,3 +64,21 @@ export interface EventCursor {
   seq: string;
   tx?: string;
 }
+
+/**
+ * The resource an event is about, as permissions name them (docs/users.md#roles): a person sees on the live panel
+ * only the events of what their role may read. A check-in is of a trip or of an appointment, as its data says.
+ */
+export function eventResource(event: Pick<AccountEventView, 'type' | 'data'>): Resource {
+  const family = event.type.slice(0, event.type.indexOf('.'));
+  if (family === 'checkin') return event.data.trip ? 'trips' : 'appointments';
+  return EVENT_RESOURCES[family as keyof typeof EVENT_RESOURCES];
+}
+
+const EVENT_RESOURCES = {
+  trip: 'trips',
+  appointment: 'appointments',
+  ticket: 'tickets',
+  webhook: 'webhooks',
+  booking: 'bookings',
+} as const satisfies Record<string, Resource>;

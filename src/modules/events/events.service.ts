@@ -53,12 +53,26 @@ export class EventsService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** GET /api/v1/events: the caller's events after `after`, in feed order. */
-  async page(principal: PartnerPrincipal, query: EventsQuery): Promise<EventsPage> {
-    const after = query.after === undefined ? null : decodeEventCursor(query.after);
-    const limit = query.limit === undefined ? EVENTS_LIMIT.default : Number(query.limit);
-    const items = await this.events.page(principal.accountId, after, limit);
+  page(principal: PartnerPrincipal, query: EventsQuery): Promise<EventsPage> {
+    return this.pageOf(principal.accountId, query.after, query.limit === undefined ? EVENTS_LIMIT.default : Number(query.limit));
+  }
+
+  /** An account's events after the cursor `after` (from the oldest kept without one), in feed order. */
+  async pageOf(accountId: string, after: string | undefined, limit: number): Promise<EventsPage> {
+    const items = await this.events.page(accountId, after === undefined ? null : decodeEventCursor(after), limit);
     const last = items.at(-1);
-    return { items, next_cursor: last ? encodeEventCursor(String(last.seq)) : (query.after ?? null) };
+    return { items, next_cursor: last ? encodeEventCursor(String(last.seq)) : (after ?? null) };
+  }
+
+  /** The cursor after this event: where a reader that has it goes on. */
+  cursorAfter(event: Pick<AccountEventView, 'seq'>): string {
+    return encodeEventCursor(String(event.seq));
+  }
+
+  /** The cursor after the account's last event now: a reader that wants only what comes next starts there (null: from the start). */
+  async endOf(accountId: string): Promise<string | null> {
+    const seq = await this.events.lastSeq(accountId);
+    return seq === null ? null : encodeEventCursor(seq);
   }
 
   /** The feed's horizon now (docs/events.md#the-horizon): where a new reader (a webhook) starts. */

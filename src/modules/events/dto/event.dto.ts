@@ -48,3 +48,17 @@ export class EventsPageView {
   })
   next_cursor: string | null;
 }
+
+/** An event pushed on the /panel socket: the feed's event and the cursor after it (`sync` from there after a reconnect). */
+export class PanelEventView extends EventView {
+  @ApiProperty({ description: 'The place after this event: pass it as `after` to `sync` after a reconnect' }) cursor: string;
+}
+
+/** The payload of `sync` on /panel: the last cursor the panel has (absent: from now on). */
+export class PanelSyncDto {
+  @ApiPropertyOptional({ description: 'The cursor of the last event the panel applied, as it was given; absent: from now on' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  after?: string;
+}
