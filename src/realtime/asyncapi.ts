@@ -150,6 +150,15 @@ const DOCS: NamespaceDocs = {
           ],
         },
       },
+      'layout.changed': {
+        operation: ['pushLayoutChanged', 'Tell the driver app a layout it draws was replaced'],
+        message: {
+          title: 'A layout changed (service → driver app)',
+          summary:
+            'A layout that one of the driver’s live records, or one of their tickets, is drawn with was saved again: fetch the records or tickets again (GET /api/v1/driver/appointments, /trips, /tickets) to draw it as it is now. Not part of the feed: no seq, not replayed.',
+          examples: [example('ticket', 'The ticket layout was edited in the panel', { set: 'ticket', layout_ref: 'demo-ticket' })],
+        },
+      },
     },
     clientToServer: {
       'checkin:request': {

@@ -12,6 +12,7 @@ import { DriverFeed } from '../modules/feed/driver-feed.js';
 import { FeedReplayDto, replay } from '../modules/feed/feed-page.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { DriverFeedListener } from './driver-feed.listener.js';
+import { LayoutChangesListener } from './layout-changes.listener.js';
 import { driverRoom } from './rooms.js';
 import { guardConnections } from './socket-auth.js';
 import { answer } from './socket-envelope.js';
@@ -19,7 +20,7 @@ import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent 
 
 /**
  * `/driver`: driver apps connect with `auth: {token}` (a driver token) and join their feed's room. They
- * receive `event` (the feed, by seq), and send `checkin:request` and `sync`.
+ * receive `event` (the feed, by seq) and `layout.changed`, and send `checkin:request` and `sync`.
  */
 @WebSocketGateway({ namespace: '/driver' satisfies NamespaceName })
 export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleDestroy {
@@ -31,6 +32,7 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     private readonly checkins: CheckinService,
     private readonly feed: DriverFeed,
     private readonly listener: DriverFeedListener,
+    private readonly layoutChanges: LayoutChangesListener,
     private readonly metrics: MetricsService,
     private readonly revocations: Revocations,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -46,6 +48,7 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
       return null;
     });
     this.listener.attach(namespace);
+    this.layoutChanges.attach(namespace);
     this.subscription = this.revocations.revoked$.subscribe((revocation) => {
       if (revocation.kind === 'driver-tokens') namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
     });

@@ -6,6 +6,8 @@ import { FeedModule } from '../modules/feed/feed.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { EventsModule } from '../modules/events/events.module.js';
 import { PanelGateway } from './panel.gateway.js';
+import { LayoutChangesListener } from './layout-changes.listener.js';
+import { LayoutsModule } from '../modules/layouts/layouts.module.js';
 import { DriverFeedListener } from './driver-feed.listener.js';
 import { DriverGateway } from './driver.gateway.js';
 import { TerminalChannel } from './terminal-channel.js';
@@ -17,7 +19,15 @@ import { TerminalGateway } from './terminal.gateway.js';
  * modules, never the other way round.
  */
 @Module({
-  imports: [CheckinModule.withTerminalLink(TerminalChannel), AuthModule, RevocationsModule, FeedModule, MetricsModule, EventsModule],
-  providers: [DriverFeedListener, TerminalGateway, DriverGateway, PanelGateway],
+  imports: [
+    CheckinModule.withTerminalLink(TerminalChannel),
+    AuthModule,
+    RevocationsModule,
+    FeedModule,
+    MetricsModule,
+    EventsModule,
+    LayoutsModule,
+  ],
+  providers: [DriverFeedListener, LayoutChangesListener, TerminalGateway, DriverGateway, PanelGateway],
 })
 export class RealtimeModule {}

@@ -15,6 +15,7 @@ import { FeedEventView, FeedPageView, FeedReplayDto } from '../modules/feed/feed
 import { type AckEnvelope, refusal } from './socket-envelope.js';
 import type { DriverClientToServer, DriverServerToClient, PanelClientToServer, PanelServerToClient } from './socket-types.js';
 import { EventsPageView, PanelEventView, PanelSyncDto } from '../modules/events/dto/event.dto.js';
+import { LayoutChangedView } from '../modules/layouts/dto/layout.dto.js';
 
 /** One event: the class of its payload and, when the receiver answers through the acknowledgement, of the answer. */
 export interface EventSpec {
@@ -46,6 +47,7 @@ export const SOCKET_EVENTS = {
   '/driver': {
     serverToClient: {
       event: { payload: FeedEventView },
+      'layout.changed': { payload: LayoutChangedView },
     },
     clientToServer: {
       'checkin:request': { payload: CheckinRequestDto, ack: CheckinResultView },

@@ -61,9 +61,16 @@ export interface CheckinResult {
   tickets: CheckinTicket[];
 }
 
+/** `layout.changed`: a layout the driver's records or tickets are drawn with was replaced; fetch them again. */
+export interface LayoutChanged {
+  set: 'trip' | 'appointment' | 'ticket';
+  layout_ref: string;
+}
+
 /** What the service emits on /driver. */
 export interface DriverServerToClient {
   event: (event: DriverFeedEvent) => void;
+  'layout.changed': (change: LayoutChanged) => void;
 }
 
 /** What a driver app sends on /driver; each is answered through the acknowledgement. */

@@ -47,12 +47,23 @@ describe('AsyncAPI document of the real-time channel', () => {
     expect(channels['/terminal']).toEqual(
       expect.arrayContaining(['checkin:request', 'checkin:request ack', 'checkin:confirm', 'checkin:confirm ack']),
     );
-    expect(channels['/driver']).toEqual(expect.arrayContaining(['event', 'checkin:request', 'checkin:request ack', 'sync', 'sync ack']));
+    expect(channels['/driver']).toEqual(
+      expect.arrayContaining(['event', 'layout.changed', 'checkin:request', 'checkin:request ack', 'sync', 'sync ack']),
+    );
     expect(channels['/panel']).toEqual(expect.arrayContaining(['event', 'sync', 'sync ack']));
     const operations = document!.operations().all();
     expect(operations.filter((operation) => operation.reply()).length).toBe(5);
     expect(operations.map((operation) => operation.id()).sort()).toEqual(
-      ['askTerminal', 'driverChecksIn', 'driverSyncs', 'pushFeedEvent', 'terminalConfirms', 'pushAccountEvent', 'panelSyncs'].sort(),
+      [
+        'askTerminal',
+        'driverChecksIn',
+        'driverSyncs',
+        'pushFeedEvent',
+        'terminalConfirms',
+        'pushAccountEvent',
+        'panelSyncs',
+        'pushLayoutChanged',
+      ].sort(),
     );
 
     const codes = res.body.components.schemas.AckError.properties.error.properties.code.enum;
@@ -117,7 +128,7 @@ describe('AsyncAPI document of the real-time channel', () => {
     formatsModule.default(ajv);
     const problems: string[] = [];
     const messages = document!.allMessages().all();
-    expect(messages.length).toBe(12);
+    expect(messages.length).toBe(13);
     for (const message of messages) {
       const examples = message.examples().all();
       if (examples.length === 0) problems.push(`${message.id()}: no example`);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Subject } from 'rxjs';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import type { PartnerPrincipal, Principal } from '../auth/principal.js';
@@ -22,8 +23,18 @@ function toView(layout: Layout): LayoutView {
   };
 }
 
+/** A saved layout replaced: driver apps that draw it redraw (`layout.changed` on /driver). */
+export interface LayoutChange {
+  ownerId: string;
+  set: LayoutSet;
+  ref: string;
+}
+
 @Injectable()
 export class LayoutsService {
+  /** Layouts replaced by this instance, once saved. */
+  readonly changed$ = new Subject<LayoutChange>();
+
   constructor(
     private readonly layouts: LayoutsRepository,
     private readonly usage: LayoutUsage,
@@ -39,6 +50,7 @@ export class LayoutsService {
   ): Promise<{ layout: LayoutView; created: boolean }> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const { layout, created } = await this.layouts.upsert(ownerId, set, ref, body.name ?? null, body.definition);
+    if (!created) this.changed$.next({ ownerId, set, ref });
     return { layout: toView(layout), created };
   }
 

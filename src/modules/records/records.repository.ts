@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { LayoutReader } from '../layouts/layout-usage.js';
 import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
 import type { ViewSql } from './record-view.js';
 import { MAX_TOLERANCE } from '../../common/validation/validators.js';
@@ -336,6 +337,18 @@ export abstract class RecordsRepository {
   private ownerOrPartner(account: string): string {
     const { ownerColumn, partner } = this.def;
     return partner ? `(r.${ownerColumn} = ${account} OR r.${partner.column} = ${account})` : `r.${ownerColumn} = ${account}`;
+  }
+
+  /** The feeds (driver, and owner or partner) of the owner's live records that use this layout. */
+  readersOf(ownerId: string, layoutRef: string): Promise<LayoutReader[]> {
+    const { table, ownerColumn, liveStatuses, partner } = this.def;
+    const partnerColumn = partner ? `r.${partner.column}` : 'NULL::uuid';
+    return this.db.query(
+      `SELECT DISTINCT r.driver_id AS "driverId", p.id AS "partnerId"
+         FROM ${table} r CROSS JOIN LATERAL (VALUES (r.${ownerColumn}), (${partnerColumn})) p(id)
+        WHERE r.${ownerColumn} = $1 AND r.layout_ref = $2 AND r.status = ANY($3::text[]) AND p.id IS NOT NULL`,
+      [ownerId, layoutRef, liveStatuses],
+    );
   }
 
   /** Whether a live (not deleted) record of the owner uses this layout. */

@@ -113,6 +113,8 @@ export abstract class RecordsService {
     }
     // Deleting a layout that a live record uses is refused (LAYOUT_IN_USE).
     deps.usage.register(this.def.layoutSet, this.def.table, (manager, ownerId, ref) => records.usesLayout(manager, ownerId, ref));
+    // Driver apps draw live records with their layouts: a changed layout is pushed to them (layout.changed).
+    deps.usage.registerReaders(this.def.layoutSet, (ownerId, ref) => records.readersOf(ownerId, ref));
   }
 
   /**

@@ -4,6 +4,7 @@ import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { EventSource } from '../events/account-events.js';
 import { ticketViewSql } from './ticket-sql.js';
 import type { LogEntry } from '../records/transitions.js';
+import type { LayoutReader } from '../layouts/layout-usage.js';
 
 /** A ticket row joined with its appointment's ref and driver. */
 export interface TicketRow {
@@ -150,6 +151,17 @@ export class TicketsRepository {
   }
 
   /** Whether a ticket of a live appointment uses this layout. */
+  /** The feeds (driver, and terminal or booking carrier) of live appointments with a ticket of this layout. */
+  readersOf(terminalId: string, layoutRef: string): Promise<LayoutReader[]> {
+    return this.db.query(
+      `SELECT DISTINCT a.driver_id AS "driverId", p.id AS "partnerId"
+         FROM tickets t JOIN appointments a ON a.id = t.appointment_id
+              CROSS JOIN LATERAL (VALUES (a.${APPOINTMENTS.ownerColumn}), (a.${APPOINTMENTS.partner!.column})) p(id)
+        WHERE t.terminal_id = $1 AND t.layout_ref = $2 AND a.status = ANY($3::text[]) AND p.id IS NOT NULL`,
+      [terminalId, layoutRef, APPOINTMENTS.liveStatuses],
+    );
+  }
+
   async usesLayout(manager: EntityManager, terminalId: string, layoutRef: string): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `SELECT 1 FROM tickets t JOIN appointments a ON a.id = t.appointment_id

@@ -88,6 +88,7 @@ export class TicketsService {
   ) {
     // Ticket layouts in use by tickets of live appointments cannot be deleted.
     usage.register('ticket', 'tickets', (manager, terminalId, ref) => this.tickets.usesLayout(manager, terminalId, ref));
+    usage.registerReaders('ticket', (terminalId, ref) => this.tickets.readersOf(terminalId, ref));
   }
 
   async create(principal: PartnerPrincipal, { items }: Batch<CreateTicketDto>): Promise<{ created_ids: string[]; status: 'created' }> {

@@ -301,6 +301,8 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
       if (error.data?.code === 'UNAUTHORIZED') return onExpired();
       setConnection(navigator.onLine ? 'connecting' : 'offline');
     });
+    // A layout of the driver's records or tickets was edited: draw them again as they are now.
+    socket.on('layout.changed', () => void reload());
     socket.on('event', (event) => {
       // Tickets come rendered from the listing: fetch them as soon as the push says they changed.
       if (applyEvents([event])) void reload();

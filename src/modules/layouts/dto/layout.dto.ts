@@ -106,3 +106,9 @@ export class LayoutDraftPreviewDto {
   @Length(1, REF_MAX)
   layout_ref?: string;
 }
+
+/** `layout.changed` on /driver: a layout the driver's records (or their tickets) are drawn with was replaced. */
+export class LayoutChangedView {
+  @ApiProperty({ enum: LAYOUT_SETS }) set: LayoutSet;
+  @ApiProperty({ example: 'demo-ticket' }) layout_ref: string;
+}
