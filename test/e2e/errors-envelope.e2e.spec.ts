@@ -54,15 +54,18 @@ describe('the error envelope and the transport-level codes', () => {
     ]);
   });
 
-  it('echoes a sane X-Request-Id and makes one otherwise; access logs carry it', async () => {
+  it('echoes a sane X-Request-Id and makes one otherwise; access logs carry it, successful reads at debug level', async () => {
     const given = await t.http.get('/health/live').set('X-Request-Id', 'trace-123.abc');
     expect(given.headers['x-request-id']).toBe('trace-123.abc');
     const made = await t.http.get('/health/live');
     expect(made.headers['x-request-id']).toMatch(UUID);
     const insane = await t.http.get('/health/live').set('X-Request-Id', 'has spaces and is far too long'.repeat(10));
     expect(insane.headers['x-request-id']).toMatch(UUID);
-    const line = t.logs.find((l) => l.requestId === 'trace-123.abc');
-    expect(line).toMatchObject({ msg: 'request', method: 'GET', url: '/health/live', status: 200, level: 30 });
+    // A read that succeeded is logged at debug level only (the test app logs from info up); a failure at info.
+    expect(t.logs.find((l) => l.requestId === 'trace-123.abc')).toBeUndefined();
+    await t.http.get('/api/v1/me').set('X-Request-Id', 'trace-401');
+    const line = t.logs.find((l) => l.requestId === 'trace-401');
+    expect(line).toMatchObject({ msg: 'request', method: 'GET', url: '/api/v1/me', status: 401, level: 30 });
   });
 
   it('serves health and metrics without a key', async () => {

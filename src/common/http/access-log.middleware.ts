@@ -6,7 +6,11 @@ export interface RequestObserver {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
 }
 
-/** One JSON log line and one metrics sample per request, written when the response is finished. */
+/**
+ * One JSON log line and one metrics sample per request, written when the response is finished. A read that
+ * succeeded (GET or HEAD below 400: the panel's pages, a partner's polling) is logged at debug level, so the log at
+ * info says what changed and what failed; every request is still counted in the metrics.
+ */
 export function accessLog(logger: Logger, metrics: RequestObserver): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
@@ -16,7 +20,8 @@ export function accessLog(logger: Logger, metrics: RequestObserver): RequestHand
       const declared = (req.route as { path?: string } | undefined)?.path;
       const route = declared ? `${req.baseUrl}${declared}` : 'unmatched';
       metrics.observeRequest(req.method, route, res.statusCode, seconds);
-      logger.info(
+      const quiet = (req.method === 'GET' || req.method === 'HEAD') && res.statusCode < 400;
+      logger[quiet ? 'debug' : 'info'](
         {
           requestId: req.requestId,
           method: req.method,
