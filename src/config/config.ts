@@ -36,6 +36,8 @@ export interface AppConfig {
   rateLimitPerMin: number;
   /** Failed authentications an address may make in a minute before it is refused until the minute ends; 0: off. */
   authFailuresPerMin: number;
+  /** Failed sign-in code exchanges of all addresses together in a minute before every exchange is refused; 0: off. */
+  driverCodeFailuresPerMin: number;
   /** Which proxies in front of the service are believed about the client's address (`X-Forwarded-For`). */
   trustProxy: TrustProxy;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),
     authFailuresPerMin: int(env, 'AUTH_FAILURES_PER_MIN', 60, 0, 10_000_000),
+    driverCodeFailuresPerMin: int(env, 'DRIVER_CODE_FAILURES_PER_MIN', 600, 0, 10_000_000),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     metricsToken: secret(env, 'METRICS_TOKEN', 16),
     logLevel,
