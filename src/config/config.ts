@@ -53,8 +53,12 @@ export type CorsOrigins = '*' | string[] | null;
 /** `true` every proxy, `false` none, a number of hops, or the proxies' addresses, subnets and named ranges. */
 export type TrustProxy = boolean | number | string[];
 
-/** Loopback and private networks: a proxy beside the service (Docker, Kubernetes, a local nginx), never a public client. */
-export const DEFAULT_TRUST_PROXY = ['loopback', 'linklocal', 'uniquelocal'];
+/**
+ * Loopback only: a proxy on the same machine. Not private networks: behind Docker's published ports or a balancer
+ * that rewrites source addresses, every client reaches the service from a private address and could name itself
+ * in `X-Forwarded-For`. Proxies elsewhere are named in TRUST_PROXY.
+ */
+export const DEFAULT_TRUST_PROXY = ['loopback'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

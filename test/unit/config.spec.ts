@@ -25,7 +25,7 @@ describe('configuration', () => {
       webhookAllowPrivate: false,
       authFailuresPerMin: 60,
       driverCodeFailuresPerMin: 600,
-      trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
+      trustProxy: ['loopback'],
       metricsToken: null,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
