@@ -12929,7 +12929,7 @@ export interface operations {
           };
         };
       };
-      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host resolves to a loopback, private or other non-public address, or does not resolve */
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host is or resolves to a private (loopback, private or other non-public) address, or does not resolve; details.reason says which */
       400: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -13587,7 +13587,7 @@ export interface operations {
           };
         };
       };
-      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host resolves to a loopback, private or other non-public address, or does not resolve */
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host is or resolves to a private (loopback, private or other non-public) address, or does not resolve; details.reason says which */
       400: {
         headers: {
           [name: string]: unknown;

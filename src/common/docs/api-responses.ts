@@ -34,7 +34,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   TERMINAL_OFFLINE: 'The terminal server is not connected',
   TERMINAL_TIMEOUT: 'The terminal server did not answer within CHECKIN_TIMEOUT_MS',
   WEBHOOK_NOT_FOUND: 'No webhook with this id belongs to the calling account',
-  WEBHOOK_URL_NOT_ALLOWED: 'The URL host resolves to a loopback, private or other non-public address, or does not resolve',
+  WEBHOOK_URL_NOT_ALLOWED:
+    'The URL host is or resolves to a private (loopback, private or other non-public) address, or does not resolve; details.reason says which',
   SLOT_CLOSED:
     'A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots',
   SLOT_FULL: 'A slot of a capacity rule would hold more appointments than its capacity; details.slots',
