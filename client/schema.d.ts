@@ -511,7 +511,7 @@ export interface paths {
     put?: never;
     /**
      * Book slots: each item becomes the terminal's appointment, SCHEDULED, booked by you; one object or an array, all or nothing
-     * @description The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED, SLOT_FULL, QUOTA_EXCEEDED: [capacity](/guide/capacity.md).
+     * @description The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED (a slot closed, or one that has ended), SLOT_FULL, QUOTA_EXCEEDED: [capacity](/guide/capacity.md).
      */
     post: operations['TerminalBookingsController_book'];
     delete?: never;
@@ -1728,7 +1728,7 @@ export interface components {
       capacity: number;
       /** @description Live appointments in it */
       booked: number;
-      /** @description Within open hours (or opened by an exception) and of capacity above 0 */
+      /** @description Within open hours (or opened by an exception), of capacity above 0, and not ended: a slot whose end has passed is closed to you */
       open: boolean;
       /** @description How many more it takes from you, your quota applied (0 when closed) */
       free: number;
