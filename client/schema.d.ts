@@ -372,7 +372,7 @@ export interface paths {
     put?: never;
     /**
      * Sign in by code: exchange a sign-in code for a driver token (no key: the code is the credential)
-     * @description The code is used up: a second exchange of it is refused. The token is of the same driver and partner, and expires at the same time, as the one minted with the code. A code that does not sign in counts as a failed authentication of the client address, which is refused for the rest of the minute once over AUTH_FAILURES_PER_MIN. See [sign-in by code](/guide/driver-tokens.md#sign-in-by-code).
+     * @description The code is used up: a second exchange of it is refused. The token is of the same driver and partner, and expires at the same time, as the one minted with the code. A code that does not sign in counts as a failed authentication of the client address, which is refused for the rest of the minute once over AUTH_FAILURES_PER_MIN; past DRIVER_CODE_FAILURES_PER_MIN failed exchanges a minute across all addresses, every exchange is refused until the minute ends (429 RATE_LIMITED with Retry-After). See [sign-in by code](/guide/driver-tokens.md#sign-in-by-code).
      *
      *     **Carries a secret** (`token`): answered with `Cache-Control: no-store` and never kept.
      */
@@ -644,7 +644,7 @@ export interface paths {
     put?: never;
     /**
      * Book slots: each item becomes the terminal's appointment, SCHEDULED, booked by you; one object or an array, all or nothing
-     * @description The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED, SLOT_FULL, QUOTA_EXCEEDED: [capacity](/guide/capacity.md).
+     * @description The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED (a slot closed, or one that has ended), SLOT_FULL, QUOTA_EXCEEDED: [capacity](/guide/capacity.md).
      *
      *     Requires `bookings:write` ([roles](/guide/users.md#roles)).
      */
@@ -2030,7 +2030,7 @@ export interface components {
       capacity: number;
       /** @description Live appointments in it */
       booked: number;
-      /** @description Within open hours (or opened by an exception) and of capacity above 0 */
+      /** @description Within open hours (or opened by an exception), of capacity above 0, and not ended: a slot whose end has passed is closed to you */
       open: boolean;
       /** @description How many more it takes from you, your quota applied (0 when closed) */
       free: number;
@@ -13832,7 +13832,7 @@ export interface operations {
           };
         };
       };
-      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host resolves to a loopback, private or other non-public address, or does not resolve */
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host is or resolves to a private (loopback, private or other non-public) address, or does not resolve; details.reason says which */
       400: {
         headers: {
           /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
@@ -14490,7 +14490,7 @@ export interface operations {
           };
         };
       };
-      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host resolves to a loopback, private or other non-public address, or does not resolve */
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `WEBHOOK_URL_NOT_ALLOWED`: The URL host is or resolves to a private (loopback, private or other non-public) address, or does not resolve; details.reason says which */
       400: {
         headers: {
           [name: string]: unknown;

@@ -36,6 +36,8 @@ export interface AppConfig {
   rateLimitPerMin: number;
   /** Failed authentications an address may make in a minute before it is refused until the minute ends; 0: off. */
   authFailuresPerMin: number;
+  /** Failed sign-in code exchanges of all addresses together in a minute before every exchange is refused; 0: off. */
+  driverCodeFailuresPerMin: number;
   /** Which proxies in front of the service are believed about the client's address (`X-Forwarded-For`). */
   trustProxy: TrustProxy;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
@@ -51,8 +53,12 @@ export type CorsOrigins = '*' | string[] | null;
 /** `true` every proxy, `false` none, a number of hops, or the proxies' addresses, subnets and named ranges. */
 export type TrustProxy = boolean | number | string[];
 
-/** Loopback and private networks: a proxy beside the service (Docker, Kubernetes, a local nginx), never a public client. */
-export const DEFAULT_TRUST_PROXY = ['loopback', 'linklocal', 'uniquelocal'];
+/**
+ * Loopback only: a proxy on the same machine. Not private networks: behind Docker's published ports or a balancer
+ * that rewrites source addresses, every client reaches the service from a private address and could name itself
+ * in `X-Forwarded-For`. Proxies elsewhere are named in TRUST_PROXY.
+ */
+export const DEFAULT_TRUST_PROXY = ['loopback'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -219,6 +225,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),
     authFailuresPerMin: int(env, 'AUTH_FAILURES_PER_MIN', 60, 0, 10_000_000),
+    driverCodeFailuresPerMin: int(env, 'DRIVER_CODE_FAILURES_PER_MIN', 600, 0, 10_000_000),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     metricsToken: secret(env, 'METRICS_TOKEN', 16),
     logLevel,

@@ -199,6 +199,46 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
     ).toBe(0);
   });
 
+  it('closes a slot that has ended to carriers: open false in their availability, SLOT_CLOSED to book; the terminal still may', async () => {
+    // Hour slots whose current one has at least half an hour left: UTC's (on the hour) or India's (on the half hour).
+    const now = Date.now();
+    const minute = new Date(now).getUTCMinutes();
+    const [zone, boundary] = minute < 30 ? ['UTC', 0] : ['Asia/Kolkata', 30];
+    const current = new Date(now);
+    current.setUTCMinutes(boundary, 0, 0);
+    const hour = 3_600_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const { terminal, one } = await scene({ time_zone: zone });
+    const ended = current.getTime() - 2 * hour;
+
+    const res = await availability(one, terminal.id, iso(ended), iso(current.getTime() + 2 * hour));
+    expect(res.status).toBe(200);
+    const slots = res.body.data[0].slots as { start: string; open: boolean; free: number }[];
+    expect(slots.map(({ start, open, free }) => ({ start, open, free }))).toEqual([
+      { start: iso(ended), open: false, free: 0 },
+      { start: iso(ended + hour), open: false, free: 0 },
+      { start: iso(current.getTime()), open: true, free: 2 },
+      { start: iso(current.getTime() + hour), open: true, free: 2 },
+    ]);
+
+    const late = await book(one, terminal.id, at('card', iso(ended + 10 * 60_000)));
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('SLOT_CLOSED');
+    expect(late.body.error.details.slots).toContainEqual({ rule_ref: 'gate', start: iso(ended), end: iso(ended + hour), capacity: 4 });
+    // A slot that has begun and not ended is still open to carriers.
+    expect((await book(one, terminal.id, at('card', iso(now - 60_000)))).status).toBe(201);
+    // The terminal may still place its own appointments in an ended slot, and sees it open.
+    expect(
+      (
+        await t.http
+          .post('/api/v1/appointments')
+          .set('X-API-Key', terminal.key)
+          .send(at('card', iso(ended + 20 * 60_000)))
+      ).status,
+    ).toBe(201);
+    expect((await slotsOf(t.http, terminal.key, 'gate', iso(ended), iso(ended + hour)))[0]).toMatchObject({ open: true, booked: 1 });
+  });
+
   it('caps each carrier at its quota of a slot (QUOTA_EXCEEDED) while others still book, until SLOT_FULL', async () => {
     const { terminal, one, two } = await scene();
     const slot = (minute: number) => at('card', `2030-06-17T08:${String(minute).padStart(2, '0')}:00Z`);

@@ -379,6 +379,52 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
+  onPostgresql('asks before a link signs in over another driver: declined keeps the current one, accepted switches (pt-BR)', async () => {
+    const [first, second] = [await gateScene(gate.http), await gateScene(gate.http)];
+    const [firstRef] = (await listRefs(first.terminal.key)).map((item) => item.ref);
+    const [secondRef] = (await listRefs(second.terminal.key)).map((item) => item.ref);
+    const { page, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR' });
+    const question = page.getByRole('dialog', { name: 'Entrar como outro motorista?' });
+    try {
+      await page.goto(`${url}/app#token=${first.token}`);
+      await page.getByRole('article', { name: firstRef }).waitFor();
+
+      // A link opened in the same tab (the page loads again): asked, and declined.
+      await page.goto('about:blank');
+      await page.goto(`${url}/app#token=${second.token}`);
+      await question.waitFor();
+      const asked = await question.innerText();
+      expect(asked).toContain('Outro motorista já entrou neste aparelho');
+      for (const token of [first.token, second.token]) expect(asked).not.toContain(token.slice(0, 16));
+      // Nothing is signed in over the current driver while the question is open, and the link left the address bar.
+      expect(await sessionItem(page, 'gate.driver.token')).toBe(first.token);
+      expect(page.url()).toBe(`${url}/app`);
+      await screenshot(`${store}-app-switch-driver-pt-BR`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await question.getByRole('button', { name: 'Não, continuar como está' }).click();
+      await page.getByRole('article', { name: firstRef }).waitFor();
+      expect(await question.count()).toBe(0);
+      expect(await sessionItem(page, 'gate.driver.token')).toBe(first.token);
+
+      // A link followed without leaving the page (only the fragment changes): asked too, and accepted.
+      await page.goto(`${url}/app#token=${second.token}`);
+      await question.getByRole('button', { name: 'Sim, trocar de motorista' }).click();
+      await page.getByRole('article', { name: secondRef }).waitFor();
+      expect(await page.getByRole('article', { name: firstRef }).count()).toBe(0);
+      expect(await sessionItem(page, 'gate.driver.token')).toBe(second.token);
+      expect(page.url()).toBe(`${url}/app`);
+
+      // A link of the driver already signed in signs in without asking.
+      await page.goto('about:blank');
+      await page.goto(`${url}/app#token=${second.token}`);
+      await page.getByRole('status').filter({ hasText: 'Ao vivo' }).waitFor();
+      expect(await question.count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
   it('signs in with the short code a partner hands out, once; a wrong or used code is explained', async () => {
     const scene = await gateScene(gate.http);
     const minted = await gate.http.post(`/api/v1/drivers/${scene.taxId}/tokens`).set('X-API-Key', scene.terminal.key);

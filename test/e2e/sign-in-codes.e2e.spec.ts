@@ -1,9 +1,12 @@
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { SignInCodes } from '../../src/modules/driver-tokens/sign-in-codes.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
-import { createEmbeddedDataDir } from '../setup/databases.js';
+import { createEmbeddedDataDir, createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
+import { until } from '../setup/processes.js';
+import { captureStatements } from '../setup/statements.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 /** Sign-in by code (docs/driver-tokens.md#sign-in-by-code): minted with each driver token, exchanged once for a token. */
@@ -158,6 +161,155 @@ describe('sign-in by code: once, throttled, input', () => {
     } finally {
       await short.close();
     }
+  });
+});
+
+/** The statements that looked a sign-in code up while `work` ran. */
+async function lookupsDuring(t: TestApp, work: () => Promise<unknown>): Promise<number> {
+  const statements = await captureStatements(t.app.get(DataSource), work);
+  return statements.filter((sql) => sql.includes('DELETE FROM driver_sign_in_codes c')).length;
+}
+
+/**
+ * Sends `count` exchanges at once while the codes' table is locked, so no lookup finishes before every request has
+ * either been answered or begun its lookup; then lets the table go. Answers how many were looked up, and the answers.
+ */
+async function burst(t: TestApp, count: number, send: () => Promise<Response>): Promise<{ lookups: number; answers: Response[] }> {
+  const redeem = jest.spyOn(t.app.get(SignInCodes), 'redeem');
+  const lock = t.app.get(DataSource).createQueryRunner();
+  await lock.startTransaction();
+  try {
+    await lock.query('LOCK TABLE driver_sign_in_codes IN EXCLUSIVE MODE');
+    let answered = 0;
+    const pending = Array.from({ length: count }, () => send().then((res) => (answered++, res)));
+    await until(() => answered + redeem.mock.calls.length === count, 'every exchange answered or looking up');
+    await lock.commitTransaction();
+    return { lookups: redeem.mock.calls.length, answers: await Promise.all(pending) };
+  } finally {
+    if (lock.isTransactionActive) await lock.rollbackTransaction();
+    await lock.release();
+    redeem.mockRestore();
+  }
+}
+
+/** Well-formed codes that were never minted (9 million of them before one repeats). */
+let guesses = 0;
+const wrongCode = () =>
+  (++guesses)
+    .toString(30)
+    .padStart(8, '0')
+    .replace(/[0-9a-t]/g, (digit) => 'ABCDEFGHJKMNPQRSTVWXYZ23456789'[parseInt(digit, 30)]);
+
+describe('sign-in by code: a burst of guesses is looked up no more than the budget allows', () => {
+  const ADDRESS_BUDGET = 60;
+  const GLOBAL_BUDGET = 8;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_FAILURES_PER_MIN: String(ADDRESS_BUDGET), DRIVER_CODE_FAILURES_PER_MIN: '0' });
+  });
+  afterAll(() => t?.close());
+
+  it('of 500 wrong codes sent at once from one address, 60 are looked up and the rest refused with 429', async () => {
+    const address = freshAddress();
+    const { lookups, answers } = await burst(t, 500, () => exchange(t, wrongCode(), address));
+    expect(lookups).toBe(ADDRESS_BUDGET);
+    const tally = (status: number, code: string) => answers.filter((res) => res.status === status && res.body.error.code === code).length;
+    expect({ invalid: tally(401, 'SIGN_IN_CODE_INVALID'), limited: tally(429, 'RATE_LIMITED') }).toEqual({
+      invalid: ADDRESS_BUDGET,
+      limited: 500 - ADDRESS_BUDGET,
+    });
+  });
+
+  it.each([
+    ['in memory', {}],
+    ['in Redis', { REDIS_URL }],
+  ])('a code that signs in gives its count back (%s): an address may sign in more often than its budgets', async (_where, env) => {
+    const small = await startTestApp({ AUTH_FAILURES_PER_MIN: '2', DRIVER_CODE_FAILURES_PER_MIN: '2', ...env });
+    try {
+      const scene = await gateScene(small.http);
+      const address = freshAddress();
+      for (let i = 0; i < 5; i++) expect((await exchange(small, (await mint(small, scene)).code, address)).status).toBe(201);
+      expect((await exchange(small, wrongCode(), address)).status).toBe(401);
+      expect((await exchange(small, (await mint(small, scene)).code, address)).status).toBe(201);
+    } finally {
+      await small.close();
+    }
+  });
+
+  describe.each([
+    ['in memory', {}],
+    ['in Redis', { REDIS_URL }],
+  ] as const)('the budget of failed exchanges across all addresses, counted %s', (_where, env) => {
+    let g: TestApp;
+    beforeAll(async () => {
+      g = await startTestApp({ AUTH_FAILURES_PER_MIN: '0', DRIVER_CODE_FAILURES_PER_MIN: String(GLOBAL_BUDGET), ...env });
+    });
+    afterAll(() => g?.close());
+
+    it('past DRIVER_CODE_FAILURES_PER_MIN wrong codes from any addresses, every exchange is 429 with Retry-After until the minute ends', async () => {
+      const scene = await gateScene(g.http);
+      const minted = await mint(g, scene);
+      for (let i = 0; i < GLOBAL_BUDGET; i++) {
+        const res = await exchange(g, wrongCode(), freshAddress());
+        expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 401, code: 'SIGN_IN_CODE_INVALID' });
+      }
+      let refused: Awaited<ReturnType<typeof exchange>> | undefined;
+      const lookups = await lookupsDuring(g, async () => {
+        refused = await exchange(g, minted.code, freshAddress());
+      });
+      expect(refused!.status).toBe(429);
+      expect(refused!.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused!.headers['retry-after'])).toBeLessThanOrEqual(60);
+      // Refused before the lookup: the code is still there, unused.
+      expect(lookups).toBe(0);
+      expect(await codesOf(g, scene)).toBe(2);
+    });
+  });
+
+  it('a burst from many addresses is looked up at most the global budget of times', async () => {
+    const g = await startTestApp({ AUTH_FAILURES_PER_MIN: '0', DRIVER_CODE_FAILURES_PER_MIN: String(GLOBAL_BUDGET) });
+    try {
+      const { lookups, answers } = await burst(g, 100, () => exchange(g, wrongCode(), freshAddress()));
+      expect(lookups).toBe(GLOBAL_BUDGET);
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(GLOBAL_BUDGET);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(100 - GLOBAL_BUDGET);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('sign-in by code: the global budget on two instances sharing Redis', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_PREFIX: uniqueName('gate-code-failures'),
+      AUTH_FAILURES_PER_MIN: '0',
+      DRIVER_CODE_FAILURES_PER_MIN: '4',
+    };
+    a = await startTestApp(env);
+    b = await startTestApp(env);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+  });
+
+  it("one instance's failures spend the other's budget", async () => {
+    for (let i = 0; i < 2; i++) {
+      expect((await exchange(a, wrongCode(), freshAddress())).status).toBe(401);
+      expect((await exchange(b, wrongCode(), freshAddress())).status).toBe(401);
+    }
+    expect((await exchange(a, wrongCode(), freshAddress())).status).toBe(429);
+    expect((await exchange(b, wrongCode(), freshAddress())).status).toBe(429);
   });
 });
 

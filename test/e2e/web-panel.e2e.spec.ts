@@ -345,13 +345,8 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
                   success: false,
                   error: {
                     code: 'WEBHOOK_URL_NOT_ALLOWED',
-                    message: 'Webhook URL refused: intranet.example resolves to 169.254.169.254 (linkLocal), which webhooks may not reach',
-                    details: {
-                      url: 'http://intranet.example/hook',
-                      host: 'intranet.example',
-                      address: '169.254.169.254',
-                      range: 'linkLocal',
-                    },
+                    message: 'Webhook URL refused: intranet.example resolves to a private address, which webhooks may not reach',
+                    details: { url: 'http://intranet.example/hook', host: 'intranet.example', reason: 'private' },
                   },
                 }),
               })
@@ -363,7 +358,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
           .getByRole('alert')
           .filter({
             hasText:
-              'The host intranet.example resolves to 169.254.169.254, a link-local address. Webhooks may only reach public addresses',
+              'The host intranet.example is private (it is or resolves to a private, loopback or other non-public address). Webhooks may only reach public addresses',
           })
           .waitFor();
         expect(await form.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');

@@ -498,11 +498,24 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
     }
     // An IPv4-compatible address reaches the IPv4 address it carries on some systems: refused whatever it carries.
     const compatible = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'http://[::127.0.0.1]/hook' });
-    expect(compatible.body.error.details).toEqual({
-      url: 'http://[::127.0.0.1]/hook',
-      host: '::7f00:1',
-      address: '::7f00:1',
-      range: 'ipv4Compatible',
+    expect(compatible.body.error.details).toEqual({ url: 'http://[::127.0.0.1]/hook', host: '::7f00:1', reason: 'private' });
+    expect(compatible.body.error.message).toBe('Webhook URL refused: ::7f00:1 is a private address, which webhooks may not reach');
+    // A name says only that it is private, never what it resolves to (an internal name's address stays internal).
+    const named = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'http://localhost:8080/hook' });
+    expect(named.body.error).toEqual({
+      code: 'WEBHOOK_URL_NOT_ALLOWED',
+      message: 'Webhook URL refused: localhost resolves to a private address, which webhooks may not reach',
+      details: { url: 'http://localhost:8080/hook', host: 'localhost', reason: 'private' },
+    });
+    expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+    const unresolved = await t.http
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', terminal.key)
+      .send({ url: 'https://unresolvable.invalid/hook' });
+    expect(unresolved.body.error.details).toEqual({
+      url: 'https://unresolvable.invalid/hook',
+      host: 'unresolvable.invalid',
+      reason: 'unresolved',
     });
     const ftp = await t.http.post('/api/v1/webhooks').set('X-API-Key', terminal.key).send({ url: 'ftp://example.com/hook' });
     expect(ftp.body.error.code).toBe('VALIDATION_ERROR');
@@ -531,7 +544,7 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
       return items[0]?.status === 'failed';
     }, 'the delivery to fail');
     expect(items.map((a) => a.status)).toEqual(['failed', 'retrying']);
-    expect(items[0].error).toMatch(/^localhost resolves to (127\.0\.0\.1|::1) \(loopback\), which webhooks may not reach$/);
+    expect(items[0].error).toBe('localhost resolves to a private address, which webhooks may not reach');
     // An IP literal is refused without a lookup.
     await t.app.get(DataSource).query(`UPDATE webhooks SET url = $2 WHERE id = $1`, [id, r.url]);
     await t.http.post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', terminal.key).expect(202);
@@ -539,7 +552,7 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE', () => {
       items = (await t.http.get(`/api/v1/webhooks/${id}/deliveries`).set('X-API-Key', terminal.key)).body.data.items;
       return items[0]?.status === 'failed' && items.length === 4;
     }, 'the test delivery to fail');
-    expect(items[0].error).toBe('127.0.0.1 resolves to 127.0.0.1 (loopback), which webhooks may not reach');
+    expect(items[0].error).toBe('127.0.0.1 is a private address, which webhooks may not reach');
     expect(r.received).toHaveLength(0);
   });
 });

@@ -24,7 +24,8 @@ describe('configuration', () => {
       webhookDisableAfterHours: 72,
       webhookAllowPrivate: false,
       authFailuresPerMin: 60,
-      trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
+      driverCodeFailuresPerMin: 600,
+      trustProxy: ['loopback'],
       metricsToken: null,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
@@ -63,6 +64,7 @@ describe('configuration', () => {
     ['CORS_ORIGINS', 'https://panel.example.com:443', /as browsers send them: "https:\/\/panel.example.com"/],
     ['CORS_ORIGINS', '*,https://panel.example.com', /CORS_ORIGINS must be \* alone/],
     ['AUTH_FAILURES_PER_MIN', '-1', /AUTH_FAILURES_PER_MIN must be between 0/],
+    ['DRIVER_CODE_FAILURES_PER_MIN', '-1', /DRIVER_CODE_FAILURES_PER_MIN must be between 0/],
     ['TRUST_PROXY', 'my-proxy', /TRUST_PROXY must be true, false, a number of hops or a list of addresses/],
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be true, false, a number of hops/],
     ['TRUST_PROXY', '101', /TRUST_PROXY must be between 0 and 100/],
@@ -114,8 +116,11 @@ describe('configuration', () => {
   });
 
   it('reads the failure budget and the metrics token', () => {
-    expect(loadConfig({ AUTH_FAILURES_PER_MIN: '0', METRICS_TOKEN: 'a-metrics-token-of-some-length' })).toMatchObject({
+    expect(
+      loadConfig({ AUTH_FAILURES_PER_MIN: '0', DRIVER_CODE_FAILURES_PER_MIN: '0', METRICS_TOKEN: 'a-metrics-token-of-some-length' }),
+    ).toMatchObject({
       authFailuresPerMin: 0,
+      driverCodeFailuresPerMin: 0,
       metricsToken: 'a-metrics-token-of-some-length',
     });
   });

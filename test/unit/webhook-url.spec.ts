@@ -169,6 +169,11 @@ describe('the sockets’ lookup (guardLookup)', () => {
     for (const form of [...forms, '::', '::1', 'fe80::1', 'fd12:3456::1', 'fec0::1']) {
       const { error } = await lookUp(guardLookup(answering('2001:4860:4860::8888', form)));
       expect([form, error instanceof RefusedAddressError]).toEqual([form, true]);
+      // It says the name is private, not what it resolves to.
+      expect([form, (error as Error).message]).toEqual([
+        form,
+        'receiver.example resolves to a private address, which webhooks may not reach',
+      ]);
     }
   });
 

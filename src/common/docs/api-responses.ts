@@ -41,7 +41,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   TERMINAL_OFFLINE: 'The terminal server is not connected',
   TERMINAL_TIMEOUT: 'The terminal server did not answer within CHECKIN_TIMEOUT_MS',
   WEBHOOK_NOT_FOUND: 'No webhook with this id belongs to the calling account',
-  WEBHOOK_URL_NOT_ALLOWED: 'The URL host resolves to a loopback, private or other non-public address, or does not resolve',
+  WEBHOOK_URL_NOT_ALLOWED:
+    'The URL host is or resolves to a private (loopback, private or other non-public) address, or does not resolve; details.reason says which',
   LAST_OWNER: 'The account would be left without an active owner',
   INVITATION_EXPIRED: 'The invitation is unknown, was used already or has expired',
   SLOT_CLOSED:

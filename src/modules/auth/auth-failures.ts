@@ -9,6 +9,8 @@ import { REDIS } from '../../redis/redis.module.js';
 import { FixedWindows, retryAfterSeconds, WINDOW_MS } from './fixed-windows.js';
 import { rateLimited } from './rate-limiter.js';
 
+const TOO_MANY = 'Too many failed authentications from this address';
+
 /**
  * Failed authentications per client address (docs/errors.md#failed-authentication): a missing or bad API key or
  * driver token (not one the service signed that has since expired or been revoked), on HTTP or at a socket connect,
@@ -60,7 +62,12 @@ export class AuthFailures implements OnModuleDestroy {
     if (budget === 0) return;
     const bucket = addressBucket(address);
     const { count, msLeft } = await this.failures.hit(bucket);
-    if (count < budget || (this.refused.get(bucket) ?? 0) > Date.now()) return;
+    if (count >= budget) this.refuse(bucket, count, msLeft);
+  }
+
+  /** Refuses the address's bucket until its window ends (`msLeft` from now), logged once per window. */
+  private refuse(bucket: string, count: number, msLeft: number): void {
+    if ((this.refused.get(bucket) ?? 0) > Date.now()) return;
     this.refused.set(bucket, Date.now() + msLeft);
     this.logger.warn(
       { address: bucket, failures: count, retryAfterSeconds: retryAfterSeconds(msLeft) },
@@ -77,9 +84,37 @@ export class AuthFailures implements OnModuleDestroy {
     if (this.config.authFailuresPerMin === 0) return authenticate();
     const address = typeof from === 'string' ? from : this.addressOf(from);
     const wait = this.waitFor(address);
-    if (wait > 0) throw rateLimited('Too many failed authentications from this address', wait);
+    if (wait > 0) throw rateLimited(TOO_MANY, wait);
     const outcome = await authenticate();
     if (outcome === null && !stale?.()) await this.failed(address);
+    return outcome;
+  }
+
+  /**
+   * An attempt at a credential short enough to guess (a sign-in code): counted as a failure of the address before
+   * `authenticate` runs, and given back unless it fails, so that of any number sent at once no more than the budget
+   * are checked; the rest are `429 RATE_LIMITED` unchecked. (`attempt` counts after, which suits long secrets.)
+   */
+  async attemptCountedFirst<T>(address: string, authenticate: () => Promise<T | null>): Promise<T | null> {
+    const budget = this.config.authFailuresPerMin;
+    if (budget === 0) return authenticate();
+    const wait = this.waitFor(address);
+    if (wait > 0) throw rateLimited(TOO_MANY, wait);
+    const bucket = addressBucket(address);
+    const { count, msLeft } = await this.failures.hit(bucket);
+    if (count > budget) {
+      this.refuse(bucket, count, msLeft);
+      throw rateLimited(TOO_MANY, retryAfterSeconds(msLeft));
+    }
+    let outcome: T | null;
+    try {
+      outcome = await authenticate();
+    } catch (error) {
+      await this.failures.giveBack(bucket);
+      throw error;
+    }
+    if (outcome !== null) await this.failures.giveBack(bucket);
+    else if (count === budget) this.refuse(bucket, count, msLeft);
     return outcome;
   }
 

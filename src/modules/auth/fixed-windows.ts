@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 
 export const WINDOW_MS = 60_000;
 
+/** Decrements a window's count only while the window lasts (a missing key would otherwise come back at -1, unexpiring). */
+const GIVE_BACK = `if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then return redis.call('DECR', KEYS[1]) end return 0`;
+
 export interface WindowCount {
   /** Hits in the bucket's current window, this one included; 0 when it could not be counted. */
   count: number;
@@ -29,6 +32,23 @@ export class FixedWindows {
 
   async hit(bucket: string): Promise<WindowCount> {
     return this.redis ? this.hitRedis(bucket) : this.hitMemory(bucket);
+  }
+
+  /**
+   * Takes back one hit of the bucket's current window (a hit counted ahead that turned out not to count); nothing
+   * when that window has ended meanwhile.
+   */
+  async giveBack(bucket: string): Promise<void> {
+    if (!this.redis) {
+      const window = this.windows.get(bucket);
+      if (window && window.endsAt > Date.now() && window.count > 0) window.count--;
+      return;
+    }
+    try {
+      await this.redis.eval(GIVE_BACK, 1, `${this.prefix}:${bucket}`);
+    } catch (error) {
+      this.logger.warn({ err: error, counter: this.prefix }, 'Redis unavailable: hit not given back');
+    }
   }
 
   private hitMemory(bucket: string): WindowCount {

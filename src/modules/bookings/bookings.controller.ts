@@ -79,7 +79,8 @@ export class TerminalBookingsController {
     summary: "Book slots: each item becomes the terminal's appointment, SCHEDULED, booked by you; one object or an array, all or nothing",
     description:
       "The interface's appointment fields, window_start required. Refs are the terminal's: one already used there is DUPLICATE_KEY. " +
-      `Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED, SLOT_FULL, QUOTA_EXCEEDED: [capacity](${guideUrl('capacity')}).`,
+      'Errors in order: FORBIDDEN (no rule bookable by you covers the layout), INVALID_LAYOUT_REF, DUPLICATE_KEY, SLOT_CLOSED (a slot closed, ' +
+      `or one that has ended), SLOT_FULL, QUOTA_EXCEEDED: [capacity](${guideUrl('capacity')}).`,
   })
   @ApiParam(TERMINAL_PARAM)
   @ApiJsonBody(

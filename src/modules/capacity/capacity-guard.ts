@@ -18,8 +18,8 @@ interface SlotChange {
 /**
  * No overbooking (docs/capacity.md#how-overbooking-is-prevented): every appointment write of a terminal with
  * rules moves the count of each slot its appointments enter or leave, in its own transaction, under the lock of
- * that slot's row, and is refused (rolled back) when a slot it enters is closed, would hold more than its
- * capacity, or more of one carrier's bookings than the rule's quota. The records engine calls it after the
+ * that slot's row, and is refused (rolled back) when a slot it enters is closed (for a carrier's booking, also
+ * once the slot has ended), would hold more than its capacity, or more of one carrier's bookings than the rule's quota. The records engine calls it after the
  * write's rows are in place, so its errors come after the engine's (docs/errors.md).
  *
  * `capacity_guard(terminal)`, the probe, share-locks the terminal's account row before it reads the rules, which
@@ -86,7 +86,8 @@ export class CapacityGuard implements RecordGuard {
       }
     }
     const changed = [...slots.values()].filter((entry) => entry.delta !== 0);
-    const entered = changed.filter((entry) => entry.delta > 0).map((entry) => ({ ...entry, state: slotState(entry.rule, entry.slot) }));
+    const now = Date.now();
+    const entered = changed.filter((entry) => entry.delta > 0).map((entry) => ({ ...entry, state: stateFor(entry, now) }));
 
     const closed = entered.filter((entry) => !entry.state.open);
     if (closed.length) {
@@ -161,6 +162,15 @@ export class CapacityGuard implements RecordGuard {
       );
     }
   }
+}
+
+/**
+ * The state of a slot a write enters: as its rule says, but closed to carriers' bookings once it has ended (the
+ * terminal may still place its own appointments in it, or move bookings there).
+ */
+function stateFor(entry: SlotChange, now: number) {
+  const state = slotState(entry.rule, entry.slot);
+  return entry.booked.size > 0 && entry.slot.end <= now ? { ...state, open: false } : state;
 }
 
 const describe = ({ rule, slot }: { rule: SlotRule; slot: Slot }) => `${rule.ref} at ${slot.startIso}`;

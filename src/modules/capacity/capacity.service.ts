@@ -149,7 +149,8 @@ export class CapacityService {
 
   /**
    * GET /api/v1/terminals/{terminal_id}/availability: the slots of the rules that let this carrier book, with
-   * what is free for it (its quota applied). FORBIDDEN when there are none (or no such terminal).
+   * what is free for it (its quota applied); a slot that has ended is closed. FORBIDDEN when there are none (or no
+   * such terminal).
    */
   async carrierAvailability(
     principal: PartnerPrincipal,
@@ -165,13 +166,16 @@ export class CapacityService {
         if (slots.length === 0) return { ...view, slots: [] };
         const starts = slots.map(({ slot }) => slot.start);
         const mine = await this.rules.carrierCountsBetween(terminalId, carrierId, rule, starts, slots.at(-1)!.slot.end);
+        const now = Date.now();
         return {
           ...view,
-          slots: slots.map(({ shown }, i) => {
+          slots: slots.map(({ slot, shown }, i) => {
             const quota = quotaOf(rule, shown.capacity);
             const held = mine.get(i) ?? 0;
-            const free = quota === null ? shown.free : Math.max(0, Math.min(shown.free, quota - held));
-            return { ...shown, free, booked_by_you: held, quota };
+            // A slot that has ended is closed to carriers (the capacity guard refuses booking it).
+            const open = shown.open && slot.end > now;
+            const free = !open ? 0 : quota === null ? shown.free : Math.max(0, Math.min(shown.free, quota - held));
+            return { ...shown, open, free, booked_by_you: held, quota };
           }),
         };
       }),

@@ -108,7 +108,9 @@ export class DriverSessionsController {
     description:
       'The code is used up: a second exchange of it is refused. The token is of the same driver and partner, and expires at the ' +
       'same time, as the one minted with the code. A code that does not sign in counts as a failed authentication of the client ' +
-      `address, which is refused for the rest of the minute once over AUTH_FAILURES_PER_MIN. See [sign-in by code](${guideUrl('driver-tokens', 'sign-in-by-code')}).`,
+      'address, which is refused for the rest of the minute once over AUTH_FAILURES_PER_MIN; past DRIVER_CODE_FAILURES_PER_MIN failed ' +
+      'exchanges a minute across all addresses, every exchange is refused until the minute ends (429 RATE_LIMITED with Retry-After). ' +
+      `See [sign-in by code](${guideUrl('driver-tokens', 'sign-in-by-code')}).`,
   })
   @ApiJsonBody('The code', { $ref: getSchemaPath(SignInCodeDto) }, { code: { summary: 'A code as given', value: { code: 'K7M4XQ2P' } } })
   @ApiEnvelope(201, DriverTokenView, CODE_EXAMPLE)

@@ -8,6 +8,7 @@ import type { PartnerPrincipal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import { TripsService } from '../trips/trips.service.js';
+import { CodeFailures } from './code-failures.js';
 import { SignInCodes } from './sign-in-codes.js';
 
 export interface MintedToken {
@@ -28,6 +29,7 @@ export class DriverTokensService {
     private readonly revocations: Revocations,
     private readonly codes: SignInCodes,
     private readonly failures: AuthFailures,
+    private readonly codeFailures: CodeFailures,
   ) {}
 
   /** A token for a driver of one of the caller's live records, and a code for it; it sees only the caller's records. */
@@ -43,10 +45,12 @@ export class DriverTokensService {
 
   /**
    * Exchanges a sign-in code, once, for a token of the grant it was minted with (same driver, partner and expiry as
-   * the token minted beside it). A code that does not sign in counts as a failed authentication of `address`.
+   * the token minted beside it). A code that does not sign in counts as a failed authentication of `address` and as
+   * one of all addresses' failed exchanges; both are counted before the code is looked up (and given back when it
+   * signs in), so that a burst sent at once is looked up no more often than the budgets allow.
    */
   async exchangeCode(code: string, address: string): Promise<{ token: string; expires_at: string }> {
-    const redeemed = await this.failures.attempt(address, () => this.codes.redeem(code));
+    const redeemed = await this.failures.attemptCountedFirst(address, () => this.codeFailures.attempt(() => this.codes.redeem(code)));
     if (!redeemed)
       throw new AppError('SIGN_IN_CODE_INVALID', 'This sign-in code is wrong, was used already or has expired; ask for a new one');
     return this.tokens.issue(redeemed.taxId, redeemed.partnerId, redeemed.generation, redeemed.tokenExpiresAt);

@@ -41,15 +41,28 @@ export function refusedRange(address: string): string | null {
   return null;
 }
 
-/** An address a webhook may not reach: at create and update it is a 400, when sending a failed attempt. */
+/**
+ * An address a webhook may not reach: at create and update it is a 400, when sending a failed attempt. Its message
+ * (what the partner reads) says only that the host is private or does not resolve, never the address a name
+ * resolves to nor its range: an internal name's address is the operator's to know, not the partner's.
+ */
 export class RefusedAddressError extends Error {
   constructor(
     readonly host: string,
     readonly address: string,
     readonly range: string,
   ) {
-    super(address ? `${host} resolves to ${address} (${range}), which webhooks may not reach` : `${host} does not resolve`);
+    super(
+      !address
+        ? `${host} does not resolve`
+        : `${host} ${address === host ? 'is' : 'resolves to'} a private address, which webhooks may not reach`,
+    );
     this.name = 'RefusedAddressError';
+  }
+
+  /** What the partner is told: private (any non-public address) or unresolved. */
+  get reason(): 'private' | 'unresolved' {
+    return this.address ? 'private' : 'unresolved';
   }
 }
 

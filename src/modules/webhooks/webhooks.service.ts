@@ -158,8 +158,7 @@ export class WebhooksService {
       throw new AppError('WEBHOOK_URL_NOT_ALLOWED', `Webhook URL refused: ${error.message}`, {
         url,
         host: error.host,
-        address: error.address,
-        range: error.range,
+        reason: error.reason,
       });
     }
   }

@@ -10,7 +10,7 @@ import { Elements, type GatePass, Modal, RecordCard, TicketView } from '../share
 import type { Schemas } from '../shared/schemas.js';
 import { session } from '../shared/session.js';
 import { type Kept, kept, type Records, type Shown } from './kept.js';
-import { expiresAt, LAST_SEQ, ownerOf, TOKEN } from './token.js';
+import { expiresAt, keepToken, LAST_SEQ, ownerOf, takeTokenFromLink, TOKEN } from './token.js';
 
 type DriverAppointment = Schemas['DriverAppointmentView'];
 type DriverTrip = Schemas['DriverTripView'];
@@ -21,14 +21,15 @@ type DriverSocket = Socket<DriverServerToClient, DriverClientToServer>;
 type Connection = 'connecting' | 'live' | 'offline';
 type CheckinState = { pending: true } | { pending: false; ok: boolean; message: string };
 
-export function DriverApp() {
+/** `linked`: the token of a sign-in link opened while another driver was signed in, not signed in until confirmed. */
+export function DriverApp({ linked = null }: { linked?: string | null }) {
   const [token, setToken] = useState(session.get(TOKEN));
   const [ended, setEnded] = useState(false);
   const [last, setLast] = useState<Kept | null>(() => kept.get());
+  const [pending, setPending] = useState<string | null>(linked);
 
   const signIn = (value: string) => {
-    if (value !== session.get(TOKEN)) session.remove(LAST_SEQ);
-    session.set(TOKEN, value);
+    keepToken(value);
     setEnded(false);
     setToken(value);
   };
@@ -40,6 +41,25 @@ export function DriverApp() {
     setEnded(false);
     setToken(null);
   };
+  // A link followed while the page is open changes only the fragment: it is taken as at load.
+  useEffect(() => {
+    const followed = () => {
+      const asked = takeTokenFromLink();
+      if (asked) return setPending(asked);
+      const now = session.get(TOKEN);
+      if (now) signIn(now);
+    };
+    window.addEventListener('hashchange', followed);
+    return () => window.removeEventListener('hashchange', followed);
+  }, []);
+  // Switching drivers signs the current one out first (their kept records go), then the link's driver in.
+  const switchDriver = () => {
+    const next = pending;
+    setPending(null);
+    if (!next) return;
+    signOut();
+    signIn(next);
+  };
   // An ended token leaves the last records on screen, with a notice, until the driver signs out.
   const expire = useCallback(() => {
     session.remove(TOKEN, LAST_SEQ);
@@ -48,8 +68,34 @@ export function DriverApp() {
     setEnded(true);
   }, []);
 
-  if (!token) return <SignedOut ended={ended} last={last} onSignIn={signIn} onSignOut={signOut} />;
-  return <Driver key={token} token={token} onSignOut={signOut} onExpired={expire} />;
+  return (
+    <>
+      {token ? (
+        <Driver key={token} token={token} onSignOut={signOut} onExpired={expire} />
+      ) : (
+        <SignedOut ended={ended} last={last} onSignIn={signIn} onSignOut={signOut} />
+      )}
+      {pending && <SwitchDriver onSwitch={switchDriver} onKeep={() => setPending(null)} />}
+    </>
+  );
+}
+
+/** Asks before a sign-in link replaces the driver signed in (naming neither token); closing it keeps the current one. */
+function SwitchDriver({ onSwitch, onKeep }: { onSwitch: () => void; onKeep: () => void }) {
+  const { t } = useI18n();
+  return (
+    <Modal title={t('app.switch.title')} onClose={onKeep}>
+      <div class="stack">
+        <p>{t('app.switch.text')}</p>
+        <button type="button" class="primary" onClick={onSwitch}>
+          {t('app.switch.yes')}
+        </button>
+        <button type="button" class="quiet" onClick={onKeep}>
+          {t('app.switch.no')}
+        </button>
+      </div>
+    </Modal>
+  );
 }
 
 function AppBar({ children }: { children?: ComponentChildren }) {

@@ -5,11 +5,11 @@ import { I18nProvider, startWithLanguage } from '../shared/i18n.js';
 import { DriverApp } from './driver-app.js';
 import { takeTokenFromLink } from './token.js';
 
-takeTokenFromLink();
+const linked = takeTokenFromLink();
 void startWithLanguage((translator) =>
   render(
     <I18nProvider initial={translator}>
-      <DriverApp />
+      <DriverApp linked={linked} />
     </I18nProvider>,
     document.getElementById('root')!,
   ),

@@ -3,17 +3,26 @@ import { session } from '../shared/session.js';
 export const TOKEN = 'gate.driver.token';
 export const LAST_SEQ = 'gate.driver.lastSeq';
 
-/**
- * `/app#token=…` signs in at once: the token is kept in session storage and removed from the address bar
- * and history. A fragment never reaches the server, so it is in no access log either.
- */
-export function takeTokenFromLink(): void {
-  const params = new URLSearchParams(location.hash.slice(1));
-  const token = params.get('token');
-  if (!token) return;
+/** Signs this tab in with `token` (a new driver's feed position is forgotten). */
+export function keepToken(token: string): void {
   if (token !== session.get(TOKEN)) session.remove(LAST_SEQ);
   session.set(TOKEN, token);
+}
+
+/**
+ * `/app#token=…` signs in at once: the token is kept in session storage and removed from the address bar
+ * and history. A fragment never reaches the server, so it is in no access log either. When another driver is
+ * signed in in this tab (a token of another driver or partner that has not expired), the link does not sign in
+ * over them: its token is returned, kept nowhere, for the page to ask first.
+ */
+export function takeTokenFromLink(): string | null {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (!token) return null;
   history.replaceState(null, '', location.pathname + location.search);
+  const current = session.get(TOKEN);
+  if (current && ownerOf(current) !== ownerOf(token) && !(expiresAt(current) <= Date.now())) return token;
+  keepToken(token);
+  return null;
 }
 
 /** A driver token's claims (a JWT: its claims are readable, only its signature is secret); null if unreadable. */

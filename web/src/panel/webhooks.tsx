@@ -24,10 +24,9 @@ const eventsOf = (text: string) =>
 
 /** Why the service refused a URL, in the panel's words. */
 function explainUrlNotAllowed({ t }: Translator, error: ApiError): string {
-  const details = (error.details ?? {}) as { host?: string; address?: string; range?: string };
-  if (details.range === 'unresolved' || !details.address) return t('webhooks.url.unresolved', { host: details.host ?? '' });
-  const range = (details.range ?? 'non-public').replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
-  return t('webhooks.url.private', { host: details.host ?? '', address: details.address, range });
+  const details = (error.details ?? {}) as { host?: string; reason?: string };
+  if (details.reason === 'unresolved') return t('webhooks.url.unresolved', { host: details.host ?? '' });
+  return t('webhooks.url.private', { host: details.host ?? '' });
 }
 
 /** Whether a webhook is sending, and why not, in the panel's words. */

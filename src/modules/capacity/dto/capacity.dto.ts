@@ -289,6 +289,11 @@ export class SlotView extends SlotBaseView {
 }
 
 export class CarrierSlotView extends SlotBaseView {
+  @ApiProperty({
+    description:
+      'Within open hours (or opened by an exception), of capacity above 0, and not ended: a slot whose end has passed is closed to you',
+  })
+  declare open: boolean;
   @ApiProperty({ type: 'integer', description: 'How many more it takes from you, your quota applied (0 when closed)' }) free: number;
   @ApiProperty({ type: 'integer', description: 'Your live bookings in it' }) booked_by_you: number;
   @ApiProperty({
