@@ -108,8 +108,10 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
 
   /** Every row of every table of the schema, one digest per table (so a failure names the table). */
   async function fingerprint(): Promise<Record<string, string>> {
+    // A key's last use is bookkeeping stamped by a timer, not a change a request makes: left out of the digest.
+    const rowOf = (table: string) => (table === 'api_keys' ? `(to_jsonb(t) - 'last_used_at')::text` : 't::text');
     const parts = tables.map(
-      (table) => `'${table}', (SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM "${table}" t)`,
+      (table) => `'${table}', (SELECT md5(coalesce(string_agg(${rowOf(table)}, ',' ORDER BY ${rowOf(table)}), '')) FROM "${table}" t)`,
     );
     const [row] = await db.query(`SELECT json_build_object(${parts.join(', ')}) AS digest`);
     return row.digest;

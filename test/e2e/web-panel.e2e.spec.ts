@@ -255,7 +255,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await signIn(page, url, scene.terminal.key);
       const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
       await row.getByText('Scheduled').waitFor();
-      await page.locator('[data-live="events"]').waitFor();
+      await page.locator('[data-live="live"]').waitFor();
       expect(await row.locator('.ticket-count').textContent()).toBe('0');
       await row.getByRole('button', { name: /^APPOINTMENT-/ }).click();
       await page
@@ -489,7 +489,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await signIn(page, url, carrier.key);
       await page.getByText('carrier account').waitFor();
       await page.locator('tbody tr', { hasText: ref }).getByText('Planned').waitFor();
-      await page.locator('[data-live="events"]').waitFor();
+      await page.locator('[data-live="live"]').waitFor();
       const moved = await gate.http
         .put('/api/v1/trips')
         .set('X-API-Key', carrier.key)

@@ -80,7 +80,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
   const [announcement, setAnnouncement] = useState('');
   const [problem, setProblem] = useState<{ text: string; path?: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [live, setLive] = useState<'events' | 'polling' | null>(null);
+  const [live, setLive] = useState<'live' | 'connecting' | null>(null);
   const [version, setVersion] = useState(0);
   const shown = useRef<Item[]>([]);
   const client = gateClient(credential);
@@ -134,7 +134,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
     void load(filters);
   }, [filters]);
 
-  // Every change of the account's records (from its event feed, or by polling the listing) redraws the board.
+  // Every change of the account's records, pushed on the /panel socket, redraws the board.
   useEffect(() => {
     const stop = liveChanges(
       credential,
@@ -201,7 +201,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
             {t('board.clear')}
           </button>
           <span class="muted live-mode" data-live={live ?? ''}>
-            {live === 'events' ? t('board.liveEvents') : live === 'polling' ? t('board.livePolling') : ''}
+            {live === 'live' ? t('board.liveEvents') : live === 'connecting' ? t('board.liveConnecting') : ''}
           </span>
         </div>
       </form>

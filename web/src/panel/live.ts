@@ -1,72 +1,89 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Credential } from '../shared/api.js';
-import { dataOf, gateClient } from '../shared/client.js';
+import { io, type Socket } from 'socket.io-client';
+import type { AckEnvelope, PanelClientToServer, PanelEventsPage, PanelServerToClient } from '../../../src/realtime/socket-types.js';
+import type { Credential } from '../shared/api.js';
 
-const EVENTS_EVERY_MS = 1500;
-const POLL_EVERY_MS = 3000;
+type PanelSocket = Socket<PanelServerToClient, PanelClientToServer>;
+type Listener = { onMode: (mode: 'live' | 'connecting') => void; onChange: (types: string[]) => void };
+
+/** What the /panel namespace takes as `auth`: the key, or (signed in as a person) the session's CSRF token. */
+function authOf(credential: Credential): Record<string, string> {
+  if ('apiKey' in credential) return { apiKey: credential.apiKey };
+  const csrfToken = (credential as { csrfToken?: string }).csrfToken;
+  return csrfToken ? { csrfToken } : {};
+}
+
+/** One socket per credential, shared by every page that follows changes, closed when the last one stops. */
+const hubs = new Map<string, { socket: PanelSocket; listeners: Set<Listener> }>();
+
+/**
+ * The account's changes, pushed on the `/panel` socket (docs/web.md#live): each event the caller may read, as it
+ * commits. After a reconnect it replays what it missed with `sync` from the last cursor it saw, so nothing is lost
+ * while offline. No polling.
+ */
+function hubOf(credential: Credential): { socket: PanelSocket; listeners: Set<Listener> } {
+  const auth = authOf(credential);
+  const key = JSON.stringify(auth);
+  const existing = hubs.get(key);
+  if (existing) return existing;
+  const socket: PanelSocket = io('/panel', { auth, reconnectionDelayMax: 5000, ackTimeout: 10_000 });
+  const listeners = new Set<Listener>();
+  let cursor: string | null = null;
+  let connectedBefore = false;
+  const tell = (types: string[]) => types.length && listeners.forEach((listener) => listener.onChange(types));
+  socket.on('event', (event) => {
+    cursor = event.cursor;
+    tell([event.type]);
+  });
+  socket.on('connect', () => {
+    listeners.forEach((listener) => listener.onMode('live'));
+    if (!connectedBefore || cursor === null) {
+      connectedBefore = true;
+      return;
+    }
+    // Back after a cut: what committed meanwhile, a page at a time.
+    void (async () => {
+      for (;;) {
+        const answer: AckEnvelope<PanelEventsPage> = await socket.emitWithAck('sync', { after: cursor ?? undefined });
+        if (!answer.success) return;
+        const { items } = answer.data;
+        const next: string | null = answer.data.next_cursor;
+        cursor = next ?? cursor;
+        tell(items.map((item) => item.type));
+        if (items.length < 500) return;
+      }
+    })().catch(() => undefined);
+  });
+  socket.on('disconnect', () => listeners.forEach((listener) => listener.onMode('connecting')));
+  const hub = { socket, listeners };
+  hubs.set(key, hub);
+  return hub;
+}
 
 /**
  * Calls `onChange` whenever the account's records change, with the types of the events that arrived
- * (`appointment.created`…). It reads the account's event feed (`GET /api/v1/events`, from its end, then with each
- * page's cursor); a service without the feed is polled instead, and `onChange` runs every few seconds with `null`
- * (whatever may have changed). Returns a function that stops it.
+ * (`appointment.created`…), and `onMode` as the connection comes and goes. Returns a function that stops it.
  */
 export function liveChanges(
   credential: Credential,
-  onMode: (mode: 'events' | 'polling') => void,
-  onChange: (types: string[] | null) => void,
+  onMode: (mode: 'live' | 'connecting') => void,
+  onChange: (types: string[]) => void,
 ): () => void {
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let cursor: string | undefined;
-  const later = (run: () => void | Promise<void>, ms: number) => {
-    if (!stopped) timer = setTimeout(() => void run(), ms);
-  };
-
-  const client = gateClient(credential);
-  const page = (after?: string) => dataOf(client.GET('/api/v1/events', { params: { query: { after, limit: 500 } } }));
-
-  const poll = () => {
-    onChange(null);
-    later(poll, POLL_EVERY_MS);
-  };
-  const follow = async () => {
-    try {
-      const { items, next_cursor } = await page(cursor);
-      cursor = next_cursor ?? cursor;
-      if (items.length > 0) onChange(items.map((item) => item.type));
-      later(follow, items.length === 500 ? 0 : EVENTS_EVERY_MS);
-    } catch {
-      later(follow, POLL_EVERY_MS);
-    }
-  };
-  const start = async () => {
-    try {
-      // Skip to the end: the board lists the current state already.
-      for (;;) {
-        const { items, next_cursor } = await page(cursor);
-        cursor = next_cursor ?? cursor;
-        if (items.length < 500 || stopped) break;
-      }
-      onMode('events');
-      later(follow, EVENTS_EVERY_MS);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') {
-        onMode('polling');
-        later(poll, POLL_EVERY_MS);
-      } else later(start, POLL_EVERY_MS);
-    }
-  };
-  void start();
+  const hub = hubOf(credential);
+  const listener = { onMode, onChange };
+  hub.listeners.add(listener);
+  onMode(hub.socket.connected ? 'live' : 'connecting');
   return () => {
-    stopped = true;
-    clearTimeout(timer);
+    hub.listeners.delete(listener);
+    if (hub.listeners.size) return;
+    hub.socket.close();
+    for (const [key, value] of hubs) if (value === hub) hubs.delete(key);
   };
 }
 
 /**
- * A count that grows each time events of these families arrive (`appointment.` matches `appointment.created`…),
- * or, where the service has no feed, every few seconds: a page redraws from the service when it changes.
+ * A count that grows each time events of these families arrive (`appointment.` matches `appointment.created`…): a
+ * page redraws from the service when it changes.
  */
 export function useChanges(credential: Credential, families: string[]): number {
   const [count, setCount] = useState(0);
@@ -76,7 +93,7 @@ export function useChanges(credential: Credential, families: string[]): number {
         credential,
         () => undefined,
         (types) => {
-          if (types === null || types.some((type) => families.some((family) => type.startsWith(family)))) setCount((n) => n + 1);
+          if (types.some((type) => families.some((family) => type.startsWith(family)))) setCount((n) => n + 1);
         },
       ),
     [],
