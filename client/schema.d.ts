@@ -239,6 +239,60 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start setting two-factor authentication (TOTP) up: a new secret for the authenticator app
+     * @description Answers a new secret and its otpauth:// URI (show it as a QR code); MFA is not on until confirmed with a code of the app (POST /api/v1/me/mfa/confirm). Calling it again replaces a secret not yet confirmed. 409 INVALID_STATUS_TRANSITION when MFA is on already. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     **Carries a secret** (`secret`, `otpauth_url`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret`, `otpauth_url` as null with a `withheld` note: if the first answer never reached you, start again: POST /api/v1/me/mfa. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MfaController_start'];
+    /**
+     * Turn two-factor authentication off with a code of the app or a recovery code
+     * @description Forgets the secret and the recovery codes. When the account requires MFA, every session of the user may then only set it up again. 409 INVALID_STATUS_TRANSITION when MFA is off. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     A person signed in with a session (not a key).
+     */
+    delete: operations['MfaController_disable'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/mfa/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Turn two-factor authentication on with a code of the app; answers 10 recovery codes, shown once
+     * @description Each recovery code is accepted once in place of a TOTP code (at sign-in, or to turn MFA off). A session that could only set MFA up (the account requires it) becomes a full session at once. 409 INVALID_STATUS_TRANSITION without a set-up started, or when MFA is on already. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     **Carries a secret** (`recovery_codes`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `recovery_codes` as null with a `withheld` note: if the first answer never reached you, turn MFA off (DELETE /api/v1/me/mfa with a code of the app) and on again. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MfaController_confirm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/layouts/{set}/{layout_ref}': {
     parameters: {
       query?: never;
@@ -1239,6 +1293,32 @@ export interface components {
     SignedOutView: {
       /** @enum {string} */
       status: 'signed_out';
+    };
+    MfaCodeDto: {
+      /**
+       * @description The authenticator app's current 6-digit code (turning MFA off also takes one of the recovery codes)
+       * @example 123456
+       */
+      totp: string;
+    };
+    MfaSetupView: {
+      /**
+       * @description The TOTP secret (base32), for typing it into the app; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it
+       * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+       */
+      secret: string;
+      /** @description The same as an otpauth:// URI, to show as a QR code (issuer "Gate service", label the user's email); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      otpauth_url: string;
+    };
+    MfaConfirmedView: {
+      /** @enum {boolean} */
+      mfa_enabled: true;
+      /** @description Ten single-use codes, each accepted once in place of a TOTP code; shown only here (only their hashes are kept); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      recovery_codes: string[];
+    };
+    MfaDisabledView: {
+      /** @enum {boolean} */
+      mfa_enabled: false;
     };
     PutLayoutDto: {
       /** @example Container pickup */
@@ -4852,6 +4932,740 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_start: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+           *         "otpauth_url": "otpauth://totp/Gate%20service:ana%40port-a.example?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Gate%20service&algorithm=SHA1&digits=6&period=30"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaSetupView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: ('secret' | 'otpauth_url')[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_disable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A code of the authenticator app, or a recovery code */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "mfa_enabled": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaDisabledView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_confirm: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A code of the authenticator app */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "mfa_enabled": true,
+           *         "recovery_codes": [
+           *           "k7p2m-x9qfd",
+           *           "a3hnw-c8rte",
+           *           "p4kzs-m2vgb",
+           *           "w9dqe-h6tya",
+           *           "n5cxr-b7mjk",
+           *           "e2gus-q8fzp",
+           *           "r6vhy-t3kwn",
+           *           "z8mbj-d4xce",
+           *           "u7tpa-g5nrs",
+           *           "c3wke-y9hdm"
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaConfirmedView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'recovery_codes'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -3,6 +3,8 @@ import { AuthModule } from '../auth/auth.module.js';
 import { RevocationsModule } from '../auth/revocations.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { MfaCodes } from './mfa-codes.js';
+import { MfaController } from './mfa.controller.js';
+import { MfaService } from './mfa.service.js';
 import { Passwords } from './passwords.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -12,8 +14,8 @@ import { SignInThrottle } from './sign-in-throttle.js';
 /** People (docs/users.md): users of an account, signing in and out, MFA, single sign-on, their own keys. */
 @Module({
   imports: [AuthModule, RevocationsModule, MetricsModule],
-  controllers: [SessionsController],
-  providers: [SessionsRepository, SessionsService, Passwords, MfaCodes, SignInThrottle],
+  controllers: [SessionsController, MfaController],
+  providers: [SessionsRepository, SessionsService, Passwords, MfaCodes, SignInThrottle, MfaService],
   exports: [SessionsService, Passwords],
 })
 export class UsersModule {}
