@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { RevocationsModule } from '../auth/revocations.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
+import { AccountSsoController } from './account-sso.controller.js';
+import { AccountSsoService } from './account-sso.service.js';
 import { MfaCodes } from './mfa-codes.js';
 import { MfaController } from './mfa.controller.js';
 import { MfaService } from './mfa.service.js';
@@ -10,12 +12,14 @@ import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
+import { SsoController } from './sso.controller.js';
+import { SsoSignIn } from './sso-sign-in.js';
 
 /** People (docs/users.md): users of an account, signing in and out, MFA, single sign-on, their own keys. */
 @Module({
   imports: [AuthModule, RevocationsModule, MetricsModule],
-  controllers: [SessionsController, MfaController],
-  providers: [SessionsRepository, SessionsService, Passwords, MfaCodes, SignInThrottle, MfaService],
+  controllers: [SessionsController, MfaController, AccountSsoController, SsoController],
+  providers: [SessionsRepository, SessionsService, Passwords, MfaCodes, SignInThrottle, MfaService, AccountSsoService, SsoSignIn],
   exports: [SessionsService, Passwords],
 })
 export class UsersModule {}
