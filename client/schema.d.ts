@@ -259,7 +259,7 @@ export interface paths {
     post: operations['MfaController_start'];
     /**
      * Turn two-factor authentication off with a code of the app or a recovery code
-     * @description Forgets the secret and the recovery codes. When the account requires MFA, every session of the user may then only set it up again. 409 INVALID_STATUS_TRANSITION when MFA is off. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     * @description Forgets the secret and the recovery codes. When the account requires MFA, every session of the user may then only set it up again. 409 INVALID_STATUS_TRANSITION when MFA is off. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing; after 10 wrong codes of the user in 15 minutes, 429 RATE_LIMITED (with Retry-After) for 15 minutes. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
      *
      *     A person signed in with a session (not a key).
      */
@@ -280,7 +280,7 @@ export interface paths {
     put?: never;
     /**
      * Turn two-factor authentication on with a code of the app; answers 10 recovery codes, shown once
-     * @description Each recovery code is accepted once in place of a TOTP code (at sign-in, or to turn MFA off). A session that could only set MFA up (the account requires it) becomes a full session at once. 409 INVALID_STATUS_TRANSITION without a set-up started, or when MFA is on already. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     * @description Each recovery code is accepted once in place of a TOTP code (at sign-in, or to turn MFA off). A session that could only set MFA up (the account requires it) becomes a full session at once. 409 INVALID_STATUS_TRANSITION without a set-up started, or when MFA is on already. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing; after 10 wrong codes of the user in 15 minutes, 429 RATE_LIMITED (with Retry-After) for 15 minutes. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
      *
      *     **Carries a secret** (`recovery_codes`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `recovery_codes` as null with a `withheld` note: if the first answer never reached you, turn MFA off (DELETE /api/v1/me/mfa with a code of the app) and on again. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
      *
