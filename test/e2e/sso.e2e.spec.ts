@@ -338,9 +338,14 @@ describe('single sign-on (OpenID Connect)', () => {
       expect([replaced.status, replaced.body.data.default_role, replaced.body.data.passwords_allowed]).toEqual([200, 'viewer', false]);
       const [row] = await t.app.get(DataSource).query(`SELECT client_secret FROM account_sso WHERE account_id = $1`, [terminal.id]);
       expect(row.client_secret).toBe('the-secret');
+      // No passwords now: a user of the account signing in with the right one is sent to the provider.
+      const user = await newUser(t, terminal.id, 'planner');
+      const refused = await t.http.post('/api/v1/sessions').send({ email: user.email, password: user.password });
+      expect([refused.status, refused.body.error.code]).toEqual([401, 'SSO_REQUIRED']);
 
       const removed = await t.http.delete('/api/v1/account/sso').set('X-API-Key', terminal.key);
       expect([removed.status, removed.body.data]).toEqual([200, { status: 'deleted' }]);
+      expect((await t.http.post('/api/v1/sessions').send({ email: user.email, password: user.password })).status).toBe(201);
       for (const res of [
         await t.http.get('/api/v1/account/sso').set('X-API-Key', terminal.key),
         await t.http.delete('/api/v1/account/sso').set('X-API-Key', terminal.key),
@@ -388,6 +393,27 @@ describe('single sign-on (OpenID Connect)', () => {
         ]);
       }
       expect((await t.http.get('/api/v1/account/sso').set('X-API-Key', b.key)).status).toBe(404);
+    });
+
+    it('gives a domain claimed by two accounts at once to one of them', async () => {
+      const accounts = await Promise.all([1, 2, 3].map(() => newAccount(t.http, 'terminal')));
+      const domain = newDomain();
+      const answers = await Promise.all(
+        accounts.map((account) =>
+          t.http
+            .put('/api/v1/account/sso')
+            .set('X-API-Key', account.key)
+            .send({
+              issuer: 'https://login.example',
+              client_id: 'gate',
+              client_secret: 's',
+              email_domains: [domain],
+              default_role: 'viewer',
+            }),
+        ),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409]);
+      expect(await t.app.get(DataSource).query(`SELECT 1 FROM account_sso WHERE $1 = ANY(email_domains)`, [domain])).toHaveLength(1);
     });
 
     it('is for owners: a planner and an admin key are refused', async () => {
