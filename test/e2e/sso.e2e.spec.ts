@@ -113,7 +113,7 @@ describe('single sign-on (OpenID Connect)', () => {
 
       const returned = await authorize(location.href, sub, callbackUrl);
       const res = await back(t.http, returned, cookie);
-      expect([res.status, res.headers.location]).toEqual([302, '/panel']);
+      expect([res.status, res.headers.location, res.headers['cache-control']]).toEqual([302, '/panel', 'no-store']);
       const session = sessionCookieOf(res.headers['set-cookie']);
       // The sign-in was used: its row is gone.
       expect(await t.app.get(DataSource).query(`SELECT 1 FROM sso_logins WHERE state = $1`, [params.state])).toEqual([]);

@@ -64,6 +64,7 @@ export class SsoController {
   })
   @redirect("To the provider's authorization endpoint (or to /panel#sso_error=<code>)")
   async start(@Req() request: Request, @Res() response: Response, @Query('email') email: unknown): Promise<void> {
+    response.setHeader('Cache-Control', 'no-store');
     try {
       const begun = await this.sso.start(typeof email === 'string' ? email : undefined, `${originOf(request)}${SSO_CALLBACK_PATH}`);
       response.cookie(SSO_STATE_COOKIE, begun.state, { ...STATE_COOKIE, secure: request.secure, maxAge: SSO_LOGIN_MINUTES * 60_000 });
@@ -83,6 +84,7 @@ export class SsoController {
   })
   @redirect('To /panel, signed in (or to /panel#sso_error=<code>)')
   async callback(@Req() request: Request, @Res() response: Response): Promise<void> {
+    response.setHeader('Cache-Control', 'no-store');
     const browserState = cookieOf(request, SSO_STATE_COOKIE);
     response.clearCookie(SSO_STATE_COOKIE, { ...STATE_COOKIE, secure: request.secure });
     try {
@@ -99,7 +101,6 @@ export class SsoController {
     const code = known ? error.code : 'SSO_FAILED';
     if (known) this.logger.info({ code, reason: error.message, err: error.reason }, 'SSO sign-in refused');
     else this.logger.error({ err: error }, 'SSO sign-in failed');
-    response.setHeader('Cache-Control', 'no-store');
     response.redirect(302, `/panel#sso_error=${code}`);
   }
 }
