@@ -5,14 +5,20 @@ import { RevocationsModule } from '../auth/revocations.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { InvitationsController } from './invitations.controller.js';
 import { Mailer } from './mailer.js';
-import { MfaCodes } from './mfa-codes.js';
 import { MyKeysController } from './my-keys.controller.js';
 import { MyKeysService } from './my-keys.service.js';
+import { AccountSsoController } from './account-sso.controller.js';
+import { AccountSsoService } from './account-sso.service.js';
+import { MfaCodes } from './mfa-codes.js';
+import { MfaController } from './mfa.controller.js';
+import { MfaService } from './mfa.service.js';
 import { Passwords } from './passwords.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
+import { SsoController } from './sso.controller.js';
+import { SsoSignIn } from './sso-sign-in.js';
 import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
@@ -20,7 +26,15 @@ import { UsersService } from './users.service.js';
 /** People (docs/users.md): users of an account, signing in and out, MFA, single sign-on, their own keys. */
 @Module({
   imports: [AuthModule, RevocationsModule, MetricsModule, AccountsModule],
-  controllers: [SessionsController, UsersController, InvitationsController, MyKeysController],
+  controllers: [
+    SessionsController,
+    UsersController,
+    InvitationsController,
+    MyKeysController,
+    MfaController,
+    AccountSsoController,
+    SsoController,
+  ],
   providers: [
     SessionsRepository,
     SessionsService,
@@ -31,6 +45,9 @@ import { UsersService } from './users.service.js';
     UsersService,
     MyKeysService,
     Mailer,
+    MfaService,
+    AccountSsoService,
+    SsoSignIn,
   ],
   exports: [SessionsService, Passwords, UsersService],
 })
