@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 
@@ -117,4 +118,25 @@ export async function captureRowsWritten(dataSource: DataSource, work: () => Pro
     [xid],
   );
   return Object.fromEntries(rows.filter((row) => Number(row.n) > 0).map((row) => [row.name, Number(row.n)]));
+}
+
+/**
+ * Runs `work` and returns the text of every query the app's pool clients were given meanwhile, on the wire's side of
+ * the logger: each is one round trip (a simple query, a statement with its parameters, or a pipeline of statements
+ * with one Sync, whose text is its statements' joined).
+ */
+export async function captureClientQueries(dataSource: DataSource, work: () => Promise<unknown>): Promise<string[]> {
+  const Client = (dataSource.driver as unknown as { master: { Client: typeof pg.Client } }).master.Client;
+  const query = Reflect.get(Client.prototype, 'query') as (...args: unknown[]) => unknown;
+  const texts: string[] = [];
+  Reflect.set(Client.prototype, 'query', function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+    texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text));
+    return query.call(this, config, ...rest);
+  });
+  try {
+    await work();
+  } finally {
+    Reflect.set(Client.prototype, 'query', query);
+  }
+  return texts;
 }

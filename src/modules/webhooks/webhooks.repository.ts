@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { inTransaction } from '../../database/transaction.js';
 import { EventsService } from '../events/events.service.js';
+import { statementOf } from '../../database/data-source.js';
 
 /** A subscription as stored. */
 export interface WebhookRow {
@@ -257,7 +258,7 @@ export class WebhooksRepository {
    */
   private async run<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
-    return (await pool.query<T & pg.QueryResultRow>({ name: `webhooks-${name}`, text, values })).rows;
+    return (await pool.query<T & pg.QueryResultRow>(statementOf(this.db, `webhooks-${name}`, text, values))).rows;
   }
 
   /** A new subscription, starting at the feed's horizon: events of writers still running or yet to come. */
