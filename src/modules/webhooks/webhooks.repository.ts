@@ -45,8 +45,8 @@ export interface ClaimedDelivery {
   previous_secret: string | null;
   /** The webhook's `updated_at` when claimed: a delivery claimed ahead is sent only while it is unchanged. */
   version: string;
-  /** Null when the event is no longer kept. */
-  data: Record<string, unknown> | null;
+  /** The event's data as JSON text, as PostgreSQL writes it (spliced into the body as it is); null when the event is no longer kept. */
+  data: string | null;
   /** Sent in the slow lane: its webhook's last attempts were slow or failed, or one of this instance's is overdue. */
   slow: boolean;
 }
@@ -218,7 +218,7 @@ export const CLAIM_DUE = `
   )
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-         w.updated_at::text AS version, COALESCE(c.payload, e.data) AS data, h.slow
+         w.updated_at::text AS version, COALESCE(c.payload, e.data)::text AS data, h.slow
     FROM claimed c JOIN hooks h ON h.id = c.webhook_id JOIN webhooks w ON w.id = c.webhook_id
     LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
   UNION ALL
