@@ -1,8 +1,7 @@
 /** Jest runs the TypeScript sources as native ES modules (NestJS 12 is ESM-only), compiled by SWC. */
-export default {
+const project = {
   testEnvironment: 'node',
   rootDir: '.',
-  testMatch: ['<rootDir>/test/**/*.spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [
@@ -19,6 +18,38 @@ export default {
     ],
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+};
+
+/**
+ * The test files that run a second time with the service behind a real PgBouncer in transaction pooling
+ * (test/setup/pgbouncer.ts: each worker starts its own). Add a file here to run it there too.
+ */
+const THROUGH_PGBOUNCER = [
+  'checkin',
+  'checkin-cost',
+  'interrupted-checkin',
+  'sql-literals',
+  'idempotency',
+  'idempotency-race',
+  'webhooks',
+  'webhooks-ahead',
+  'webhooks-crash',
+  'webhooks-fairness',
+  'events',
+  'event-horizon',
+  'scale-out',
+];
+
+export default {
+  projects: [
+    { ...project, displayName: 'direct', testMatch: ['<rootDir>/test/**/*.spec.ts'] },
+    {
+      ...project,
+      displayName: 'pgbouncer',
+      testMatch: THROUGH_PGBOUNCER.map((name) => `<rootDir>/test/e2e/${name}.e2e.spec.ts`),
+      setupFiles: ['<rootDir>/test/setup/through-pgbouncer.js'],
+    },
+  ],
   globalSetup: '<rootDir>/test/setup/global-setup.js',
   globalTeardown: '<rootDir>/test/setup/global-teardown.js',
   testTimeout: 60_000,

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
-import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
+import { pipelined } from '../../src/database/prepared.js';
+import { BEGIN_EVENT_WRITER, EVENT_WRITER_OPENING } from '../../src/modules/events/event-sql.js';
 
 export interface AppointmentItem {
   driver: { tax_id: string; driver_license_number: string; license_category: string };
@@ -58,13 +59,21 @@ async function inTransaction(client: pg.Client | pg.PoolClient, work: () => Prom
   }
 }
 
-/** One statement that writes account events, in a transaction of its own marked as an event writer. */
+/**
+ * One statement that writes account events, in a transaction of its own marked as an event writer, in one round
+ * trip: the opening, the statement with its values bound and the COMMIT pipelined over the extended protocol with
+ * one Sync, each a named statement parsed once per connection (the tightest plain form; the service's transactions
+ * go the same way, src/database/prepared.ts). A failure leaves the transaction aborted: rolled back.
+ */
 async function writingEvents(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
   const client = await pool.connect();
   try {
-    let result!: pg.QueryResult;
-    await inTransaction(client, async () => void (result = await client.query(text, values)));
-    return result;
+    const steps = [...EVENT_WRITER_OPENING.map((opening) => ({ text: opening })), { text, values }, { text: 'COMMIT' }];
+    const results = await pipelined(client, steps, { named: true }).catch(async (error: unknown) => {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    });
+    return results[EVENT_WRITER_OPENING.length];
   } finally {
     client.release();
   }
@@ -149,8 +158,8 @@ export async function plainLogs(client: pg.Client, terminalId: string, refs: str
 }
 
 /**
- * The rows an accepted driver check-in with one ticket writes, in the cheapest plain form: two statements, as
- * the handshake needs (the attempt is stored before the terminal is asked, its outcome after). The first
+ * The rows an accepted driver check-in with one ticket writes, in the cheapest plain form: two statements, each a
+ * transaction of one round trip (`writingEvents`), as the handshake needs (the attempt is stored before the terminal is asked, its outcome after). The first
  * reads the appointment with its driver (what the terminal is sent) and starts the attempt with its log entry
  * and `checkin.requested` event; the second moves the appointment, stores the ticket, accepts the attempt, logs
  * both, writes the terminal's two events and appends the two driver feed events, guarded by the status as the

@@ -8,6 +8,16 @@ export interface AppConfig {
   databaseUrl: string | null;
   dataDir: string;
   databasePoolSize: number;
+  /**
+   * `DATABASE_URL` reaches PostgreSQL through PgBouncer in transaction pooling (docs/architecture.md#behind-pgbouncer):
+   * no named prepared statements and no session settings on its connections.
+   */
+  databasePgBouncer: boolean;
+  /**
+   * A direct connection to PostgreSQL for what lives as long as a session (instances' liveness locks, LISTEN); the
+   * same as `databaseUrl` unless set. Required behind PgBouncer.
+   */
+  databaseSessionUrl: string | null;
   redisUrl: string | null;
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   redisPrefix: string;
@@ -208,6 +218,23 @@ function origins(env: Env, name: string): CorsOrigins {
   return list.length ? list : null;
 }
 
+/** DATABASE_PGBOUNCER and DATABASE_SESSION_URL: behind PgBouncer the session-level connections need a direct URL. */
+function pooling(env: Env): Pick<AppConfig, 'databasePgBouncer' | 'databaseSessionUrl'> {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databasePgBouncer = bool(env, 'DATABASE_PGBOUNCER', false);
+  const sessionUrl = url(env, 'DATABASE_SESSION_URL', ['postgres:', 'postgresql:']);
+  if (sessionUrl && !databaseUrl)
+    throw new ConfigError('DATABASE_SESSION_URL', 'needs DATABASE_URL (the embedded store has no sessions to pool)');
+  if (databasePgBouncer && !databaseUrl)
+    throw new ConfigError('DATABASE_PGBOUNCER', 'needs DATABASE_URL (PgBouncer in front of PostgreSQL)');
+  if (databasePgBouncer && !sessionUrl)
+    throw new ConfigError(
+      'DATABASE_SESSION_URL',
+      'must be set when DATABASE_PGBOUNCER=true: a direct URL of PostgreSQL for the locks and LISTEN that live as long as a session, which transaction pooling does not keep',
+    );
+  return { databasePgBouncer, databaseSessionUrl: sessionUrl ?? databaseUrl };
+}
+
 /** The whole table of variables lives here and in `.env.example`; keep the two in step. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
@@ -219,6 +246,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    ...pooling(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: name(env, 'REDIS_PREFIX', 'gate'),
     adminApiKey: secret(env, 'ADMIN_API_KEY', 16),

@@ -45,23 +45,49 @@ function sessionOptions(databaseUrl: string): string {
   return given ? `${given} ${SESSION_SETTINGS}` : SESSION_SETTINGS;
 }
 
-export function postgresOptions(databaseUrl: string, poolSize: number, entities: Entities = []): DataSourceOptions {
+/**
+ * `pgBouncer`: the URL reaches PostgreSQL through PgBouncer in transaction pooling, which refuses the `options`
+ * startup parameter (the session settings are then the database's or the role's: docs/architecture.md#behind-pgbouncer).
+ */
+export function postgresOptions(databaseUrl: string, poolSize: number, entities: Entities = [], pgBouncer = false): DataSourceOptions {
   return {
     ...COMMON,
     entities,
     url: databaseUrl,
     poolSize,
-    extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, options: sessionOptions(databaseUrl) },
+    extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, ...(pgBouncer ? {} : { options: sessionOptions(databaseUrl) }) },
   };
 }
+
+/** The data sources opened behind PgBouncer in transaction pooling. */
+const pooled = new WeakSet<DataSource>();
+
+/**
+ * Whether statements on `db` may be named prepared statements (parsed and planned once per connection): not behind
+ * PgBouncer in transaction pooling, where a connection is the server's, not the client's, between transactions (it
+ * keeps named protocol-level statements only from 1.21, with `max_prepared_statements`).
+ */
+export const namedStatements = (db: DataSource): boolean => !pooled.has(db);
+
+/**
+ * The statement of `name` for `pool.query`: a named prepared statement where `namedStatements` allows one, else
+ * unnamed (parsed and planned each time).
+ */
+export const statementOf = (db: DataSource, name: string, text: string, values?: unknown[]) =>
+  namedStatements(db) ? { name, text, values } : { text, values };
 
 /**
  * Opens the configured store. Embedded: PGlite in `<dataDir>/pg`, reached through its node-postgres
  * adapter with a pool of one (PGlite has a single session; sharing it between pool clients loses updates).
  */
-export function openDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>, entities: Entities): Database {
+export function openDatabase(
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'> & Partial<Pick<AppConfig, 'databasePgBouncer'>>,
+  entities: Entities,
+): Database {
   if (config.databaseUrl) {
-    const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize, entities));
+    const pgBouncer = config.databasePgBouncer ?? false;
+    const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize, entities, pgBouncer));
+    if (pgBouncer) pooled.add(dataSource);
     return { dataSource, embedded: false, close: () => (dataSource.isInitialized ? dataSource.destroy() : Promise.resolve()) };
   }
   const release = acquireDataDirLock(config.dataDir);

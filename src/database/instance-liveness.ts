@@ -68,7 +68,7 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
    * connection from being forgotten by what lies between.
    */
   private async holdLock(holder: number): Promise<void> {
-    const client = new pg.Client({ connectionString: this.config.databaseUrl!, keepAlive: true, application_name: 'gate-liveness' });
+    const client = new pg.Client({ connectionString: this.config.databaseSessionUrl!, keepAlive: true, application_name: 'gate-liveness' });
     client.on('error', () => undefined);
     client.on('end', () => {
       if (this.holders[holder] === client) this.holders[holder] = null;

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { executeOf, type FirstStatement, type SimpleQueryClient } from './prepared.js';
+import { namedStatements } from './data-source.js';
+import { type FirstStatement, pipelined, type PipelineClient } from './prepared.js';
 
 const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
 
@@ -11,11 +12,12 @@ function sqlState(error: unknown): string | undefined {
 
 /**
  * How a transaction opens: `begin` (`START TRANSACTION` and what must follow it before anything else, a mark the
- * transaction carries from before it has an id), and optionally its `first` statement sent with it, and its
- * `commit` too when nothing follows that statement. All in one simple query, so one round trip.
+ * transaction carries from before it has an id: statements without values), and optionally its `first` statement
+ * sent with it, and its `commit` too when nothing follows that statement. All in one round trip: `begin` alone as one
+ * simple query, with a first statement as one pipeline of the extended protocol (its values bound, not written in).
  */
 export interface Opening<R> {
-  begin: string;
+  begin: readonly string[];
   first?: FirstStatement<R>;
   commit?: boolean;
 }
@@ -41,9 +43,9 @@ export async function inTransaction<T, R = undefined>(
 }
 
 /**
- * What `db.transaction(work)` does, but opened by `opening` in one simple query: `begin`, then the first
- * statement's EXECUTE (prepared on the connection the first time), then `COMMIT` when `commit` says nothing follows
- * it. TypeORM's own record of the transaction is set as its `startTransaction()` sets it, so a nested transaction
+ * What `db.transaction(work)` does, but opened by `opening` in one round trip: `begin`, then the first statement
+ * with its values as parameters (a named statement, parsed once per connection, unless the data source is behind
+ * PgBouncer), then `COMMIT` when `commit` says nothing follows it (see `pipelined`). TypeORM's own record of the transaction is set as its `startTransaction()` sets it, so a nested transaction
  * is a savepoint, and commit and rollback work as usual; once the opening has committed, `work` may not write.
  */
 async function transactionOpenedWith<T, R>(
@@ -56,15 +58,19 @@ async function transactionOpenedWith<T, R>(
     Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
     let read = undefined as R;
     if (first) {
-      const client = (await runner.connect()) as SimpleQueryClient;
-      const execute = await executeOf(client, first);
+      const client = (await runner.connect()) as PipelineClient;
       // Logged as one query, as it is one round trip: the opening, the statement (with its values) and the COMMIT.
-      const [opening, closing] = [`${begin}; `, commit ? '; COMMIT' : ''];
+      const [opening, closing] = [`${begin.join('; ')}; `, commit ? '; COMMIT' : ''];
       db.logger.logQuery(`${opening}${first.text}${closing}`, first.values, runner);
-      const results = (await client.query(`${opening}${execute}${closing}`)) as { rows: unknown[] }[];
+      const steps = [
+        ...begin.map((text) => ({ text })),
+        { text: first.text, values: first.values },
+        ...(commit ? [{ text: 'COMMIT' }] : []),
+      ];
+      const results = await pipelined(client, steps, { named: namedStatements(db) });
       if (commit) Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
-      read = first.read(results[results.length - (commit ? 2 : 1)].rows);
-    } else await runner.query(begin);
+      read = first.read(results[begin.length].rows);
+    } else await runner.query(begin.join('; '));
     const result = await work(runner.manager, read);
     if (runner.isTransactionActive) await runner.commitTransaction();
     return result;

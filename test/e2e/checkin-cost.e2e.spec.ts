@@ -10,7 +10,7 @@ import { AppointmentsService } from '../../src/modules/appointments/appointments
 import { InstanceLiveness } from '../../src/database/instance-liveness.js';
 import { gateScene, type GateScene, minutes } from '../factories/checkin.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
-import { captureQueries, captureRoundTrips, captureRowsWritten } from '../setup/statements.js';
+import { captureClientQueries, captureQueries, captureRoundTrips, captureRowsWritten } from '../setup/statements.js';
 import { useTestApp } from '../setup/test-app.js';
 
 const t = useTestApp({ JWT_SECRET: 'a-test-jwt-secret-of-at-least-32-chars!!' });
@@ -72,8 +72,11 @@ describe('what one accepted check-in costs', () => {
     track(socket);
     let ack: Ack | undefined;
     let trips: Awaited<ReturnType<typeof captureRoundTrips>> | undefined;
+    let wire: string[] = [];
     const rows = await captureRowsWritten(db, async () => {
-      trips = await captureRoundTrips(db, async () => (ack = await request(socket, id)));
+      wire = await captureClientQueries(db, async () => {
+        trips = await captureRoundTrips(db, async () => (ack = await request(socket, id)));
+      });
     });
     expect(ack!.success).toBe(true);
     expect(ack!.data.tickets).toHaveLength(tickets);
@@ -86,6 +89,11 @@ describe('what one accepted check-in costs', () => {
     // with the opening, then the COMMIT.
     expect(trips!.transactions.map((tx) => tx.length)).toEqual([1, 2]);
     expect(trips!.statements).toHaveLength(3);
+    // As the pg clients were given them: three queries, each one round trip (the first two pipelines of statements).
+    expect(wire).toHaveLength(3);
+    expect(wire[0]).toMatch(/^START TRANSACTION;\n[^]*INSERT INTO checkins[^]*;\nCOMMIT$/);
+    expect(wire[1]).toMatch(/^START TRANSACTION;\n[^]*INSERT INTO tickets[^]*ORDER BY x.ord$/);
+    expect(wire[2]).toBe('COMMIT');
     // Alone, the start is the single start's statement: the read, the attempt, its log entry and its event.
     expect(trips!.transactions[0][0]).toMatch(/^START TRANSACTION; [^]*INSERT INTO checkins[^]*; COMMIT$/);
     expect(trips!.transactions[0][0]).not.toContain('jsonb_to_recordset');

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 
@@ -117,4 +118,34 @@ export async function captureRowsWritten(dataSource: DataSource, work: () => Pro
     [xid],
   );
   return Object.fromEntries(rows.filter((row) => Number(row.n) > 0).map((row) => [row.name, Number(row.n)]));
+}
+
+/**
+ * Runs `work` and returns the text of every query the app's pool clients were given meanwhile, on the wire's side of
+ * the logger: each is one round trip (a simple query, a statement with its parameters, or a pipeline of statements
+ * with one Sync, whose text is its statements' joined). Statements sent with `pool.query` are left out: the
+ * background work's (webhooks, the feed's horizon), which may run at any moment.
+ */
+export async function captureClientQueries(dataSource: DataSource, work: () => Promise<unknown>): Promise<string[]> {
+  const pool = (dataSource.driver as unknown as { master: pg.Pool & { Client: typeof pg.Client } }).master;
+  const query = Reflect.get(pool.Client.prototype, 'query') as (...args: unknown[]) => unknown;
+  const poolQuery = Reflect.get(pool, 'query') as (...args: unknown[]) => unknown;
+  const texts: string[] = [];
+  const background = new Set<unknown>();
+  Reflect.set(pool, 'query', function (this: pg.Pool, config: unknown, ...rest: unknown[]) {
+    background.add(config);
+    return poolQuery.call(this, config, ...rest);
+  });
+  Reflect.set(pool.Client.prototype, 'query', function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+    if (!background.has(config)) texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text));
+    return query.call(this, config, ...rest);
+  });
+  try {
+    await work();
+  } finally {
+    Reflect.set(pool.Client.prototype, 'query', query);
+    Reflect.deleteProperty(pool, 'query');
+    if (Reflect.get(pool, 'query') !== poolQuery) Reflect.set(pool, 'query', poolQuery);
+  }
+  return texts;
 }

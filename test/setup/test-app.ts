@@ -7,6 +7,7 @@ import { createApp, type GateApp } from '../../src/app.factory.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { Redis } from 'ioredis';
 import { createTestDatabase, uniqueName } from './databases.js';
+import { THROUGH_PGBOUNCER, throughPgBouncer } from './pgbouncer.js';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -27,6 +28,8 @@ export interface TestApp extends GateApp {
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   // DATABASE_URL: '' selects the embedded store, a URL an existing database; otherwise a fresh clone.
   const database = env.DATABASE_URL === undefined ? await createTestDatabase() : null;
+  // In the PgBouncer run (test/setup/pgbouncer.ts), the database is reached through the worker's PgBouncer.
+  const pooled = THROUGH_PGBOUNCER ? await throughPgBouncer({ ...(database ? { DATABASE_URL: database.url } : {}), ...env }) : null;
   const config = loadConfig({
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: 'info',
@@ -36,6 +39,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     REDIS_PREFIX: uniqueName('gate-test'),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
+    ...pooled?.env,
   });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -54,6 +58,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     databaseName: database?.name ?? null,
     async close() {
       await gate.app.close();
+      await pooled?.release();
       await database?.drop();
       if (config.redisUrl) await removeRedisKeys(config.redisUrl, config.redisPrefix);
     },

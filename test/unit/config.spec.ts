@@ -111,6 +111,31 @@ describe('configuration', () => {
     });
   });
 
+  it('reads DATABASE_PGBOUNCER and DATABASE_SESSION_URL, which defaults to DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toMatchObject({
+      databasePgBouncer: false,
+      databaseSessionUrl: 'postgres://u@h/db',
+    });
+    expect(loadConfig({})).toMatchObject({ databasePgBouncer: false, databaseSessionUrl: null });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://u@bouncer:6432/db',
+        DATABASE_PGBOUNCER: 'true',
+        DATABASE_SESSION_URL: 'postgres://u@h:5432/db',
+      }),
+    ).toMatchObject({ databasePgBouncer: true, databaseUrl: 'postgres://u@bouncer:6432/db', databaseSessionUrl: 'postgres://u@h:5432/db' });
+  });
+
+  it.each([
+    [{ DATABASE_URL: 'postgres://u@b/db', DATABASE_PGBOUNCER: 'true' }, /DATABASE_SESSION_URL must be set when DATABASE_PGBOUNCER=true/],
+    [{ DATABASE_PGBOUNCER: 'true', DATABASE_SESSION_URL: 'postgres://u@h/db' }, /DATABASE_SESSION_URL needs DATABASE_URL/],
+    [{ DATABASE_PGBOUNCER: 'true' }, /DATABASE_PGBOUNCER needs DATABASE_URL/],
+    [{ DATABASE_URL: 'postgres://u@b/db', DATABASE_PGBOUNCER: 'yes' }, /DATABASE_PGBOUNCER must be true or false/],
+    [{ DATABASE_URL: 'postgres://u@b/db', DATABASE_SESSION_URL: 'http://h/db' }, /DATABASE_SESSION_URL must use postgres:\/\//],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it('reads TRUST_PROXY as true, false, a hop count or a list of addresses, subnets and named ranges', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);

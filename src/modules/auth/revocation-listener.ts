@@ -76,7 +76,7 @@ export class RevocationListener implements OnModuleInit, OnApplicationShutdown {
   private async connect(): Promise<void> {
     this.retry = null;
     const client = new pg.Client({
-      connectionString: this.config.databaseUrl!,
+      connectionString: this.config.databaseSessionUrl!,
       application_name: 'gate-revocations',
       keepAlive: true,
       connectionTimeoutMillis: CHECK_TIMEOUT_MS,

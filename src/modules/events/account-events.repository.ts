@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AccountEventType, AccountEventView, EventCursor, EventSource, NewAccountEvent } from './account-events.js';
 import { CURRENT_TX, EVENT_HORIZON, INSERT_EVENTS } from './event-sql.js';
+import { statementOf } from '../../database/data-source.js';
 
 interface EventRow {
   id: string;
@@ -31,7 +32,7 @@ export class AccountEventsRepository {
    */
   async horizon(): Promise<string> {
     const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
-    const { rows } = await pool.query<{ horizon: string }>({ name: 'events-horizon', text: EVENT_HORIZON });
+    const { rows } = await pool.query<{ horizon: string }>(statementOf(this.db, 'events-horizon', EVENT_HORIZON));
     return rows[0].horizon;
   }
 

@@ -18,8 +18,11 @@ const WRITERS_LOCK = ((BigInt(LOCK_SPACE) << 32n) | BigInt(WRITERS)).toString();
 export const MARK_EVENT_WRITER = `SELECT pg_advisory_xact_lock_shared(${WRITERS_LOCK}), set_config('gate.event_writer', 'on', true)
    WHERE pg_current_xact_id_if_assigned() IS NULL`;
 
-/** The opening of a transaction that writes events: started and marked, in one simple query (one round trip). */
-export const BEGIN_EVENT_WRITER = `START TRANSACTION; ${MARK_EVENT_WRITER}`;
+/** The opening of a transaction that writes events, started and marked: its statements, sent in one round trip. */
+export const EVENT_WRITER_OPENING = ['START TRANSACTION', MARK_EVENT_WRITER] as const;
+
+/** The same opening as one simple query. */
+export const BEGIN_EVENT_WRITER = EVENT_WRITER_OPENING.join('; ');
 
 /**
  * The feed's horizon (docs/events.md#the-horizon): every event of a transaction below it has committed, or never

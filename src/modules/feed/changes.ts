@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { FirstStatement } from '../../database/prepared.js';
 import { inTransaction } from '../../database/transaction.js';
 import type { EventSource, NewAccountEvent } from '../events/account-events.js';
-import { BEGIN_EVENT_WRITER } from '../events/event-sql.js';
+import { EVENT_WRITER_OPENING } from '../events/event-sql.js';
 import { EventsService } from '../events/events.service.js';
 import { DriverFeed, type FeedEvent, inFeedOrder, type NewFeedEvent } from './driver-feed.js';
 
@@ -76,7 +76,7 @@ export class Changes {
       accounts = [...announced];
       return value;
     };
-    const result = await inTransaction(this.db, writing, { opening: { begin: BEGIN_EVENT_WRITER, ...opening } });
+    const result = await inTransaction(this.db, writing, { opening: { begin: EVENT_WRITER_OPENING, ...opening } });
     if (pushed.length) this.driverFeed.committed$.next(pushed);
     if (accounts.length) this.events.committed$.next(accounts);
     return result;

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { KEPT_FOR_HOURS } from '../../common/http/idempotency-key.js';
 import { instanceGoneSql } from '../../database/instance-liveness.js';
+import { statementOf } from '../../database/data-source.js';
 
 /** A caller's key, and the request that sent it. */
 export interface KeyOfCaller {
@@ -80,7 +81,7 @@ export class IdempotencyRepository {
   private async run<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     this.db.logger.logQuery(text, values);
     const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
-    return (await pool.query<T & pg.QueryResultRow>({ name: `idempotency-${name}`, text, values })).rows;
+    return (await pool.query<T & pg.QueryResultRow>(statementOf(this.db, `idempotency-${name}`, text, values))).rows;
   }
 
   /**

@@ -19,15 +19,14 @@ export interface SendResult {
   durationMs: number;
 }
 
-/** The body of every delivery, in the Standard Webhooks shape, plus the event's id and seq. */
-export function deliveryBody(event: { type: string; created_at: Date; data: unknown; id: string; seq: string | null }): string {
-  return JSON.stringify({
-    type: event.type,
-    timestamp: event.created_at.toISOString(),
-    data: event.data,
-    id: event.id,
-    seq: event.seq === null ? null : Number(event.seq),
-  });
+/**
+ * The body of every delivery, in the Standard Webhooks shape, plus the event's id and seq. `data` is the event's
+ * data as JSON text, as PostgreSQL writes it (`jsonb::text`: a space after each `:` and `,`), spliced in as it is:
+ * the same JSON as parsing and serializing it again would give, without the CPU of either.
+ */
+export function deliveryBody(event: { type: string; created_at: Date; data: string; id: string; seq: string | null }): string {
+  const seq = event.seq === null ? 'null' : String(Number(event.seq));
+  return `{"type":${JSON.stringify(event.type)},"timestamp":"${event.created_at.toISOString()}","data":${event.data},"id":${JSON.stringify(event.id)},"seq":${seq}}`;
 }
 
 /** A `whsec_` secret's key: the base64 after the prefix (Standard Webhooks). */

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { inTransaction } from '../../database/transaction.js';
 import { EventsService } from '../events/events.service.js';
+import { statementOf } from '../../database/data-source.js';
 
 /** A subscription as stored. */
 export interface WebhookRow {
@@ -44,8 +45,8 @@ export interface ClaimedDelivery {
   previous_secret: string | null;
   /** The webhook's `updated_at` when claimed: a delivery claimed ahead is sent only while it is unchanged. */
   version: string;
-  /** Null when the event is no longer kept. */
-  data: Record<string, unknown> | null;
+  /** The event's data as JSON text, as PostgreSQL writes it (spliced into the body as it is); null when the event is no longer kept. */
+  data: string | null;
   /** Sent in the slow lane: its webhook's last attempts were slow or failed, or one of this instance's is overdue. */
   slow: boolean;
 }
@@ -217,7 +218,7 @@ export const CLAIM_DUE = `
   )
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-         w.updated_at::text AS version, COALESCE(c.payload, e.data) AS data, h.slow
+         w.updated_at::text AS version, COALESCE(c.payload, e.data)::text AS data, h.slow
     FROM claimed c JOIN hooks h ON h.id = c.webhook_id JOIN webhooks w ON w.id = c.webhook_id
     LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
   UNION ALL
@@ -257,7 +258,7 @@ export class WebhooksRepository {
    */
   private async run<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.db.driver as unknown as { master: pg.Pool }).master;
-    return (await pool.query<T & pg.QueryResultRow>({ name: `webhooks-${name}`, text, values })).rows;
+    return (await pool.query<T & pg.QueryResultRow>(statementOf(this.db, `webhooks-${name}`, text, values))).rows;
   }
 
   /** A new subscription, starting at the feed's horizon: events of writers still running or yet to come. */
