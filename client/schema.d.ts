@@ -564,26 +564,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/driver/appointments/{id}/check-in': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Check in at the gate: the service asks the terminal server and answers with the tickets it returned
-     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, over REST or the socket, answers that attempt's outcome or resumes it ([check-in](/guide/checkin.md#retrying-with-the-same-checkin_id)). An `Idempotency-Key` header works too, as on every POST ([idempotency](/guide/idempotency.md)); a 5xx answer (`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.
-     */
-    post: operations['CheckinController_checkIn'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/driver/appointments': {
     parameters: {
       query?: never;
@@ -764,6 +744,26 @@ export interface paths {
     get: operations['WebhooksController_deliveries'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/driver/appointments/{id}/check-in': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check in at the gate: the service asks the terminal server and answers with the tickets it returned
+     * @description The same handshake as the socket event `checkin:request` on /driver. Send a `checkin_id` to make retries safe: a retry, over REST or the socket, answers that attempt's outcome or resumes it ([check-in](/guide/checkin.md#retrying-with-the-same-checkin_id)). An `Idempotency-Key` header works too, as on every POST ([idempotency](/guide/idempotency.md)); a 5xx answer (`TERMINAL_OFFLINE`, `TERMINAL_TIMEOUT`) is not kept, so its retry asks the terminal again.
+     */
+    post: operations['CheckinController_checkIn'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1483,6 +1483,21 @@ export interface components {
       updated_at: string;
       /** @description The carrier that booked it ([carrier booking](/guide/capacity.md#carrier-booking)); null for the terminal's own */
       booked_by: (components['schemas']['BookedByView'] | null) | null;
+      /**
+       * Format: date-time
+       * @description When the truck arrived at the gate: the plate read's read_at, or the check-in's confirmation; set once ([stamps](/guide/gate.md#stamps))
+       */
+      arrived_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck entered (a plate read at the entry); set once ([stamps](/guide/gate.md#stamps))
+       */
+      entered_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck left (a plate read at the exit); set once ([stamps](/guide/gate.md#stamps))
+       */
+      departed_at: string | null;
     };
     AppointmentItemView: {
       appointment: components['schemas']['AppointmentLogView'];
@@ -1839,25 +1854,6 @@ export interface components {
       /** @description Oldest first; null when found is false */
       data: components['schemas']['TicketView'][] | null;
     };
-    CheckinResultView: {
-      /** Format: uuid */
-      checkin_id: string;
-      /** Format: uuid */
-      appointment_id: string;
-      appointment_ref: string;
-      /** @enum {string} */
-      status: 'CHECKED_IN';
-      /** @description The tickets the terminal returned, as stored */
-      tickets: components['schemas']['TicketView'][];
-    };
-    CheckinBodyDto: {
-      /**
-       * Format: uuid
-       * @description Chosen by the app so that a retry (same id) answers the same outcome instead of checking in twice
-       * @example 2b1f6a8e-3c4d-4e5f-8a9b-0c1d2e3f4a5b
-       */
-      checkin_id?: string;
-    };
     OwnerView: {
       /** Format: uuid */
       id: string;
@@ -1895,6 +1891,21 @@ export interface components {
       admissible_until: string | null;
       /** @description null when the layout is gone */
       layout: (components['schemas']['RenderedLayoutView'] | null) | null;
+      /**
+       * Format: date-time
+       * @description When the truck arrived at the gate: the plate read's read_at, or the check-in's confirmation; set once ([stamps](/guide/gate.md#stamps))
+       */
+      arrived_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck entered (a plate read at the entry); set once ([stamps](/guide/gate.md#stamps))
+       */
+      entered_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck left (a plate read at the exit); set once ([stamps](/guide/gate.md#stamps))
+       */
+      departed_at: string | null;
       /** @enum {string} */
       status: 'SCHEDULED' | 'CHECKED_IN' | 'ON_GOING';
       /** @description The terminal */
@@ -2219,6 +2230,25 @@ export interface components {
       items: components['schemas']['DeliveryAttemptView'][];
       /** @description Pass as cursor for older attempts; null on the last page */
       next_cursor: string | null;
+    };
+    CheckinResultView: {
+      /** Format: uuid */
+      checkin_id: string;
+      /** Format: uuid */
+      appointment_id: string;
+      appointment_ref: string;
+      /** @enum {string} */
+      status: 'CHECKED_IN';
+      /** @description The tickets the terminal returned, as stored */
+      tickets: components['schemas']['TicketView'][];
+    };
+    CheckinBodyDto: {
+      /**
+       * Format: uuid
+       * @description Chosen by the app so that a retry (same id) answers the same outcome instead of checking in twice
+       * @example 2b1f6a8e-3c4d-4e5f-8a9b-0c1d2e3f4a5b
+       */
+      checkin_id?: string;
     };
   };
   responses: never;
@@ -7508,7 +7538,10 @@ export interface operations {
            *               },
            *               "created_at": "2026-11-22T04:48:54.123Z",
            *               "updated_at": "2026-11-22T05:02:10.456Z",
-           *               "booked_by": null
+           *               "booked_by": null,
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -8506,7 +8539,10 @@ export interface operations {
            *               },
            *               "created_at": "2026-11-22T04:48:54.123Z",
            *               "updated_at": "2026-11-22T05:02:10.456Z",
-           *               "booked_by": null
+           *               "booked_by": null,
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -10669,7 +10705,10 @@ export interface operations {
            *               "booked_by": {
            *                 "carrier_id": "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee",
            *                 "carrier_name": "Fast Freight"
-           *               }
+           *               },
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -12089,281 +12128,6 @@ export interface operations {
       };
     };
   };
-  CheckinController_checkIn: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        /** @description The appointment id */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['CheckinBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success */
-      200: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "success": true,
-           *       "data": {
-           *         "checkin_id": "9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f",
-           *         "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
-           *         "appointment_ref": "APPT-0001",
-           *         "status": "CHECKED_IN",
-           *         "tickets": [
-           *           {
-           *             "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
-           *             "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
-           *             "appointment_ref": "APPT-0001",
-           *             "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
-           *             "layout_ref": "demo-ticket",
-           *             "content": {
-           *               "gate": "A3",
-           *               "lane": 2
-           *             },
-           *             "created_at": "2026-11-22T04:48:54.123Z",
-           *             "updated_at": "2026-11-22T05:02:10.456Z"
-           *           }
-           *         ]
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @enum {boolean} */
-            success: true;
-            data: components['schemas']['CheckinResultView'];
-          };
-        };
-      };
-      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `MALFORMED_JSON`: The body is not valid JSON */
-      400: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'VALIDATION_ERROR' | 'MALFORMED_JSON';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'UNAUTHORIZED';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `NOT_FOUND`: No such route or resource */
-      404: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'NOT_FOUND';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
-      409: {
-        headers: {
-          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_STATUS_TRANSITION'
-                | 'CHECKIN_OUTSIDE_WINDOW'
-                | 'CHECKIN_IN_PROGRESS'
-                | 'CHECKIN_REJECTED'
-                | 'IDEMPOTENCY_KEY_IN_USE';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'IDEMPOTENCY_KEY_MISMATCH';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'RATE_LIMITED';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'INTERNAL_ERROR';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `CHECKIN_FAILED`: The terminal server's answer could not be used (for example a ticket with an unknown layout) */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'CHECKIN_FAILED';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `TERMINAL_OFFLINE`: The terminal server is not connected */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'TERMINAL_OFFLINE';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-      /** @description `TERMINAL_TIMEOUT`: The terminal server did not answer within CHECKIN_TIMEOUT_MS */
-      504: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'TERMINAL_TIMEOUT';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-      };
-    };
-  };
   DriverAppController_appointments: {
     parameters: {
       query?: never;
@@ -12408,6 +12172,9 @@ export interface operations {
            *             "name": "Port A"
            *           },
            *           "booked_by": null,
+           *           "arrived_at": null,
+           *           "entered_at": null,
+           *           "departed_at": null,
            *           "layout": {
            *             "layout_ref": "demo-appointment",
            *             "name": "Container pickup",
@@ -15000,6 +14767,281 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CheckinController_checkIn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The appointment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['CheckinBodyDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "checkin_id": "9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f",
+           *         "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *         "appointment_ref": "APPT-0001",
+           *         "status": "CHECKED_IN",
+           *         "tickets": [
+           *           {
+           *             "id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *             "appointment_id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *             "appointment_ref": "APPT-0001",
+           *             "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *             "layout_ref": "demo-ticket",
+           *             "content": {
+           *               "gate": "A3",
+           *               "lane": 2
+           *             },
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "updated_at": "2026-11-22T05:02:10.456Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CheckinResultView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `MALFORMED_JSON`: The body is not valid JSON */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR' | 'MALFORMED_JSON';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_OUTSIDE_WINDOW`: Now is outside the appointment window widened by its tolerances; `CHECKIN_IN_PROGRESS`: A check-in with this checkin_id is still waiting for the terminal; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_STATUS_TRANSITION'
+                | 'CHECKIN_OUTSIDE_WINDOW'
+                | 'CHECKIN_IN_PROGRESS'
+                | 'CHECKIN_REJECTED'
+                | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CHECKIN_FAILED`: The terminal server's answer could not be used (for example a ticket with an unknown layout) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CHECKIN_FAILED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `TERMINAL_OFFLINE`: The terminal server is not connected */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'TERMINAL_OFFLINE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `TERMINAL_TIMEOUT`: The terminal server did not answer within CHECKIN_TIMEOUT_MS */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'TERMINAL_TIMEOUT';
               message: string;
               details?: {
                 [key: string]: unknown;

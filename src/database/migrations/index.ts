@@ -16,6 +16,7 @@ import { EventWriters1763916000000 } from './1763916000000-event-writers.js';
 import { AccountEventSeqs1763916600000 } from './1763916600000-account-event-seqs.js';
 import { Capacity1763917000000 } from './1763917000000-capacity.js';
 import { BookableByIndex1763917500000 } from './1763917500000-bookable-by-index.js';
+import { Gate1763930000000 } from './1763930000000-gate.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   AccountEventSeqs1763916600000,
   Capacity1763917000000,
   BookableByIndex1763917500000,
+  Gate1763930000000,
 ];

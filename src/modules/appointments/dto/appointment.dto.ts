@@ -87,7 +87,31 @@ export class AppointmentLogView {
     description: `The carrier that booked it ([carrier booking](${guideUrl('capacity', 'carrier-booking')})); null for the terminal's own`,
   })
   booked_by: BookedByView | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: `When the truck arrived at the gate: the plate read's read_at, or the check-in's confirmation; set once ([stamps](${guideUrl('gate', 'stamps')}))`,
+  })
+  arrived_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: `When the truck entered (a plate read at the entry); set once ([stamps](${guideUrl('gate', 'stamps')}))`,
+  })
+  entered_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: `When the truck left (a plate read at the exit); set once ([stamps](${guideUrl('gate', 'stamps')}))`,
+  })
+  departed_at: string | null;
 }
+
+/** The gate's stamps, as every view of an appointment shows them (docs/gate.md#stamps). */
+export const STAMP_FIELDS = ['arrived_at', 'entered_at', 'departed_at'] as const satisfies readonly (keyof AppointmentLogView)[];
 
 /**
  * The fields of a record that parties other than its owner are shown (the terminal server asked about a
@@ -176,6 +200,9 @@ export const APPOINTMENT_EXAMPLES: RecordExamples = {
     created_at: EXAMPLE.createdAt,
     updated_at: EXAMPLE.updatedAt,
     booked_by: null,
+    arrived_at: null,
+    entered_at: null,
+    departed_at: null,
   },
   logs: [
     { event: 'ticket_created', message: `Ticket ${EXAMPLE.ticketId} created (layout demo-ticket)`, created_at: EXAMPLE.loggedLater },

@@ -65,11 +65,28 @@ export class TerminalAppointmentView extends PickType(AppointmentLogView, SHARED
   @ApiProperty({ enum: ['SCHEDULED'] }) status: string;
 }
 
-/** `checkin:request` on /terminal: a driver asks to check in; the terminal server answers through the acknowledgement. */
+/** The plate read that asks for a check-in (docs/gate.md): where and how the truck was seen. */
+export class CheckinPlateReadView {
+  @ApiProperty({ description: "The camera's id of the read" }) read_id: string;
+  @ApiProperty({ description: 'The gate lane' }) lane: string;
+  @ApiProperty({ enum: ['arrival', 'entry'] }) stage: string;
+  @ApiProperty({ description: 'The plate as read' }) plate: string;
+  @ApiProperty({ minimum: 0, maximum: 1 }) confidence: number;
+  @ApiProperty({ format: 'date-time' }) read_at: string;
+}
+
+/** `checkin:request` on /terminal: a driver (or a plate read) asks to check in; the terminal server answers through the acknowledgement. */
 export class TerminalCheckinRequestView {
   @ApiProperty({ format: 'uuid', description: 'Identifies the attempt; the same id never stores tickets twice' }) checkin_id: string;
+  @ApiProperty({
+    enum: ['driver', 'plate'],
+    description: "Who asks: the driver's app, or a plate read at the gate (docs/gate.md), whose `read` comes along",
+  })
+  source: 'driver' | 'plate';
   @ApiProperty({ type: TerminalAppointmentView }) appointment: TerminalAppointmentView;
   @ApiProperty({ type: DriverView }) driver: DriverView;
+  @ApiPropertyOptional({ type: CheckinPlateReadView, description: 'The plate read, when `source` is `plate`' })
+  read?: CheckinPlateReadView;
 }
 
 /** The terminal server's acknowledgement of a `checkin:request`. Properties beyond these are ignored. */
