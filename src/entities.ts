@@ -14,6 +14,7 @@ import { IdempotencyKey } from './modules/idempotency/idempotency-key.entity.js'
 import { AccountEvent } from './modules/events/account-event.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook.entity.js';
 import { CapacityRule, CapacityUsage } from './modules/capacity/capacity-rule.entity.js';
+import { GateRead, GateReferral } from './modules/gate/gate.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -38,4 +39,6 @@ export const ENTITIES = [
   WebhookAttempt,
   CapacityRule,
   CapacityUsage,
+  GateRead,
+  GateReferral,
 ];

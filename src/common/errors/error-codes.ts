@@ -39,6 +39,10 @@ export const ERROR_STATUS = {
   SLOT_CLOSED: 409,
   SLOT_FULL: 409,
   QUOTA_EXCEEDED: 409,
+  // The gate (docs/gate.md): a read (or its image) that is not there; a referral closed already (resolved, rejected or expired).
+  READ_NOT_FOUND: 404,
+  REFERRAL_NOT_FOUND: 404,
+  REFERRAL_RESOLVED: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -85,6 +85,7 @@ export class Gate1763930000000 implements MigrationInterface {
          appointment_id uuid,
          appointment_ref text,
          note text,
+         detail text,
          resolved_at timestamptz,
          resolving_instance uuid,
          resolving_since timestamptz,

@@ -46,7 +46,9 @@ export class AppointmentsRepository extends RecordsRepository {
   async stamp(manager: EntityManager, id: string, column: GateStamp, at: Date | null): Promise<boolean> {
     if (!GATE_STAMPS.includes(column)) throw new Error(`not a gate stamp: ${column}`);
     const rows: unknown[] = await manager.query(
-      `UPDATE appointments SET ${column} = COALESCE($2::timestamptz, now()) WHERE id = $1 AND ${column} IS NULL RETURNING id`,
+      `WITH stamped AS (
+         UPDATE appointments SET ${column} = COALESCE($2::timestamptz, now()) WHERE id = $1 AND ${column} IS NULL RETURNING id
+       ) SELECT id FROM stamped`,
       [id, at],
     );
     return rows.length > 0;
@@ -56,7 +58,7 @@ export class AppointmentsRepository extends RecordsRepository {
    * The terminal's live appointments (neither deleted nor completed) whose plate has one of these keys or folded
    * keys, with their drivers: each side on its index (appointments_plate_idx, appointments_plate_fold_idx).
    */
-  findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<RecordRow[]> {
+  findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<(RecordRow & { license_plate: string | null })[]> {
     return this.db.query(
       `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category
          FROM appointments r JOIN drivers d ON d.id = r.driver_id

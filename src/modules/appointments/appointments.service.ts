@@ -53,7 +53,7 @@ export class AppointmentsService extends RecordsService {
    * The terminal's appointments, with their drivers, whose plate key (`gate_plate_key`) is one of `keys` or whose
    * folded key (`gate_plate_fold`) is one of `folds`, neither deleted nor completed (docs/gate.md#matching).
    */
-  findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<RecordRow[]> {
+  findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<(RecordRow & { license_plate: string | null })[]> {
     return this.appointments.findByPlates(terminalId, keys, folds);
   }
 

@@ -37,6 +37,10 @@ export interface AppointmentForCheckin {
   terminal_location: GeoFence | null;
   /** The check-in a plate read started on it last (docs/gate.md): a driver's arriving while it is pending joins it. */
   plate_checkin_id?: string | null;
+  /** Its way through the gate (docs/gate.md#stamps). */
+  arrived_at?: Date | null;
+  entered_at?: Date | null;
+  departed_at?: Date | null;
 }
 
 export interface CheckinRow {

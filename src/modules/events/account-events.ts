@@ -18,6 +18,9 @@ export const ACCOUNT_EVENT_TYPES = [
   'webhook.disabled',
   'booking.created',
   'booking.cancelled',
+  'gate.read',
+  'gate.referral_opened',
+  'gate.referral_resolved',
 ] as const;
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 

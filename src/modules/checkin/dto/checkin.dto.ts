@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { NestedList, REF_MAX } from '../../../common/validation/validators.js';
-import { AppointmentLogView, SHARED_RECORD_FIELDS } from '../../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, SHARED_RECORD_FIELDS, STAMP_FIELDS } from '../../appointments/dto/appointment.dto.js';
 import { DriverView } from '../../drivers/dto/driver.dto.js';
 import { AppointmentTicketDto, TicketView } from '../../tickets/dto/ticket.dto.js';
 
@@ -61,7 +61,7 @@ export class CheckinConfirmDto {
 }
 
 /** The appointment a terminal server is asked about (always SCHEDULED at that point). */
-export class TerminalAppointmentView extends PickType(AppointmentLogView, SHARED_RECORD_FIELDS) {
+export class TerminalAppointmentView extends PickType(AppointmentLogView, [...SHARED_RECORD_FIELDS, ...STAMP_FIELDS] as const) {
   @ApiProperty({ enum: ['SCHEDULED'] }) status: string;
 }
 
