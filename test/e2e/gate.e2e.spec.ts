@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
@@ -8,6 +10,7 @@ import { gateScene, type GateScene, minutes } from '../factories/checkin.js';
 import { createItem, driver } from '../factories/records.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { createEmbeddedDataDir, createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
+import { spawnWithOutput } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
 const JWT_SECRET = 'gate-e2e-test-secret-0123456789abcdefgh';
@@ -524,6 +527,55 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
       .set('X-API-Key', 'test-admin-key-0123456789abcdef')
       .send({ kind: 'carrier', name: 'c' });
     expect((await t.http.get('/api/v1/gate/referrals').set('X-API-Key', carrier.body.data.api_key)).status).toBe(403);
+  });
+});
+
+describe('npm run sim:camera (the built script)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ JWT_SECRET });
+  });
+  afterAll(() => t.close());
+
+  it('sends a read with an image: the truck with no phone is checked in, and a bad option is refused', async () => {
+    const scene = await gateScene(t.http);
+    const { id, ref } = await scene.appointment({ license_plate: 'CAM1B23' });
+    const requests: Record<string, any>[] = [];
+    const socket = await connectTerminal(urlOf(t), scene.terminal.key, (request) => (requests.push(request), ACCEPT));
+    const dir = mkdtempSync(join(tmpdir(), 'gate-camera-'));
+    const file = `${dir}/plate.png`;
+    writeFileSync(file, PNG);
+    try {
+      const args = [
+        '--key',
+        scene.terminal.key,
+        '--url',
+        urlOf(t),
+        '--plate',
+        'cam-1123',
+        '--stage',
+        'arrival',
+        '--image',
+        file,
+        '--read-id',
+        'sim-1',
+      ];
+      const camera = spawnWithOutput(process.execPath, ['dist/scripts/sim-camera.js', ...args], {});
+      expect(await camera.exit).toBe(0);
+      expect(camera.output()).toContain(`read sim-1: plate cam-1123 at arrival (lane in-1, confidence 0.97)`);
+      expect(camera.output()).toContain(`→ matched appointment ${ref}`);
+      expect(requests[0]).toMatchObject({ source: 'plate', read: { read_id: 'sim-1', plate: 'cam-1123' } });
+      const [row] = await t.app
+        .get(DataSource)
+        .query(`SELECT status, (SELECT image_type FROM gate_reads WHERE read_id = 'sim-1') AS image FROM appointments WHERE id = $1`, [id]);
+      expect(row).toEqual({ status: 'CHECKED_IN', image: 'image/png' });
+      const bad = spawnWithOutput(process.execPath, ['dist/scripts/sim-camera.js', '--key', 'k', '--plate', 'X', '--stage', 'parking'], {});
+      expect(await bad.exit).toBe(64);
+      expect(bad.output()).toMatch(/^--stage must be arrival, entry or exit\n\nnpm run sim:camera -- --key /);
+    } finally {
+      socket.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
