@@ -181,6 +181,13 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
     const state = await stateOf(id);
     expect(state).toMatchObject({ status: 'CHECKED_IN', tickets: 1 });
     expect(state.arrived_at!.toISOString()).toBe(first.read_at);
+    // Nor can an update write one.
+    const put = await t.http
+      .put('/api/v1/appointments')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ ref, appointment: { arrived_at: nowIso() } });
+    expect(put.status).toBe(400);
+    expect(put.body.error.details.errors).toEqual([expect.objectContaining({ path: 'appointment.arrived_at' })]);
     // An entry of the CHECKED_IN appointment needs no handshake: it moves it.
     expect((await post(scene, read('PTV8J11', { stage: 'entry' }))).body.data[0].outcome).toBe('matched');
     expect((await stateOf(id)).status).toBe('ON_GOING');
