@@ -15611,19 +15611,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'image/jpeg': {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-              /** @enum {string} */
-              code: 'READ_NOT_FOUND';
-              message: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-          'image/png': {
+          'application/json': {
             /** @enum {boolean} */
             success: false;
             error: {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type Batch, BatchPipe } from '../../common/batch/batch.pipe.js';
 import { dtoItems } from '../../common/batch/batch-input.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
@@ -135,7 +135,6 @@ export class GateController {
     description: `Permission \`gate:read\`. [Images](${guideUrl('gate', 'images')}).`,
   })
   @ApiParam({ name: 'read_id', example: READ.read_id })
-  @ApiProduces('image/jpeg', 'image/png')
   @ApiResponse({
     status: 200,
     description: 'The image',
