@@ -21,6 +21,7 @@ const TIERS = [
   ['appointments'],
   ['tickets'],
   ['checkin', 'driver-app', 'driver-tokens', 'bookings', 'webhooks'],
+  ['gate'],
 ];
 
 const tierRules = TIERS.flatMap((tier, index) => {

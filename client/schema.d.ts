@@ -1315,6 +1315,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/gate/reads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send plate reads (one or an array): each is matched to an appointment and acted on, or referred to a clerk
+     * @description Permission `gate:write`. The batch is validated whole; then each read acts alone, and the answer waits for the check-in handshakes (at most CHECKIN_TIMEOUT_MS), in the order sent. A read_id sent again updates its read and never acts twice. Matching, stages and reasons: [the gate](/guide/gate.md).
+     *
+     *     Requires `gate:write` ([roles](/guide/users.md#roles)).
+     */
+    post: operations['GateController_reads'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/gate/reads/{read_id}/image': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A read's image, as it was sent (JPEG or PNG), while it is kept (GATE_IMAGE_RETENTION_DAYS)
+     * @description Permission `gate:read`. [Images](/guide/gate.md#images).
+     *
+     *     Requires `gate:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['GateController_image'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/gate/referrals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The referrals of a status (open by default; resolved, expired), newest first, a page at a time
+     * @description Permission `gate:read`. Keyset pages: pass each page's next_cursor as cursor until it is null. [Referrals](/guide/gate.md#referrals).
+     *
+     *     Requires `gate:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['GateController_referrals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/gate/referrals/{id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve a referral, once: with the appointment the read was (acting as a match), or reject it
+     * @description Permission `gate:write`. With `appointment_ref` the read's stage acts on that appointment as a match would (the handshake for a SCHEDULED one; its read's read_at stamped), and its errors are answered with the referral left open. [Referrals](/guide/gate.md#referrals).
+     *
+     *     Requires `gate:write` ([roles](/guide/users.md#roles)).
+     */
+    post: operations['GateController_resolve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1361,7 +1449,10 @@ export interface components {
         | 'checkin.failed'
         | 'webhook.disabled'
         | 'booking.created'
-        | 'booking.cancelled';
+        | 'booking.cancelled'
+        | 'gate.read'
+        | 'gate.referral_opened'
+        | 'gate.referral_resolved';
       /** Format: date-time */
       created_at: string;
       /** @description `{trip|appointment, driver}` as the logs query shows the record (check-in events add `checkin`), or the ticket as the tickets query shows it */
@@ -2578,6 +2669,21 @@ export interface components {
       updated_at: string;
       /** @description The carrier that booked it ([carrier booking](/guide/capacity.md#carrier-booking)); null for the terminal's own */
       booked_by: (components['schemas']['BookedByView'] | null) | null;
+      /**
+       * Format: date-time
+       * @description When the truck arrived at the gate: the plate read's read_at, or the check-in's confirmation; set once ([stamps](/guide/gate.md#stamps))
+       */
+      arrived_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck entered (a plate read at the entry); set once ([stamps](/guide/gate.md#stamps))
+       */
+      entered_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck left (a plate read at the exit); set once ([stamps](/guide/gate.md#stamps))
+       */
+      departed_at: string | null;
     };
     AppointmentItemView: {
       appointment: components['schemas']['AppointmentLogView'];
@@ -2971,6 +3077,21 @@ export interface components {
       admissible_until: string | null;
       /** @description null when the layout is gone */
       layout: (components['schemas']['RenderedLayoutView'] | null) | null;
+      /**
+       * Format: date-time
+       * @description When the truck arrived at the gate: the plate read's read_at, or the check-in's confirmation; set once ([stamps](/guide/gate.md#stamps))
+       */
+      arrived_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck entered (a plate read at the entry); set once ([stamps](/guide/gate.md#stamps))
+       */
+      entered_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the truck left (a plate read at the exit); set once ([stamps](/guide/gate.md#stamps))
+       */
+      departed_at: string | null;
       /** @enum {string} */
       status: 'SCHEDULED' | 'CHECKED_IN' | 'ON_GOING';
       /** @description The terminal */
@@ -3103,12 +3224,16 @@ export interface components {
             | 'webhook.disabled'
             | 'booking.created'
             | 'booking.cancelled'
+            | 'gate.read'
+            | 'gate.referral_opened'
+            | 'gate.referral_resolved'
             | 'trip.*'
             | 'appointment.*'
             | 'ticket.*'
             | 'checkin.*'
             | 'webhook.*'
             | 'booking.*'
+            | 'gate.*'
           )[]
         | null;
       /** @example Gate events for our TMS */
@@ -3147,12 +3272,16 @@ export interface components {
             | 'webhook.disabled'
             | 'booking.created'
             | 'booking.cancelled'
+            | 'gate.read'
+            | 'gate.referral_opened'
+            | 'gate.referral_resolved'
             | 'trip.*'
             | 'appointment.*'
             | 'ticket.*'
             | 'checkin.*'
             | 'webhook.*'
             | 'booking.*'
+            | 'gate.*'
           )[]
         | null;
       /**
@@ -3314,6 +3443,136 @@ export interface components {
        * @example 2b1f6a8e-3c4d-4e5f-8a9b-0c1d2e3f4a5b
        */
       checkin_id?: string;
+    };
+    PlateReadingDto: {
+      /** @example ABC1C34 */
+      plate: string;
+      /** @example 0.62 */
+      confidence: number;
+    };
+    ReadImageDto: {
+      /** @enum {string} */
+      content_type: 'image/jpeg' | 'image/png';
+      /** @description The image, base64 (at most 256 KiB decoded) */
+      data: string;
+    };
+    GateReadDto: {
+      /**
+       * @description The camera’s id of the read: sent again (a retry, a re-read of the passage), it updates the read and never acts twice
+       * @example cam-3-20261129-081502-0042
+       */
+      read_id: string;
+      /** @example in-2 */
+      lane: string;
+      /** @enum {string} */
+      stage: 'arrival' | 'entry' | 'exit';
+      /**
+       * @description Spaces, dots, dashes and case do not matter
+       * @example ABC1C34
+       */
+      plate: string;
+      /** @example 0.97 */
+      confidence: number;
+      /** @description The camera’s alternative readings */
+      candidates?: components['schemas']['PlateReadingDto'][];
+      /**
+       * Format: date-time
+       * @description When the camera read it: ISO 8601 with a zone
+       * @example 2026-11-29T08:15:02-03:00
+       */
+      read_at: string;
+      image?: components['schemas']['ReadImageDto'];
+    };
+    ResolveReferralDto: {
+      /**
+       * @description The appointment the read was: acts as a match
+       * @example APPT-0001
+       */
+      appointment_ref?: string;
+      /**
+       * @description Close it without a match (a truck with no appointment, a bad read)
+       * @enum {boolean}
+       */
+      reject?: true;
+      /** @description Why, with `reject` */
+      note?: string;
+    };
+    ReadOutcomeView: {
+      read_id: string;
+      /**
+       * @description `pending`: the same read_id is still being acted on by another request; send it again for its outcome
+       * @enum {string}
+       */
+      outcome: 'matched' | 'referred' | 'pending';
+      /** @description The appointment it matched */
+      appointment_ref?: string;
+      /**
+       * Format: uuid
+       * @description Its referral, for a clerk
+       */
+      referral_id?: string;
+    };
+    ReadImageView: {
+      /** @enum {string} */
+      content_type: 'image/jpeg' | 'image/png';
+      /** @example /api/v1/gate/reads/cam-3-20261129-081502-0042/image */
+      url: string;
+    };
+    GateReadView: {
+      read_id: string;
+      lane: string;
+      /** @enum {string} */
+      stage: 'arrival' | 'entry' | 'exit';
+      plate: string;
+      confidence: number;
+      candidates: components['schemas']['PlateReadingDto'][];
+      /** Format: date-time */
+      read_at: string;
+      /** @enum {string|null} */
+      outcome: 'matched' | 'referred' | null;
+      /** @description The appointment it matched, or that resolved its referral */
+      appointment_ref: string | null;
+      /** Format: uuid */
+      referral_id: string | null;
+      /** @description null when none was sent or it is past its retention */
+      image: (components['schemas']['ReadImageView'] | null) | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    ReferralResolutionView: {
+      /** @enum {string} */
+      outcome: 'matched' | 'rejected';
+      appointment_ref: string | null;
+      note: string | null;
+    };
+    ReferralView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      status: 'open' | 'resolved' | 'expired';
+      /** @enum {string} */
+      reason: 'ambiguous' | 'low_confidence' | 'wrong_status' | 'terminal_rejected' | 'lookalike' | 'outside_window' | 'no_match';
+      /** @description For terminal_rejected: the check-in’s error and the terminal’s reason */
+      detail: string | null;
+      read: components['schemas']['GateReadView'];
+      /** @description The appointments that nearly matched, as they were when it was referred */
+      candidates: components['schemas']['AppointmentItemView'][];
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description 24 hours after it was opened
+       */
+      expires_at: string;
+      /** Format: date-time */
+      resolved_at: string | null;
+      resolution: (components['schemas']['ReferralResolutionView'] | null) | null;
+    };
+    ReferralsPageView: {
+      items: components['schemas']['ReferralView'][];
+      next_cursor: string | null;
     };
   };
   responses: never;
@@ -13672,6 +13931,12 @@ export interface operations {
         limit?: number;
         /** @description The previous page's next_cursor, as it was given */
         cursor?: string;
+        /** @description Only this plate, in any spelling: spaces, dots, dashes and case aside, and the old and Mercosul forms as one (`ABC1234` = `ABC1C34`); look-alike letters are not folded ([finding trucks](/guide/gate.md#finding-trucks)) */
+        plate?: string;
+        /** @description Only appointments that arrived at the gate at or after this (arrived_at) */
+        arrived_from?: string;
+        /** @description Only appointments that arrived at the gate at or before this (arrived_at) */
+        arrived_to?: string;
       };
       header?: never;
       path?: never;
@@ -13711,7 +13976,10 @@ export interface operations {
            *               },
            *               "created_at": "2026-11-22T04:48:54.123Z",
            *               "updated_at": "2026-11-22T05:02:10.456Z",
-           *               "booked_by": null
+           *               "booked_by": null,
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -14709,7 +14977,10 @@ export interface operations {
            *               },
            *               "created_at": "2026-11-22T04:48:54.123Z",
            *               "updated_at": "2026-11-22T05:02:10.456Z",
-           *               "booked_by": null
+           *               "booked_by": null,
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -16828,6 +17099,12 @@ export interface operations {
         limit?: number;
         /** @description The previous page's next_cursor, as it was given */
         cursor?: string;
+        /** @description Only this plate, in any spelling: spaces, dots, dashes and case aside, and the old and Mercosul forms as one (`ABC1234` = `ABC1C34`); look-alike letters are not folded ([finding trucks](/guide/gate.md#finding-trucks)) */
+        plate?: string;
+        /** @description Only appointments that arrived at the gate at or after this (arrived_at) */
+        arrived_from?: string;
+        /** @description Only appointments that arrived at the gate at or before this (arrived_at) */
+        arrived_to?: string;
         /** @description Only this terminal's */
         terminal_id?: string;
       };
@@ -16872,7 +17149,10 @@ export interface operations {
            *               "booked_by": {
            *                 "carrier_id": "de6e6927-84a2-496a-8e6e-4e06dbc8e7ee",
            *                 "carrier_name": "Fast Freight"
-           *               }
+           *               },
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
            *             },
            *             "driver": {
            *               "tax_id": "12345678901",
@@ -18336,6 +18616,9 @@ export interface operations {
            *             "name": "Port A"
            *           },
            *           "booked_by": null,
+           *           "arrived_at": null,
+           *           "entered_at": null,
+           *           "departed_at": null,
            *           "layout": {
            *             "layout_ref": "demo-appointment",
            *             "name": "Container pickup",
@@ -21083,6 +21366,1018 @@ export interface operations {
                 | 'CHECKIN_IN_PROGRESS'
                 | 'CHECKIN_REJECTED'
                 | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CHECKIN_FAILED`: The terminal server's answer could not be used (for example a ticket with an unknown layout) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CHECKIN_FAILED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `TERMINAL_OFFLINE`: The terminal server is not connected */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'TERMINAL_OFFLINE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `TERMINAL_TIMEOUT`: The terminal server did not answer within CHECKIN_TIMEOUT_MS */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'TERMINAL_TIMEOUT';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  GateController_reads: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A read, or an array of reads */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GateReadDto'] | components['schemas']['GateReadDto'][];
+      };
+    };
+    responses: {
+      /** @description Created: what each read did, in the order sent */
+      201: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "read_id": "cam-5-0001",
+           *           "outcome": "matched",
+           *           "appointment_ref": "APPT-0001"
+           *         },
+           *         {
+           *           "read_id": "cam-9-0001",
+           *           "outcome": "referred",
+           *           "referral_id": "3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReadOutcomeView'][];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it; `EMPTY_PAYLOAD`: The body is empty or an empty array; `BATCH_TOO_LARGE`: More items than MAX_BATCH_SIZE */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR' | 'EMPTY_PAYLOAD' | 'BATCH_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  GateController_image: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        read_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The image */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/jpeg': string;
+          'image/png': string;
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `READ_NOT_FOUND`: The terminal sent no read with this read_id, or its image is not kept (none was sent, or past its retention) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'READ_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  GateController_referrals: {
+    parameters: {
+      query?: {
+        /** @description open (the default), resolved, or expired */
+        status?: 'open' | 'resolved' | 'expired';
+        limit?: number;
+        /** @description The previous page's next_cursor, as it was given */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "items": [
+           *           {
+           *             "id": "3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f",
+           *             "status": "open",
+           *             "reason": "low_confidence",
+           *             "detail": null,
+           *             "read": {
+           *               "read_id": "cam-3-20261129-081502-0042",
+           *               "lane": "in-2",
+           *               "stage": "arrival",
+           *               "plate": "ABC1C34",
+           *               "confidence": 0.62,
+           *               "candidates": [
+           *                 {
+           *                   "plate": "ABC1G34",
+           *                   "confidence": 0.41
+           *                 }
+           *               ],
+           *               "read_at": "2026-11-29T11:15:02.000Z",
+           *               "outcome": "referred",
+           *               "appointment_ref": null,
+           *               "referral_id": "3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f",
+           *               "image": {
+           *                 "content_type": "image/jpeg",
+           *                 "url": "/api/v1/gate/reads/cam-3-20261129-081502-0042/image"
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T04:48:54.123Z"
+           *             },
+           *             "candidates": [
+           *               {
+           *                 "appointment": {
+           *                   "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *                   "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *                   "ref": "APPT-0001",
+           *                   "layout_ref": "demo-appointment",
+           *                   "user_tax_id": "12345678901",
+           *                   "status": "SCHEDULED",
+           *                   "summary": "Pick up container MSCU1234567 at berth 4",
+           *                   "license_plate": "ABC1D23",
+           *                   "window_start": "2026-11-22T11:00:00.000Z",
+           *                   "window_end": "2026-11-22T13:00:00.000Z",
+           *                   "start_tolerance": 30,
+           *                   "end_tolerance": 15,
+           *                   "custom_data": {
+           *                     "container": {
+           *                       "number": "MSCU1234567"
+           *                     }
+           *                   },
+           *                   "created_at": "2026-11-22T04:48:54.123Z",
+           *                   "updated_at": "2026-11-22T05:02:10.456Z",
+           *                   "booked_by": null,
+           *                   "arrived_at": null,
+           *                   "entered_at": null,
+           *                   "departed_at": null
+           *                 },
+           *                 "driver": {
+           *                   "tax_id": "12345678901",
+           *                   "driver_license_number": "SP-998877",
+           *                   "driver_license_category": "E"
+           *                 }
+           *               }
+           *             ],
+           *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "expires_at": "2026-11-23T04:48:54.123Z",
+           *             "resolved_at": null,
+           *             "resolution": null
+           *           }
+           *         ],
+           *         "next_cursor": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReferralsPageView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  GateController_resolve: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The referral id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description The appointment, or the rejection */
+    requestBody: {
+      content: {
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f",
+           *         "status": "resolved",
+           *         "reason": "low_confidence",
+           *         "detail": null,
+           *         "read": {
+           *           "read_id": "cam-3-20261129-081502-0042",
+           *           "lane": "in-2",
+           *           "stage": "arrival",
+           *           "plate": "ABC1C34",
+           *           "confidence": 0.62,
+           *           "candidates": [
+           *             {
+           *               "plate": "ABC1G34",
+           *               "confidence": 0.41
+           *             }
+           *           ],
+           *           "read_at": "2026-11-29T11:15:02.000Z",
+           *           "outcome": "referred",
+           *           "appointment_ref": "APPT-0001",
+           *           "referral_id": "3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f",
+           *           "image": {
+           *             "content_type": "image/jpeg",
+           *             "url": "/api/v1/gate/reads/cam-3-20261129-081502-0042/image"
+           *           },
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "updated_at": "2026-11-22T04:48:54.123Z"
+           *         },
+           *         "candidates": [
+           *           {
+           *             "appointment": {
+           *               "id": "e42a0409-cac9-49c1-b345-87c37d7b7c3d",
+           *               "terminal_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *               "ref": "APPT-0001",
+           *               "layout_ref": "demo-appointment",
+           *               "user_tax_id": "12345678901",
+           *               "status": "SCHEDULED",
+           *               "summary": "Pick up container MSCU1234567 at berth 4",
+           *               "license_plate": "ABC1D23",
+           *               "window_start": "2026-11-22T11:00:00.000Z",
+           *               "window_end": "2026-11-22T13:00:00.000Z",
+           *               "start_tolerance": 30,
+           *               "end_tolerance": 15,
+           *               "custom_data": {
+           *                 "container": {
+           *                   "number": "MSCU1234567"
+           *                 }
+           *               },
+           *               "created_at": "2026-11-22T04:48:54.123Z",
+           *               "updated_at": "2026-11-22T05:02:10.456Z",
+           *               "booked_by": null,
+           *               "arrived_at": null,
+           *               "entered_at": null,
+           *               "departed_at": null
+           *             },
+           *             "driver": {
+           *               "tax_id": "12345678901",
+           *               "driver_license_number": "SP-998877",
+           *               "driver_license_category": "E"
+           *             }
+           *           }
+           *         ],
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "expires_at": "2026-11-23T04:48:54.123Z",
+           *         "resolved_at": "2026-11-22T05:02:10.456Z",
+           *         "resolution": {
+           *           "outcome": "matched",
+           *           "appointment_ref": "APPT-0001",
+           *           "note": null
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReferralView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `REFERRAL_NOT_FOUND`: No referral with this id belongs to the calling terminal; `APPOINTMENT_NOT_FOUND`: appointment_ref does not exist for the calling terminal */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'REFERRAL_NOT_FOUND' | 'APPOINTMENT_NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `REFERRAL_RESOLVED`: The referral is closed already (resolved, rejected or expired); details.status; `INVALID_STATUS_TRANSITION`: The status cannot move that way; `CHECKIN_REJECTED`: The terminal server refused the check-in; details.reason says why; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'REFERRAL_RESOLVED' | 'INVALID_STATUS_TRANSITION' | 'CHECKIN_REJECTED' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -157,8 +157,13 @@ async function seed(): Promise<void> {
         custom_data: { container: { number: 'MSCU1234567' } },
       },
     };
+    // A second one for the truck with no phone: the gate camera reads its plate (docs/gate.md), in the other spelling.
+    const camera = {
+      ...item,
+      appointment: { ...item.appointment, ref: `${ref}-CAM`, license_plate: 'BRA2E19', summary: 'Export container drop-off, berth 5' },
+    };
     // Validated as the API validates a POST body.
-    const items = parseBatch(item, 1, createItems(CreateAppointmentItemDto));
+    const items = parseBatch([item, camera], 2, createItems(CreateAppointmentItemDto));
     await appointments.create(keys.terminal.id, { items, path: (_index, within) => within }).catch((error: { code?: string }) => {
       if (error.code !== 'DUPLICATE_KEY') throw error;
     });
@@ -198,6 +203,9 @@ Next, each in a terminal of its own:
   ${start}
   npm run sim:terminal -- --key ${keys.terminal.key}${urlArg}
   npm run sim:driver -- --token ${driverToken.token} --checkin-next${urlArg}
+
+A truck with no phone (appointment ${ref}-CAM, plate BRA2E19): the gate camera reads it, in the old spelling:
+  npm run sim:camera -- --key ${keys.terminal.key} --plate BRA-2419 --stage arrival${urlArg}
 
 Web panel: ${serviceUrl}/panel (sign in as one of the people above, or with a key)
 Driver app: ${serviceUrl}/app#token=${driverToken.token}

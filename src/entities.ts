@@ -16,6 +16,7 @@ import { Webhook, WebhookAttempt, WebhookDelivery } from './modules/webhooks/web
 import { CapacityRule, CapacityUsage } from './modules/capacity/capacity-rule.entity.js';
 import { Invitation, Session, User } from './modules/accounts/user.entity.js';
 import { AccountSso, SsoLogin } from './modules/accounts/sso.entity.js';
+import { GateRead, GateReferral } from './modules/gate/gate.entity.js';
 
 export const ENTITIES = [
   Account,
@@ -45,4 +46,6 @@ export const ENTITIES = [
   Session,
   AccountSso,
   SsoLogin,
+  GateRead,
+  GateReferral,
 ];

@@ -30,6 +30,9 @@ export interface AppConfig {
   noShowSweepMs: number;
   /** How long the account event feed keeps events (docs/events.md). */
   eventRetentionDays: number;
+  /** The gate (docs/gate.md): the least confidence of a plate read matched without a clerk, and how long its image is kept. */
+  gateAutoConfidence: number;
+  gateImageRetentionDays: number;
   /** Webhook deliveries (docs/webhooks.md): the receiver's time to answer, the retry schedule, parallel sends. */
   webhookTimeoutMs: number;
   webhookRetryBaseMs: number;
@@ -255,6 +258,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),
     noShowSweepMs: int(env, 'NO_SHOW_SWEEP_MS', 60_000, 100, 86_400_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    gateAutoConfidence: decimal(env, 'GATE_AUTO_CONFIDENCE', 0.9, 0, 1),
+    gateImageRetentionDays: int(env, 'GATE_IMAGE_RETENTION_DAYS', 30, 1, 3650),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
     webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 30),

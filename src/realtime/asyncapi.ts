@@ -59,6 +59,8 @@ type NamespaceDocs = {
 
 const example = (name: string, summary: string, payload: unknown): Example => ({ name, summary, payload });
 const rejected = (code: ErrorCode, message: string, details: object) => ({ success: false, error: { code, message, details } });
+/** An appointment not yet at the gate: no stamps (docs/gate.md#stamps). */
+const STAMPS = { arrived_at: null, entered_at: null, departed_at: null };
 const ANSWER_TICKETS = [{ layout_ref: 'demo-ticket', content: { gate: 'A3', lane: 2 } }];
 const CHECKIN_RESULT = {
   checkin_id: EXAMPLE.checkinId,
@@ -86,18 +88,42 @@ const DOCS: NamespaceDocs = {
         operation: ['askTerminal', 'Ask the terminal server to confirm a check-in'],
         message: {
           title: 'Check-in request (service → terminal server, with acknowledgement)',
-          summary: 'A driver asks to check in; answer within CHECKIN_TIMEOUT_MS through the acknowledgement.',
+          summary:
+            'A driver asks to check in, or a plate read at the gate does (`source: "plate"`, with the `read`); answer within CHECKIN_TIMEOUT_MS through the acknowledgement.',
           examples: [
             example('request', 'A driver at the gate of Port A', {
               checkin_id: EXAMPLE.checkinId,
+              source: 'driver',
               appointment: {
                 id: EXAMPLE.appointmentId,
                 ref: 'APPT-0001',
                 layout_ref: 'demo-appointment',
                 status: 'SCHEDULED',
                 ...EXAMPLE.schedule,
+                ...STAMPS,
               },
               driver: EXAMPLE.driverView,
+            }),
+            example('plate', 'A camera read the plate at lane in-2 of Port A', {
+              checkin_id: EXAMPLE.checkinId,
+              source: 'plate',
+              appointment: {
+                id: EXAMPLE.appointmentId,
+                ref: 'APPT-0001',
+                layout_ref: 'demo-appointment',
+                status: 'SCHEDULED',
+                ...EXAMPLE.schedule,
+                ...STAMPS,
+              },
+              driver: EXAMPLE.driverView,
+              read: {
+                read_id: 'cam-3-20261129-081502-0042',
+                lane: 'in-2',
+                stage: 'arrival',
+                plate: 'ABC1D23',
+                confidence: 0.97,
+                read_at: '2026-11-22T11:15:02.000Z',
+              },
             }),
           ],
         },

@@ -103,6 +103,7 @@ describe('check-in requested by the driver', () => {
     expect(requests).toEqual([
       {
         checkin_id: expect.any(String),
+        source: 'driver',
         appointment: expect.objectContaining({ id, ref, layout_ref: 'appt', status: 'SCHEDULED' }),
         driver: { tax_id: scene.taxId, driver_license_number: expect.any(String), driver_license_category: 'E' },
       },
@@ -112,6 +113,14 @@ describe('check-in requested by the driver', () => {
       events: ['created', 'checkin_requested', 'checked_in', 'ticket_created'],
       tickets: 1,
     });
+    // A check-in without a plate read stamps its arrival at the confirmation, in the same statement as the move.
+    const [{ arrived_at: arrived, moved }] = await db.query(
+      `SELECT arrived_at, (SELECT max(created_at) FROM appointment_logs WHERE appointment_id = $1 AND event = 'checked_in') AS moved
+         FROM appointments WHERE id = $1`,
+      [id],
+    );
+    expect(arrived).toBeInstanceOf(Date);
+    expect(arrived.getTime()).toBeLessThanOrEqual(moved.getTime());
 
     await waitFor(() => events.length >= 2);
     const mine = events.filter(

@@ -168,6 +168,7 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
     expect(again.stdout).toMatch(/^ {2}PORT=4321 npm start$/m);
     expect(again.stdout).toMatch(/npm run sim:terminal -- --key gsk_\S+ --url http:\/\/localhost:4321$/m);
     expect(again.stdout).toMatch(/npm run sim:driver -- --token \S+ --checkin-next --url http:\/\/localhost:4321$/m);
+    expect(again.stdout).toMatch(/npm run sim:camera -- --key gsk_\S+ --plate BRA-2419 --stage arrival --url http:\/\/localhost:4321$/m);
     expect(again.stdout).toContain('Swagger UI: http://localhost:4321/docs');
     expect(again.stdout).not.toContain('localhost:3000');
 
@@ -177,6 +178,11 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
       expect(tickets.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-ticket']);
       const appointments = await t.http.get('/api/v1/layouts/appointment').set('X-API-Key', terminalKey);
       expect(appointments.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-appointment']);
+      // The truck with no phone: its plate as the camera line spells it finds it.
+      const camera = await t.http.get('/api/v1/appointments?plate=BRA-2419').set('X-API-Key', terminalKey);
+      expect(camera.body.data.items.length).toBeGreaterThan(0);
+      for (const item of camera.body.data.items)
+        expect(item.appointment).toMatchObject({ license_plate: 'BRA2E19', ref: expect.stringMatching(/-CAM$/) });
       const trips = await t.http.get('/api/v1/layouts/trip').set('X-API-Key', carrierKey);
       expect(trips.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-trip']);
       // A person of each role, each signing in with the password printed last.

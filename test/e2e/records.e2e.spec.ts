@@ -347,6 +347,10 @@ describe.each([
               'updated_at',
               // Who booked it (docs/capacity.md): null for the terminal's own.
               'booked_by',
+              // Its way through the gate (docs/gate.md#stamps): null until then.
+              'arrived_at',
+              'entered_at',
+              'departed_at',
             ];
       expect(Object.keys(element.data[noun]).sort()).toEqual(fields.sort());
       expect(Object.keys(element.data.driver).sort()).toEqual(['driver_license_category', 'driver_license_number', 'tax_id']);

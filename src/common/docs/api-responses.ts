@@ -49,6 +49,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'A window_start falls in a closed slot of a capacity rule (outside open hours, or an exception of capacity 0); details.slots',
   SLOT_FULL: 'A slot of a capacity rule would hold more appointments than its capacity; details.slots',
   QUOTA_EXCEEDED: "A slot would hold more of the carrier's bookings than the rule's carrier_quota allows; details.slots",
+  READ_NOT_FOUND: 'The terminal sent no read with this read_id, or its image is not kept (none was sent, or past its retention)',
+  REFERRAL_NOT_FOUND: 'No referral with this id belongs to the calling terminal',
+  REFERRAL_RESOLVED: 'The referral is closed already (resolved, rejected or expired); details.status',
 };
 
 /** Every authenticated route can answer these. */

@@ -16,6 +16,7 @@ export const GUIDE_PAGES = [
   'web',
   'capacity',
   'users',
+  'gate',
 ] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
 

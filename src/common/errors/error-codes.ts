@@ -49,6 +49,10 @@ export const ERROR_STATUS = {
   // Users (docs/users.md): the last active owner of an account; an invitation unknown, used or expired.
   LAST_OWNER: 409,
   INVITATION_EXPIRED: 410,
+  // The gate (docs/gate.md): a read (or its image) that is not there; a referral closed already (resolved, rejected or expired).
+  READ_NOT_FOUND: 404,
+  REFERRAL_NOT_FOUND: 404,
+  REFERRAL_RESOLVED: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -17,6 +17,7 @@ import { AccountEventSeqs1763916600000 } from './1763916600000-account-event-seq
 import { Capacity1763917000000 } from './1763917000000-capacity.js';
 import { BookableByIndex1763917500000 } from './1763917500000-bookable-by-index.js';
 import { People1763920000000 } from './1763920000000-people.js';
+import { Gate1763930000000 } from './1763930000000-gate.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   Capacity1763917000000,
   BookableByIndex1763917500000,
   People1763920000000,
+  Gate1763930000000,
 ];

@@ -17,6 +17,10 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Index('appointments_no_show_idx', { synchronize: false })
 // A carrier's bookings, in the listing's order (migration Capacity1763917000000): only booked appointments are in it.
 @Index('appointments_bookings_idx', { synchronize: false })
+// The gate's plate keys and the day's arrivals (migration Gate1763930000000; docs/gate.md).
+@Index('appointments_plate_idx', { synchronize: false })
+@Index('appointments_plate_fold_idx', { synchronize: false })
+@Index('appointments_arrived_idx', { synchronize: false })
 @Check('appointments_status_check', `status IN ('SCHEDULED', 'CHECKED_IN', 'ON_GOING', 'COMPLETED', 'DELETED')`)
 export class Appointment extends ScheduledRecord {
   @Column({ name: 'terminal_id', type: 'uuid' })
@@ -40,6 +44,20 @@ export class Appointment extends ScheduledRecord {
 
   @Column({ name: 'booked_by_name', type: 'text', nullable: true })
   bookedByName: string | null;
+
+  /** Its way through the gate (docs/gate.md#stamps): each set once, by the engine, never from fields. */
+  @Column({ name: 'arrived_at', type: 'timestamptz', nullable: true })
+  arrivedAt: Date | null;
+
+  @Column({ name: 'entered_at', type: 'timestamptz', nullable: true })
+  enteredAt: Date | null;
+
+  @Column({ name: 'departed_at', type: 'timestamptz', nullable: true })
+  departedAt: Date | null;
+
+  /** The check-in a plate read started on it last: a driver's check-in arriving while it is pending joins it. */
+  @Column({ name: 'plate_checkin_id', type: 'uuid', nullable: true })
+  plateCheckinId: string | null;
 
   @ManyToOne(() => Driver)
   @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'appointments_driver_id_fkey' })

@@ -8,6 +8,10 @@ export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 /** The carrier that booked an appointment (docs/capacity.md#carrier-booking): written by the engine, never from fields. */
 const BOOKED_BY = { column: 'booked_by_id', nameColumn: 'booked_by_name' };
 
+/** An appointment's way through the gate (docs/gate.md#stamps): set once each, by the gate and the check-in. */
+export const GATE_STAMPS = ['arrived_at', 'entered_at', 'departed_at'] as const;
+export type GateStamp = (typeof GATE_STAMPS)[number];
+
 export const APPOINTMENTS: RecordDefinition = {
   noun: 'appointment',
   label: 'Appointment',
@@ -20,7 +24,8 @@ export const APPOINTMENTS: RecordDefinition = {
   statuses: APPOINTMENT_STATUSES,
   initialStatus: 'SCHEDULED',
   liveStatuses: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
-  ...dataColumns(Appointment, 'terminal_id', [BOOKED_BY.column, BOOKED_BY.nameColumn]),
+  ...dataColumns(Appointment, 'terminal_id', [BOOKED_BY.column, BOOKED_BY.nameColumn, ...GATE_STAMPS, 'plate_checkin_id']),
+  engineTimestamps: GATE_STAMPS,
   moves: [
     { via: 'checkin', from: ['SCHEDULED'], to: 'CHECKED_IN' },
     { via: 'put', from: ['SCHEDULED', 'CHECKED_IN'], to: 'ON_GOING' },
@@ -45,6 +50,7 @@ export const APPOINTMENTS: RecordDefinition = {
     'created_at',
     'updated_at',
     'booked_by',
+    ...GATE_STAMPS,
   ],
   driverAppFields: [
     'id',
@@ -62,6 +68,7 @@ export const APPOINTMENTS: RecordDefinition = {
     'updated_at',
     'terminal',
     'booked_by',
+    ...GATE_STAMPS,
     'admissible_from',
     'admissible_until',
   ],

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { RecordRow } from '../records/record-definition.js';
 import { RecordsRepository } from '../records/records.repository.js';
-import { APPOINTMENTS } from './appointments.definition.js';
+import { APPOINTMENTS, GATE_STAMPS, type GateStamp } from './appointments.definition.js';
 
 @Injectable()
 export class AppointmentsRepository extends RecordsRepository {
@@ -38,6 +39,38 @@ export class AppointmentsRepository extends RecordsRepository {
        )
        SELECT id, terminal_id FROM marked`,
       [limit],
+    );
+  }
+
+  /** Sets a gate stamp to `at` (null: now) unless it is set already; whether it did. */
+  async stamp(manager: EntityManager, id: string, column: GateStamp, at: Date | null): Promise<boolean> {
+    if (!GATE_STAMPS.includes(column)) throw new Error(`not a gate stamp: ${column}`);
+    const rows: unknown[] = await manager.query(
+      `WITH stamped AS (
+         UPDATE appointments SET ${column} = COALESCE($2::timestamptz, now()) WHERE id = $1 AND ${column} IS NULL RETURNING id
+       ) SELECT id FROM stamped`,
+      [id, at],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The terminal's live appointments (neither deleted nor completed) whose plate has one of these keys or folded
+   * keys, with their drivers: each side on its index (appointments_plate_idx, appointments_plate_fold_idx).
+   */
+  findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<(RecordRow & { license_plate: string | null })[]> {
+    return this.db.query(
+      `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category
+         FROM appointments r JOIN drivers d ON d.id = r.driver_id
+        WHERE r.id IN (
+                SELECT id FROM appointments WHERE terminal_id = $1 AND gate_plate_key(license_plate) = ANY($2::text[])
+                UNION
+                SELECT id FROM appointments WHERE terminal_id = $1 AND gate_plate_fold(license_plate) = ANY($3::text[])
+                   AND status NOT IN ('DELETED', 'COMPLETED'))
+          AND r.status NOT IN ('DELETED', 'COMPLETED')
+        ORDER BY r.window_start NULLS LAST, r.ref
+        LIMIT 50`,
+      [terminalId, keys, folds],
     );
   }
 }

@@ -17,6 +17,8 @@ interface Accepting {
   checkinId: string;
   appointment: AppointmentForCheckin;
   tickets: AppointmentTicketDto[];
+  /** Its `arrived_at`: a plate read's read_at; null, the moment it is stored. */
+  arrivedAt: Date | null;
 }
 
 /** A check-in of a batch did not write all it should (its appointment moved meanwhile, a layout is gone). */
@@ -63,7 +65,7 @@ export class CheckinAcceptance {
     (batch) => this.together(batch),
     500,
     0,
-    (one) => this.alone(one.checkinId, one.appointment, one.tickets),
+    (one) => this.alone(one.checkinId, one.appointment, one.tickets, undefined, one.arrivedAt),
   );
 
   constructor(
@@ -74,9 +76,17 @@ export class CheckinAcceptance {
     private readonly ledger: CheckinLedger,
   ) {}
 
-  /** A driver's check-in the terminal server accepted; its stored tickets. */
-  accept(checkinId: string, appointment: AppointmentForCheckin, tickets: AppointmentTicketDto[]): Promise<TicketView[]> {
-    return this.batches.run({ checkinId, appointment, tickets });
+  /**
+   * A check-in the terminal server accepted (asked for by a driver or a plate read); its stored tickets. `arrivedAt`:
+   * the plate read's read_at, stamped as the appointment's `arrived_at` unless it has one (null: now).
+   */
+  accept(
+    checkinId: string,
+    appointment: AppointmentForCheckin,
+    tickets: AppointmentTicketDto[],
+    arrivedAt: Date | null = null,
+  ): Promise<TicketView[]> {
+    return this.batches.run({ checkinId, appointment, tickets, arrivedAt });
   }
 
   /** The batch in one statement (acceptMany); Incomplete when any of it did not write all it should. */
@@ -121,7 +131,7 @@ export class CheckinAcceptance {
   }
 
   /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */
-  private plan({ checkinId, appointment, tickets }: Accepting): Acceptance {
+  private plan({ checkinId, appointment, tickets, arrivedAt }: Accepting): Acceptance {
     const move = planMove(APPOINTMENTS, checkinMove(checkinId, appointment, 'accepted by the terminal server'))!;
     const stored = tickets.map((ticket) => ({ id: randomUUID(), layout_ref: ticket.layout_ref, content: ticket.content }));
     return {
@@ -135,6 +145,7 @@ export class CheckinAcceptance {
       tickets: stored,
       fence: appointment.terminal_location,
       arrival: arrivalMessage(checkinId),
+      arrivedAt,
     };
   }
 
@@ -148,11 +159,13 @@ export class CheckinAcceptance {
     appointment: AppointmentForCheckin,
     tickets: AppointmentTicketDto[],
     confirmed?: { previous: Previous | null },
+    arrivedAt: Date | null = null,
   ): Promise<TicketView[]> {
     return this.changes.transaction(async (manager, events) => {
       if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
       const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
       await this.appointments.transition(manager, events, [checkinMove(checkinId, appointment, verb)]);
+      await this.appointments.stamp(manager, events, { record: appointment, column: 'arrived_at', at: arrivedAt });
       const stored = await this.tickets.createForAppointment(manager, events, appointment.terminal_id, appointment, tickets, checkinId);
       // Trips that arrive belong to carriers: their refs are not the terminal's (or its driver app's) to see.
       if (appointment.terminal_location) {

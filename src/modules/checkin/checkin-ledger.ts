@@ -205,6 +205,51 @@ export class CheckinLedger implements OnApplicationBootstrap {
     if (!started) throw this.inProgress(checkinId);
   }
 
+  /**
+   * Whether an attempt still runs: pending, on an instance that lives, and not pending far longer than a handshake
+   * takes (see `interpret`).
+   */
+  async isLive(row: CheckinRow): Promise<boolean> {
+    if (row.status !== 'pending') return false;
+    const stale = Date.now() - new Date(row.updated_at).getTime() > this.config.checkinTimeoutMs + STALE_AFTER_MS;
+    return !stale && (await this.instance.isAlive(row.instance_id));
+  }
+
+  /**
+   * Starts a plate read's attempt (docs/gate.md), run by this instance, on an appointment still SCHEDULED (false
+   * otherwise): logged `checkin_requested` on it, with its `checkin.requested` event.
+   */
+  startPlate(checkinId: string, appointment: AppointmentForCheckin, readId: string): Promise<boolean> {
+    const log = {
+      event: 'checkin_requested',
+      message: `Check-in ${checkinId} requested by the plate read ${readId}`,
+      accountEvent: this.event('checkin.requested', pending(checkinId)),
+    };
+    return this.changes.transaction(async (manager, events) => {
+      const started = await this.repository.startPlateAttempt(manager, checkinId, appointment.id, this.instance.id, log);
+      if (started) events.announce([appointment.terminal_id]);
+      return started;
+    });
+  }
+
+  /**
+   * A driver's attempt that joined a plate read's, which the terminal accepted (docs/gate.md): accepted with the
+   * same tickets (stored once), logged `checkin_joined`.
+   */
+  joined(checkinId: string, joinedId: string, ticketIds: string[]): Promise<void> {
+    return this.changes.transaction(async (manager) => {
+      await this.repository.finishCheckin(
+        manager,
+        checkinId,
+        { status: 'accepted', reason: null, ticketIds },
+        {
+          event: 'checkin_joined',
+          message: `Check-in ${checkinId} joined check-in ${joinedId} of a plate read, which the terminal accepted`,
+        },
+      );
+    });
+  }
+
   /** The terminal's event about an attempt: the appointment as the logs query shows it, and the attempt. */
   private event(type: AccountEventType, checkin: AttemptEvent['checkin']): AttemptEvent {
     return { type, checkin, view: this.appointments.view.sql };
@@ -245,6 +290,11 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   rejected(checkinId: string, appointment: AppointmentForCheckin, reason: string): Promise<AppError> {
     return this.fail(checkinId, appointment, { status: 'rejected', message: rejectionMessage(reason), reason });
+  }
+
+  /** The error code of an unsuccessful outcome. */
+  codeOf(status: FailedStatus): string {
+    return OUTCOMES[status].code;
   }
 
   inProgress(checkinId: string): AppError {

@@ -7,7 +7,7 @@ export type CheckinStatus = (typeof CHECKIN_STATUSES)[number];
 /** One check-in attempt, keyed by its checkin_id: what makes a repeated request or a late ack harmless. */
 @Entity('checkins')
 @Index('checkins_appointment_idx', ['appointmentId'])
-@Check('checkins_source_check', `source IN ('driver', 'terminal')`)
+@Check('checkins_source_check', `source IN ('driver', 'terminal', 'plate')`)
 @Check('checkins_status_check', `status IN ('pending', 'accepted', 'rejected', 'timeout', 'offline', 'failed', 'interrupted')`)
 @Index('checkins_pending_idx', ['instanceId'], { where: `status = 'pending'` })
 export class Checkin {
@@ -27,8 +27,9 @@ export class Checkin {
   @Column({ name: 'terminal_id', type: 'uuid' })
   terminalId: string;
 
+  /** Who asked: a driver, the terminal on its own (`checkin:confirm`), or a plate read at the gate (docs/gate.md). */
   @Column({ type: 'text' })
-  source: 'driver' | 'terminal';
+  source: 'driver' | 'terminal' | 'plate';
 
   @Column({ type: 'text' })
   status: CheckinStatus;

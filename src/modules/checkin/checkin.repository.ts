@@ -35,6 +35,12 @@ export interface AppointmentForCheckin {
   license_category: string;
   /** The terminal's gate geofence, for the driver's trips. */
   terminal_location: GeoFence | null;
+  /** The check-in a plate read started on it last (docs/gate.md): a driver's arriving while it is pending joins it. */
+  plate_checkin_id?: string | null;
+  /** Its way through the gate (docs/gate.md#stamps). */
+  arrived_at?: Date | null;
+  entered_at?: Date | null;
+  departed_at?: Date | null;
 }
 
 export interface CheckinRow {
@@ -42,7 +48,7 @@ export interface CheckinRow {
   appointment_id: string;
   driver_id: string;
   terminal_id: string;
-  source: 'driver' | 'terminal';
+  source: 'driver' | 'terminal' | 'plate';
   status: CheckinStatus;
   reason: string | null;
   ticket_ids: string[];
@@ -304,6 +310,44 @@ export class CheckinRepository {
     return rows.length > 0;
   }
 
+  /** The newest attempt still pending on an appointment, if any. */
+  async findPending(appointmentId: string): Promise<CheckinRow | null> {
+    const rows: CheckinRow[] = await this.db.query(
+      `SELECT * FROM checkins WHERE appointment_id = $1 AND status = 'pending' ORDER BY created_at DESC LIMIT 1`,
+      [appointmentId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Starts a plate read's attempt (docs/gate.md) on an appointment still SCHEDULED, marking it on the appointment
+   * (`plate_checkin_id`: a driver's check-in that arrives meanwhile joins it), with its log entry and event; false
+   * when the appointment is no longer SCHEDULED.
+   */
+  async startPlateAttempt(
+    manager: EntityManager,
+    id: string,
+    appointmentId: string,
+    instanceId: string,
+    log: AttemptLog,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      withLog(
+        `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
+         SELECT $1, m.id, m.driver_id, m.terminal_id, 'plate', 'pending', $3 FROM marked m ON CONFLICT (id) DO NOTHING`,
+        4,
+        log,
+        {
+          before: `marked AS (
+             UPDATE appointments SET plate_checkin_id = $1 WHERE id = $2 AND status = 'SCHEDULED' RETURNING id, driver_id, terminal_id
+           ), `,
+        },
+      ),
+      [id, appointmentId, instanceId, ...logParams(log)],
+    );
+    return rows.length > 0;
+  }
+
   /** The instances running pending attempts (null: attempts that name none). */
   async pendingInstances(): Promise<(string | null)[]> {
     const rows: { instance_id: string | null }[] = await this.db.query(
@@ -371,6 +415,8 @@ export interface Acceptance {
   fence: GeoFence | null;
   /** The arrived trips' log message. */
   arrival: string;
+  /** The appointment's `arrived_at` when it has none (a plate read's read_at); null: the confirmation's moment. */
+  arrivedAt: Date | null;
 }
 
 /** What the acceptance statement wrote for one check-in. */
@@ -421,13 +467,15 @@ export function acceptMany(
     lng: a.fence?.lng ?? null,
     radius_m: a.fence?.radius_m ?? null,
     arrival: a.arrival,
+    arrived_at: a.arrivedAt?.toISOString() ?? null,
   }));
   return {
     text: `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
-                extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text)
+                extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text,
+                arrived_at timestamptz)
        ), moved AS (
-         UPDATE appointments AS t SET status = x.target, updated_at = now()
+         UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now())
            FROM input x WHERE t.id = x.appointment_id AND t.status = x.expected
          RETURNING t.*, x.ord AS c_ord, x.expected AS event_from, x.extra AS event_extra
        ), wanted AS (

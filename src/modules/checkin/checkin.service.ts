@@ -13,9 +13,31 @@ import { planMove } from '../records/transitions.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { CheckinAcceptance } from './checkin-acceptance.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
-import { type AppointmentForCheckin, CheckinRepository } from './checkin.repository.js';
+import { type AppointmentForCheckin, type CheckinRow, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
 import { TerminalLink } from './terminal-link.js';
+
+/** A plate read at the gate that asks for a check-in (docs/gate.md). */
+export interface PlateReadForCheckin {
+  read_id: string;
+  lane: string;
+  stage: 'arrival' | 'entry';
+  plate: string;
+  confidence: number;
+  read_at: Date;
+}
+
+/**
+ * How a plate read's check-in ended: accepted (its tickets, stored once, whoever asked the terminal), refused (the
+ * check-in's error code and why), or not started because the appointment is no longer SCHEDULED (its status now).
+ */
+export type PlateCheckin =
+  | { kind: 'accepted'; checkin_id: string; tickets: TicketView[] }
+  | { kind: 'refused'; code: string; reason: string }
+  | { kind: 'moved'; status: string };
+
+/** How often a check-in waiting on another's outcome (a tap and a read at once) looks at it, on any instance. */
+const JOIN_POLL_MS = 50;
 
 export interface CheckinResult {
   checkin_id: string;
@@ -33,6 +55,9 @@ export interface CheckinResult {
  */
 @Injectable()
 export class CheckinService {
+  /** The plate reads' handshakes this instance runs, by checkin_id: one that joins them learns their end at once. */
+  private readonly running = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly repository: CheckinRepository,
     private readonly ledger: CheckinLedger,
@@ -70,6 +95,11 @@ export class CheckinService {
     const partners = [appointment?.terminal_id, appointment?.booked_by_id];
     if (!appointment || appointment.driver_id !== driver.driverId || !partners.includes(driver.partnerId))
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
+    if (started && appointment.plate_checkin_id) {
+      // A plate read at the gate may be asking the terminal about this appointment right now: join it.
+      const joined = await this.joinPlate(checkinId, appointment);
+      if (joined) return joined;
+    }
     if (!started) {
       const previous = stored ? await this.ledger.interpret(stored, appointment.id) : null;
       if (previous?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticketIds));
@@ -81,10 +111,23 @@ export class CheckinService {
       if (answered) return answered;
     }
 
+    return this.result(checkinId, appointment, await this.askAndStore(checkinId, appointment, null));
+  }
+
+  /**
+   * Asks the terminal server about a started attempt and stores its answer: the tickets stored, or the check-in's
+   * error thrown (stored as the attempt's outcome). `read`: the plate read that asks, whose read_at is the
+   * appointment's `arrived_at`; null for a driver.
+   */
+  private async askAndStore(
+    checkinId: string,
+    appointment: AppointmentForCheckin,
+    read: PlateReadForCheckin | null,
+  ): Promise<TicketView[]> {
     const answer = await this.channel.ask(
       appointment.terminal_id,
       'checkin:request',
-      this.requestPayload(checkinId, appointment),
+      this.requestPayload(checkinId, appointment, read),
       this.config.checkinTimeoutMs,
     );
     switch (answer.kind) {
@@ -119,7 +162,7 @@ export class CheckinService {
       });
     }
     try {
-      return this.result(checkinId, appointment, await this.acceptance.accept(checkinId, appointment, accepted.tickets ?? []));
+      return await this.acceptance.accept(checkinId, appointment, accepted.tickets ?? [], read?.read_at ?? null);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const failure = await this.ledger.fail(checkinId, appointment, {
@@ -129,6 +172,98 @@ export class CheckinService {
       });
       // The appointment moved while the terminal was deciding: that, not the terminal, is the news.
       throw error.code === 'INVALID_STATUS_TRANSITION' ? error : failure;
+    }
+  }
+
+  /**
+   * A plate read's check-in (docs/gate.md): the same handshake as a driver's, asked with `source: "plate"` and the
+   * read, with no window check (the truck is at the gate). An attempt already pending on the appointment (a driver's
+   * tap, another read) is joined: its outcome is this one's, and the terminal is asked once.
+   */
+  async requestFromPlate(appointmentId: string, read: PlateReadForCheckin): Promise<PlateCheckin> {
+    const stop = this.metrics.checkinDuration.startTimer({ source: 'plate' });
+    let outcome: PlateCheckin = { kind: 'refused', code: 'INTERNAL_ERROR', reason: 'The check-in failed' };
+    try {
+      outcome = await this.plateHandshake(appointmentId, read);
+      return outcome;
+    } finally {
+      const seconds = stop();
+      const label = outcome.kind === 'accepted' ? 'accepted' : outcome.kind === 'moved' ? 'not_scheduled' : outcome.code.toLowerCase();
+      this.metrics.checkins.inc({ outcome: label, source: 'plate' });
+      const line = {
+        checkin: { source: 'plate', outcome: label, appointment_id: appointmentId, read_id: read.read_id, ms: Math.round(seconds * 1000) },
+      };
+      if (outcome.kind === 'refused') this.logger.warn(line, `check-in not accepted: ${label} (plate)`);
+      else this.logger.info(line, `check-in ${label} (plate)`);
+    }
+  }
+
+  private async plateHandshake(appointmentId: string, read: PlateReadForCheckin): Promise<PlateCheckin> {
+    for (let tries = 0; tries < 3; tries++) {
+      const pending = await this.repository.findPending(appointmentId);
+      if (pending && (await this.ledger.isLive(pending))) {
+        const outcome = await this.outcomeOf(pending.id);
+        if (outcome?.status === 'accepted')
+          return { kind: 'accepted', checkin_id: outcome.id, tickets: await this.tickets.findByIds(outcome.ticket_ids) };
+        if (outcome?.status === 'pending')
+          return { kind: 'refused', code: 'TERMINAL_TIMEOUT', reason: 'The check-in it joined is still waiting' };
+        if (outcome && outcome.status !== 'interrupted')
+          return { kind: 'refused', code: this.ledger.codeOf(outcome.status), reason: outcome.reason ?? 'The check-in failed' };
+        continue;
+      }
+      const appointment = await this.repository.findAppointment(appointmentId);
+      if (!appointment || appointment.status !== 'SCHEDULED') return { kind: 'moved', status: appointment?.status ?? 'DELETED' };
+      const checkinId = randomUUID();
+      if (!(await this.ledger.startPlate(checkinId, appointment, read.read_id))) continue;
+      const run = this.askAndStore(checkinId, appointment, read);
+      this.running.set(checkinId, run);
+      try {
+        return { kind: 'accepted', checkin_id: checkinId, tickets: await run };
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (error.code === 'INVALID_STATUS_TRANSITION')
+          return { kind: 'moved', status: String((error.details as { from?: string })?.from) };
+        const reason = (error.details as { reason?: string } | undefined)?.reason ?? error.message;
+        return { kind: 'refused', code: error.code, reason };
+      } finally {
+        this.running.delete(checkinId);
+      }
+    }
+    return { kind: 'refused', code: 'CHECKIN_IN_PROGRESS', reason: 'Other check-ins of this appointment kept starting' };
+  }
+
+  /**
+   * A driver's attempt, started while a plate read's may be pending on the appointment: when it is, this one waits
+   * for its outcome instead of asking the terminal again, and takes it (accepted with the same tickets, or the same
+   * refusal). Null when there is nothing to join (the driver's attempt goes on and asks).
+   */
+  private async joinPlate(checkinId: string, appointment: AppointmentForCheckin): Promise<CheckinResult | null> {
+    const plate = await this.repository.findCheckin(appointment.plate_checkin_id!);
+    if (!plate || plate.id === checkinId || !(await this.ledger.isLive(plate))) return null;
+    const outcome = await this.outcomeOf(plate.id);
+    switch (outcome?.status) {
+      case 'accepted':
+        await this.ledger.joined(checkinId, plate.id, outcome.ticket_ids);
+        return this.result(checkinId, appointment, await this.tickets.findByIds(outcome.ticket_ids));
+      case 'rejected':
+        throw await this.ledger.rejected(checkinId, appointment, outcome.reason ?? 'rejected by the terminal');
+      case 'timeout':
+      case 'offline':
+      case 'failed':
+        throw await this.ledger.fail(checkinId, appointment, { status: outcome.status, message: outcome.reason ?? 'The check-in failed' });
+      default:
+        return null;
+    }
+  }
+
+  /** The attempt once it has an outcome (or as it is after CHECKIN_TIMEOUT_MS and some): run here, or on any instance. */
+  private async outcomeOf(checkinId: string): Promise<CheckinRow | null> {
+    await this.running.get(checkinId)?.catch(() => undefined);
+    const deadline = Date.now() + this.config.checkinTimeoutMs + 5000;
+    for (;;) {
+      const row = await this.repository.findCheckin(checkinId);
+      if (!row || row.status !== 'pending' || Date.now() > deadline) return row;
+      await new Promise((resolve) => setTimeout(resolve, JOIN_POLL_MS));
     }
   }
 
@@ -209,9 +344,10 @@ export class CheckinService {
     }
   }
 
-  private requestPayload(checkinId: string, a: AppointmentForCheckin) {
+  private requestPayload(checkinId: string, a: AppointmentForCheckin, read: PlateReadForCheckin | null) {
     return {
       checkin_id: checkinId,
+      source: read ? ('plate' as const) : ('driver' as const),
       appointment: {
         id: a.id,
         ref: a.ref,
@@ -224,8 +360,12 @@ export class CheckinService {
         start_tolerance: a.start_tolerance,
         end_tolerance: a.end_tolerance,
         custom_data: a.custom_data,
+        arrived_at: iso(a.arrived_at),
+        entered_at: iso(a.entered_at),
+        departed_at: iso(a.departed_at),
       },
       driver: { tax_id: a.tax_id, driver_license_number: a.driver_license_number, driver_license_category: a.license_category },
+      ...(read ? { read: { ...read, read_at: read.read_at.toISOString() } } : {}),
     };
   }
 

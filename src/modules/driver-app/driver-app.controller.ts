@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiTags, PickType } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags, IntersectionType, PickType } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/docs/api-responses.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
@@ -9,7 +9,7 @@ import { RenderedLayoutView } from '../layouts/dto/rendered-layout.dto.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
-import { AppointmentLogView, BookedByView, SHARED_RECORD_FIELDS } from '../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, BookedByView, SHARED_RECORD_FIELDS, STAMP_FIELDS } from '../appointments/dto/appointment.dto.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import { DriverAppService } from './driver-app.service.js';
 
@@ -37,7 +37,10 @@ class DriverRecordView extends PickType(AppointmentLogView, [...SHARED_RECORD_FI
   @ApiProperty({ type: RenderedLayoutView, nullable: true, description: 'null when the layout is gone' }) layout: RenderedLayout | null;
 }
 
-class DriverAppointmentView extends DriverRecordView {
+/** The gate's stamps of an appointment (docs/gate.md#stamps). */
+class StampsView extends PickType(AppointmentLogView, STAMP_FIELDS) {}
+
+class DriverAppointmentView extends IntersectionType(DriverRecordView, StampsView) {
   @ApiProperty({ enum: APPOINTMENTS.liveStatuses }) status: string;
   @ApiProperty({ type: OwnerView, description: 'The terminal' }) terminal: OwnerView;
   @ApiProperty({ type: BookedByView, nullable: true, description: "The carrier that booked it; null for the terminal's own" })
@@ -90,6 +93,9 @@ const APPOINTMENT = {
   ...RECORD,
   terminal: { id: EXAMPLE.terminalId, name: 'Port A' },
   booked_by: null,
+  arrived_at: null,
+  entered_at: null,
+  departed_at: null,
   layout: {
     layout_ref: 'demo-appointment',
     name: 'Container pickup',

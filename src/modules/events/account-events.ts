@@ -19,6 +19,9 @@ export const ACCOUNT_EVENT_TYPES = [
   'webhook.disabled',
   'booking.created',
   'booking.cancelled',
+  'gate.read',
+  'gate.referral_opened',
+  'gate.referral_resolved',
 ] as const;
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 
@@ -72,7 +75,8 @@ export interface EventCursor {
 export function eventResource(event: Pick<AccountEventView, 'type' | 'data'>): Resource {
   const family = event.type.slice(0, event.type.indexOf('.'));
   if (family === 'checkin') return event.data.trip ? 'trips' : 'appointments';
-  return EVENT_RESOURCES[family as keyof typeof EVENT_RESOURCES];
+  // A family this map does not know yet is read by no one but the account's owners (their keys read everything).
+  return EVENT_RESOURCES[family as keyof typeof EVENT_RESOURCES] ?? 'account';
 }
 
 const EVENT_RESOURCES = {
@@ -81,4 +85,5 @@ const EVENT_RESOURCES = {
   ticket: 'tickets',
   webhook: 'webhooks',
   booking: 'bookings',
+  gate: 'gate',
 } as const satisfies Record<string, Resource>;

@@ -74,6 +74,8 @@ export interface RecordDefinition {
   columns: Record<string, SqlType>;
   /** Columns that default to 0 when left out: the entity's. */
   zeroDefaults: readonly string[];
+  /** Timestamp columns the engine's views show that no item's fields write (an appointment's gate stamps). */
+  engineTimestamps?: readonly string[];
   /** The status table of docs/statuses.md; every move goes through `RecordsService.transition`. */
   moves: readonly StatusMove[];
   /** Interface: fields an update may not send. */

@@ -21,6 +21,10 @@ export interface ListFilter {
   driverTaxId: string | null;
   layoutRef: string | null;
   refPrefix: string | null;
+  /** Appointments: the plate in any spelling (docs/gate.md#finding-trucks), and when they arrived. */
+  plate?: string | null;
+  arrivedFrom?: string | null;
+  arrivedTo?: string | null;
   /** In a listing across owners (a carrier's bookings): only this owner's. */
   ownerId?: string | null;
   limit: number;
@@ -36,6 +40,9 @@ export interface ListQuery {
   driver_tax_id?: string;
   layout_ref?: string;
   ref_prefix?: string;
+  plate?: string;
+  arrived_from?: string;
+  arrived_to?: string;
   limit?: string;
   cursor?: string;
 }
@@ -49,6 +56,9 @@ export function toListFilter(query: ListQuery, acrossOwners = false): ListFilter
   if (query.window_from && query.window_to && Date.parse(query.window_from) > Date.parse(query.window_to)) {
     throw AppError.validation([{ path: 'window_to', message: 'window_to must not be earlier than window_from' }]);
   }
+  if (query.arrived_from && query.arrived_to && Date.parse(query.arrived_from) > Date.parse(query.arrived_to)) {
+    throw AppError.validation([{ path: 'arrived_to', message: 'arrived_to must not be earlier than arrived_from' }]);
+  }
   return {
     statuses,
     windowFrom: query.window_from ?? null,
@@ -57,6 +67,9 @@ export function toListFilter(query: ListQuery, acrossOwners = false): ListFilter
     driverTaxId: query.driver_tax_id ?? null,
     layoutRef: query.layout_ref ?? null,
     refPrefix: query.ref_prefix ?? null,
+    plate: query.plate ?? null,
+    arrivedFrom: query.arrived_from ?? null,
+    arrivedTo: query.arrived_to ?? null,
     limit: query.limit === undefined ? LIST_LIMIT.default : Number(query.limit),
     after: query.cursor === undefined ? null : decodeCursor(query.cursor, acrossOwners),
   };

@@ -40,6 +40,7 @@ export class RecordView {
       ...Object.entries(def.columns)
         .filter(([, type]) => type === 'timestamptz')
         .map(([column]) => column),
+      ...(def.engineTimestamps ?? []),
       'created_at',
       'updated_at',
     ]);

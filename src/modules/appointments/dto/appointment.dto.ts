@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
-import { Nested, REF_MAX } from '../../../common/validation/validators.js';
+import { IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsIsoTimestamp, Nested, REF_MAX } from '../../../common/validation/validators.js';
 import { EXAMPLE } from '../../../common/docs/examples.js';
 import { guideUrl } from '../../../common/docs/guide.js';
 import type { RecordExamples } from '../../records/record-routes.js';
@@ -87,7 +87,31 @@ export class AppointmentLogView {
     description: `The carrier that booked it ([carrier booking](${guideUrl('capacity', 'carrier-booking')})); null for the terminal's own`,
   })
   booked_by: BookedByView | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: `When the truck arrived at the gate: the plate read's read_at, or the check-in's confirmation; set once ([stamps](${guideUrl('gate', 'stamps')}))`,
+  })
+  arrived_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: `When the truck entered (a plate read at the entry); set once ([stamps](${guideUrl('gate', 'stamps')}))`,
+  })
+  entered_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: `When the truck left (a plate read at the exit); set once ([stamps](${guideUrl('gate', 'stamps')}))`,
+  })
+  departed_at: string | null;
 }
+
+/** The gate's stamps, as every view of an appointment shows them (docs/gate.md#stamps). */
+export const STAMP_FIELDS = ['arrived_at', 'entered_at', 'departed_at'] as const satisfies readonly (keyof AppointmentLogView)[];
 
 /**
  * The fields of a record that parties other than its owner are shown (the terminal server asked about a
@@ -130,9 +154,31 @@ export class AppointmentLogsElement {
   @ApiProperty({ type: AppointmentLogsData, nullable: true, description: 'null when found is false' }) data: AppointmentLogsData | null;
 }
 
-/** The query of GET /api/v1/appointments (docs/listing.md). */
+/** The query of GET /api/v1/appointments (docs/listing.md), with the gate's filters (docs/gate.md#finding-trucks). */
 @StatusFilter(APPOINTMENT_STATUSES)
-export class ListAppointmentsQuery extends ListRecordsQuery {}
+export class ListAppointmentsQuery extends ListRecordsQuery {
+  @ApiPropertyOptional({
+    example: 'abc-1c34',
+    minLength: 1,
+    maxLength: 16,
+    description: `Only this plate, in any spelling: spaces, dots, dashes and case aside, and the old and Mercosul forms as one (\`ABC1234\` = \`ABC1C34\`); look-alike letters are not folded ([finding trucks](${guideUrl('gate', 'finding-trucks')}))`,
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 16)
+  @Matches(/[A-Za-z0-9]/, { message: '$property must contain a letter or a digit' })
+  plate?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only appointments that arrived at the gate at or after this (arrived_at)' })
+  @IsOptional()
+  @IsIsoTimestamp()
+  arrived_from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only appointments that arrived at the gate at or before this (arrived_at)' })
+  @IsOptional()
+  @IsIsoTimestamp()
+  arrived_to?: string;
+}
 
 /** Examples of the appointment routes in the OpenAPI document. */
 export const APPOINTMENT_EXAMPLES: RecordExamples = {
@@ -176,6 +222,9 @@ export const APPOINTMENT_EXAMPLES: RecordExamples = {
     created_at: EXAMPLE.createdAt,
     updated_at: EXAMPLE.updatedAt,
     booked_by: null,
+    arrived_at: null,
+    entered_at: null,
+    departed_at: null,
   },
   logs: [
     { event: 'ticket_created', message: `Ticket ${EXAMPLE.ticketId} created (layout demo-ticket)`, created_at: EXAMPLE.loggedLater },

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { NestedList, REF_MAX } from '../../../common/validation/validators.js';
-import { AppointmentLogView, SHARED_RECORD_FIELDS } from '../../appointments/dto/appointment.dto.js';
+import { AppointmentLogView, SHARED_RECORD_FIELDS, STAMP_FIELDS } from '../../appointments/dto/appointment.dto.js';
 import { DriverView } from '../../drivers/dto/driver.dto.js';
 import { AppointmentTicketDto, TicketView } from '../../tickets/dto/ticket.dto.js';
 
@@ -61,15 +61,32 @@ export class CheckinConfirmDto {
 }
 
 /** The appointment a terminal server is asked about (always SCHEDULED at that point). */
-export class TerminalAppointmentView extends PickType(AppointmentLogView, SHARED_RECORD_FIELDS) {
+export class TerminalAppointmentView extends PickType(AppointmentLogView, [...SHARED_RECORD_FIELDS, ...STAMP_FIELDS] as const) {
   @ApiProperty({ enum: ['SCHEDULED'] }) status: string;
 }
 
-/** `checkin:request` on /terminal: a driver asks to check in; the terminal server answers through the acknowledgement. */
+/** The plate read that asks for a check-in (docs/gate.md): where and how the truck was seen. */
+export class CheckinPlateReadView {
+  @ApiProperty({ description: "The camera's id of the read" }) read_id: string;
+  @ApiProperty({ description: 'The gate lane' }) lane: string;
+  @ApiProperty({ enum: ['arrival', 'entry'] }) stage: string;
+  @ApiProperty({ description: 'The plate as read' }) plate: string;
+  @ApiProperty({ minimum: 0, maximum: 1 }) confidence: number;
+  @ApiProperty({ format: 'date-time' }) read_at: string;
+}
+
+/** `checkin:request` on /terminal: a driver (or a plate read) asks to check in; the terminal server answers through the acknowledgement. */
 export class TerminalCheckinRequestView {
   @ApiProperty({ format: 'uuid', description: 'Identifies the attempt; the same id never stores tickets twice' }) checkin_id: string;
+  @ApiProperty({
+    enum: ['driver', 'plate'],
+    description: "Who asks: the driver's app, or a plate read at the gate (docs/gate.md), whose `read` comes along",
+  })
+  source: 'driver' | 'plate';
   @ApiProperty({ type: TerminalAppointmentView }) appointment: TerminalAppointmentView;
   @ApiProperty({ type: DriverView }) driver: DriverView;
+  @ApiPropertyOptional({ type: CheckinPlateReadView, description: 'The plate read, when `source` is `plate`' })
+  read?: CheckinPlateReadView;
 }
 
 /** The terminal server's acknowledgement of a `checkin:request`. Properties beyond these are ignored. */

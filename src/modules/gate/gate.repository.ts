@@ -1,0 +1,301 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { EventSource } from '../events/account-events.js';
+import { isoSql } from '../events/event-sql.js';
+import type { ReferralReason } from './matching.js';
+
+/** The path a read's image is served at (docs/gate.md#images). */
+export const IMAGE_PATH = '/api/v1/gate/reads/';
+
+/** SQL of a read (alias `g`) as the API shows it, as jsonb: the data of `gate.read` events, and in its referral. */
+const readViewSql = (g: string) =>
+  `jsonb_build_object('read_id', ${g}.read_id, 'lane', ${g}.lane, 'stage', ${g}.stage, 'plate', ${g}.plate,
+     'confidence', ${g}.confidence, 'candidates', ${g}.candidates, 'read_at', ${isoSql(`${g}.read_at`)},
+     'outcome', ${g}.outcome, 'appointment_ref', ${g}.appointment_ref,
+     'referral_id', (SELECT r.id FROM gate_referrals r WHERE r.read_id = ${g}.id),
+     'image', CASE WHEN ${g}.image_type IS NULL THEN NULL
+                   ELSE jsonb_build_object('content_type', ${g}.image_type, 'url', '${IMAGE_PATH}' || ${g}.read_id || '/image') END,
+     'created_at', ${isoSql(`${g}.created_at`)}, 'updated_at', ${isoSql(`${g}.updated_at`)})`;
+
+/** A referral's status as the API shows it: an open one past its expiry is `expired`. */
+const statusSql = (rf: string) => `CASE WHEN ${rf}.status = 'open' AND ${rf}.expires_at <= now() THEN 'expired' ELSE ${rf}.status END`;
+
+/** SQL of a referral (alias `rf`) with its read (`g`) as the API shows it, as jsonb. */
+const referralViewSql = (rf: string, g: string) =>
+  `jsonb_build_object('id', ${rf}.id, 'status', ${statusSql(rf)}, 'reason', ${rf}.reason, 'detail', ${rf}.detail,
+     'read', ${readViewSql(g)}, 'candidates', ${rf}.candidates,
+     'created_at', ${isoSql(`${rf}.created_at`)}, 'expires_at', ${isoSql(`${rf}.expires_at`)},
+     'resolved_at', CASE WHEN ${rf}.resolved_at IS NULL THEN NULL ELSE ${isoSql(`${rf}.resolved_at`)} END,
+     'resolution', CASE WHEN ${rf}.resolution IS NULL THEN NULL
+                        ELSE jsonb_build_object('outcome', ${rf}.resolution, 'appointment_ref', ${rf}.appointment_ref, 'note', ${rf}.note) END)`;
+
+/** Where `gate.read` events read their data: `{read}` (docs/events.md). */
+export const READ_EVENTS: EventSource = {
+  join: 'JOIN gate_reads g ON g.id = ev.id',
+  view: `jsonb_build_object('read', ${readViewSql('g')})`,
+};
+
+/** Where `gate.referral_opened` and `gate.referral_resolved` events read their data: `{referral}`. */
+export const REFERRAL_EVENTS: EventSource = {
+  join: 'JOIN gate_referrals rf ON rf.id = ev.id JOIN gate_reads g ON g.id = rf.read_id',
+  view: `jsonb_build_object('referral', ${referralViewSql('rf', 'g')})`,
+};
+
+/** A read as stored, to act on it or answer it. */
+export interface StoredRead {
+  id: string;
+  inserted: boolean;
+  outcome: 'matched' | 'referred' | null;
+  instance_id: string | null;
+  appointment_ref: string | null;
+  referral_id: string | null;
+  updated_at: Date;
+}
+
+export interface NewRead {
+  id: string;
+  terminalId: string;
+  readId: string;
+  lane: string;
+  stage: string;
+  plate: string;
+  confidence: number;
+  candidates: { plate: string; confidence: number }[];
+  readAt: string;
+  image: Buffer | null;
+  imageType: string | null;
+  instanceId: string;
+}
+
+/** A referral with what resolving it needs of its read. */
+export interface ReferralRow {
+  id: string;
+  status: 'open' | 'resolved' | 'expired';
+  resolving_instance: string | null;
+  resolving_since: Date | null;
+  read_row_id: string;
+  read_id: string;
+  lane: string;
+  stage: string;
+  plate: string;
+  confidence: number;
+  read_at: Date;
+}
+
+export type ReferralStatus = 'open' | 'resolved' | 'expired';
+
+/** The gate's SQL: reads, their images, and referrals (docs/gate.md). */
+@Injectable()
+export class GateRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Stores a read, or updates the one with its read_id (the camera read the passage again, or retried): one
+   * statement, so the same read_id sent at once to two instances is stored once and acted on by the one that
+   * inserted it. The image is kept when the update sends none.
+   */
+  async upsert(manager: EntityManager, read: NewRead): Promise<StoredRead> {
+    const [row]: StoredRead[] = await manager.query(
+      `INSERT INTO gate_reads AS g (id, terminal_id, read_id, lane, stage, plate, confidence, candidates, read_at, image, image_type, instance_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz, $10, $11, $12)
+       ON CONFLICT (terminal_id, read_id) DO UPDATE
+          SET lane = EXCLUDED.lane, stage = EXCLUDED.stage, plate = EXCLUDED.plate, confidence = EXCLUDED.confidence,
+              candidates = EXCLUDED.candidates, read_at = EXCLUDED.read_at,
+              image = COALESCE(EXCLUDED.image, g.image), image_type = COALESCE(EXCLUDED.image_type, g.image_type), updated_at = now()
+       RETURNING g.id, (g.xmax = 0) AS inserted, g.outcome, g.instance_id, g.appointment_ref, g.updated_at,
+                 (SELECT r.id FROM gate_referrals r WHERE r.read_id = g.id) AS referral_id`,
+      [
+        read.id,
+        read.terminalId,
+        read.readId,
+        read.lane,
+        read.stage,
+        read.plate,
+        read.confidence,
+        JSON.stringify(read.candidates),
+        read.readAt,
+        read.image,
+        read.imageType,
+        read.instanceId,
+      ],
+    );
+    return row;
+  }
+
+  async findRead(id: string): Promise<StoredRead | null> {
+    const rows: StoredRead[] = await this.db.query(
+      `SELECT g.id, false AS inserted, g.outcome, g.instance_id, g.appointment_ref, g.updated_at,
+              (SELECT r.id FROM gate_referrals r WHERE r.read_id = g.id) AS referral_id
+         FROM gate_reads g WHERE g.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Makes `instanceId` the one acting on a read still undecided whose instance was `from` (gone); whether it did. */
+  async takeOver(id: string, instanceId: string, from: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `WITH taken AS (
+         UPDATE gate_reads SET instance_id = $2 WHERE id = $1 AND outcome IS NULL AND instance_id IS NOT DISTINCT FROM $3 RETURNING id
+       ) SELECT id FROM taken`,
+      [id, instanceId, from],
+    );
+    return rows.length > 0;
+  }
+
+  /** Lets go of a read this instance could not finish (a retry takes it over). */
+  async release(id: string, instanceId: string): Promise<void> {
+    await this.db.query(`UPDATE gate_reads SET instance_id = NULL WHERE id = $1 AND outcome IS NULL AND instance_id = $2`, [
+      id,
+      instanceId,
+    ]);
+  }
+
+  /** The read's outcome, and the appointment it matched. */
+  async decide(
+    manager: EntityManager,
+    id: string,
+    outcome: 'matched' | 'referred',
+    appointment: { id: string; ref: string } | null,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE gate_reads SET outcome = $2, appointment_id = $3, appointment_ref = $4, instance_id = NULL, updated_at = now() WHERE id = $1`,
+      [id, outcome, appointment?.id ?? null, appointment?.ref ?? null],
+    );
+  }
+
+  /** The appointment that resolved a read's referral. */
+  async setAppointment(manager: EntityManager, id: string, appointment: { id: string; ref: string }): Promise<void> {
+    await manager.query(`UPDATE gate_reads SET appointment_id = $2, appointment_ref = $3, updated_at = now() WHERE id = $1`, [
+      id,
+      appointment.id,
+      appointment.ref,
+    ]);
+  }
+
+  /** Opens a referral of a read, expiring 24 hours from now. */
+  async insertReferral(
+    manager: EntityManager,
+    referral: { id: string; terminalId: string; readRowId: string; reason: ReferralReason; candidates: unknown[]; detail: string | null },
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO gate_referrals (id, terminal_id, read_id, reason, candidates, detail, expires_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, now() + interval '24 hours')`,
+      [referral.id, referral.terminalId, referral.readRowId, referral.reason, JSON.stringify(referral.candidates), referral.detail],
+    );
+  }
+
+  /** A referral of the terminal, with its read. */
+  async findReferral(terminalId: string, id: string): Promise<ReferralRow | null> {
+    const rows: ReferralRow[] = await this.db.query(
+      `SELECT rf.id, ${statusSql('rf')} AS status, rf.resolving_instance, rf.resolving_since,
+              g.id AS read_row_id, g.read_id, g.lane, g.stage, g.plate, g.confidence, g.read_at
+         FROM gate_referrals rf JOIN gate_reads g ON g.id = rf.read_id
+        WHERE rf.terminal_id = $1 AND rf.id = $2`,
+      [terminalId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Makes this instance the one resolving an open referral, unless another is (`from`: the one found resolving it,
+   * gone or stale, to take over from); whether it did.
+   */
+  async claim(id: string, instanceId: string, from: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `WITH claimed AS (
+         UPDATE gate_referrals SET resolving_instance = $2, resolving_since = now()
+          WHERE id = $1 AND status = 'open' AND expires_at > now() AND resolving_instance IS NOT DISTINCT FROM $3
+         RETURNING id
+       ) SELECT id FROM claimed`,
+      [id, instanceId, from],
+    );
+    return rows.length > 0;
+  }
+
+  /** Lets go of a referral this instance did not close (its resolution failed: it stays open). */
+  async unclaim(id: string, instanceId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE gate_referrals SET resolving_instance = NULL, resolving_since = NULL WHERE id = $1 AND resolving_instance = $2`,
+      [id, instanceId],
+    );
+  }
+
+  /** Closes a referral this instance holds; whether it did (it was open, and still held by this instance). */
+  async resolve(
+    manager: EntityManager,
+    id: string,
+    instanceId: string,
+    resolution: { outcome: 'matched' | 'rejected'; appointment: { id: string; ref: string } | null; note: string | null },
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `WITH closed AS (
+         UPDATE gate_referrals SET status = 'resolved', resolution = $3, appointment_id = $4, appointment_ref = $5, note = $6,
+                resolved_at = now(), resolving_instance = NULL, resolving_since = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'open' AND resolving_instance = $2
+         RETURNING id
+       ) SELECT id FROM closed`,
+      [id, instanceId, resolution.outcome, resolution.appointment?.id ?? null, resolution.appointment?.ref ?? null, resolution.note],
+    );
+    return rows.length > 0;
+  }
+
+  /** A referral as the API shows it. */
+  async referralView(id: string): Promise<Record<string, unknown>> {
+    const [row]: { view: Record<string, unknown> }[] = await this.db.query(
+      `SELECT ${referralViewSql('rf', 'g')} AS view FROM gate_referrals rf JOIN gate_reads g ON g.id = rf.read_id WHERE rf.id = $1`,
+      [id],
+    );
+    return row.view;
+  }
+
+  /**
+   * A page of the terminal's referrals of a status, newest first, after the one of `after` (its created_at with
+   * microseconds, and id); `limit + 1` rows, each with its `list_key`.
+   */
+  listReferrals(
+    terminalId: string,
+    status: ReferralStatus,
+    limit: number,
+    after: { key: string; id: string } | null,
+  ): Promise<{ view: Record<string, unknown>; list_key: string; id: string }[]> {
+    const where = {
+      open: `rf.status = 'open' AND rf.expires_at > now()`,
+      expired: `rf.status = 'open' AND rf.expires_at <= now()`,
+      resolved: `rf.status = 'resolved'`,
+    }[status];
+    const params: unknown[] = [terminalId, limit + 1];
+    const page = after ? `AND (rf.created_at, rf.id) < ($${params.push(after.key)}::timestamptz, $${params.push(after.id)}::uuid)` : '';
+    return this.db.query(
+      `SELECT rf.id, ${referralViewSql('rf', 'g')} AS view,
+              to_char(rf.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS list_key
+         FROM gate_referrals rf JOIN gate_reads g ON g.id = rf.read_id
+        WHERE rf.terminal_id = $1 AND ${where} ${page}
+        ORDER BY rf.created_at DESC, rf.id DESC
+        LIMIT $2`,
+      params,
+    );
+  }
+
+  /** A read's image, when it is kept. */
+  async image(terminalId: string, readId: string): Promise<{ image: Buffer; image_type: string } | null> {
+    const rows: { image: Buffer; image_type: string }[] = await this.db.query(
+      `SELECT image, image_type FROM gate_reads WHERE terminal_id = $1 AND read_id = $2 AND image IS NOT NULL`,
+      [terminalId, readId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Clears up to `limit` images kept longer than `days`; answers how many. */
+  async purgeImages(days: number, limit: number): Promise<number> {
+    const rows: unknown[] = await this.db.query(
+      `WITH cleared AS (
+         UPDATE gate_reads SET image = NULL, image_type = NULL
+          WHERE id IN (SELECT id FROM gate_reads WHERE image IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2)
+         RETURNING id
+       ) SELECT id FROM cleared`,
+      [days, limit],
+    );
+    return rows.length;
+  }
+}
