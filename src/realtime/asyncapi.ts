@@ -403,7 +403,8 @@ export function buildAsyncApi(serverHost: string) {
       title: 'Gate service real-time channel',
       version: '1',
       description:
-        'Socket.IO (v4) namespaces of the gate service. Terminal servers connect to `/terminal` with `auth: {apiKey}` (a terminal API key); ' +
+        "Socket.IO (v4) namespaces of the gate service. Terminal servers connect to `/terminal` with `auth: {apiKey}` (a terminal API key, or a person's own key whose permissions include appointments:write); " +
+        'a socket is closed at once when its key is revoked, or the person whose key it is is deactivated or changes role; ' +
         'driver apps connect to `/driver` with `auth: {token}` (a driver token from `POST /api/v1/drivers/{tax_id}/tokens`); the web panel ' +
         'connects to `/panel` with `auth: {apiKey}` or its session. ' +
         'Anything else is refused at connect: the client gets `connect_error` with `data.code` UNAUTHORIZED, FORBIDDEN, CSRF_TOKEN_INVALID, MFA_SETUP_REQUIRED or SERVICE_UNAVAILABLE, ' +
