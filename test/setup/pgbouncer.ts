@@ -88,8 +88,15 @@ export async function startPgBouncer({ poolSize = 4 }: { poolSize?: number } = {
         chmodSync(path, mode);
     const child: Spawned = spawnWithOutput(binary, [...(asRoot ? ['-u', 'nobody'] : []), config], {});
     let exited = false;
+    // Should the worker end without stopping it (a failed hook, a killed run), it goes with the worker.
+    const onExit = () => {
+      child.child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    };
+    process.once('exit', onExit);
     void child.exit.then(() => (exited = true));
     const stop = async () => {
+      process.removeListener('exit', onExit);
       if (!exited) {
         child.child.kill('SIGTERM');
         await child.exit;
