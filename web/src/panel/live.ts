@@ -8,7 +8,7 @@ const POLL_EVERY_MS = 3000;
 /**
  * Calls `onChange` whenever the account's records change, with the types of the events that arrived
  * (`appointment.created`…). It reads the account's event feed (`GET /api/v1/events`, from its end, then with each
- * page's cursor); a service without the feed is polled instead, and `onChange` runs every few seconds with `null`
+ * page's cursor); a service without the feed, or a caller who may not read it, is polled instead, and `onChange` runs every few seconds with `null`
  * (whatever may have changed). Returns a function that stops it.
  */
 export function liveChanges(
@@ -51,7 +51,8 @@ export function liveChanges(
       onMode('events');
       later(follow, EVENTS_EVERY_MS);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') {
+      // A service without the feed, or a person whose role may not read it (events:read): the listing is polled.
+      if (error instanceof ApiError && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) {
         onMode('polling');
         later(poll, POLL_EVERY_MS);
       } else later(start, POLL_EVERY_MS);

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import { newTerminal } from '../factories/accounts.js';
+import { putLayout } from '../factories/layouts.js';
+import { createItem, createRecords } from '../factories/records.js';
+import { newUser, totpOf } from '../factories/users.js';
+import {
+  DESKTOP,
+  launchBrowser,
+  openPage,
+  postgresqlOnly,
+  seriousA11yViolations,
+  sessionSize,
+  startWebApp,
+  STORES,
+  type Store,
+} from '../setup/browser.js';
+import { SERVICE_START_MS } from '../setup/processes.js';
+import type { TestApp } from '../setup/test-app.js';
+
+/**
+ * People in the web panel, in a real browser: signing in with a password and the authenticator's code, the pages a
+ * role sees (and those it does not, even by address), signing out; on PostgreSQL, and the gate clerk on the embedded
+ * store too.
+ */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The gate's zone: Brazil keeps no daylight saving, so noon there is always 15:00 UTC. */
+const ZONE = 'America/Sao_Paulo';
+/** Noon of the day `days` from today, on the gate's clock, as ISO 8601 with its offset. */
+function noonInZone(days: number): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  const date = new Date(`${today}T12:00:00-03:00`);
+  date.setUTCDate(date.getUTCDate() + days);
+  return date.toISOString().replace(/\.\d+Z$/, 'Z');
+}
+const hourAfter = (iso: string) => new Date(new Date(iso).getTime() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** The names of the navigation's page buttons, in order. */
+const navigation = (page: Page) => page.getByRole('navigation').getByRole('button').allTextContents();
+
+describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
+  const onPostgresql = postgresqlOnly(storeName);
+  let service: Awaited<ReturnType<typeof startWebApp>>;
+  let gate: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    service = await startWebApp(storeName);
+    ({ gate, url } = service);
+  }, SERVICE_START_MS);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('a gate clerk signs in with a password and a TOTP code in pt-BR, sees only their pages, today first, and signs out with "Sair"', async () => {
+    const terminal = await newTerminal(gate.http);
+    await putLayout(gate.http, terminal.key, 'appointment', 'card');
+    const at = (days: number) =>
+      createItem('appointment', 'card', { window_start: noonInZone(days), window_end: hourAfter(noonInZone(days)) });
+    const [yesterday, today, tomorrow] = await createRecords(gate.http, terminal.key, 'appointment', [at(-1), at(0), at(1)]);
+    const clerk = await newUser(gate, terminal.id, 'gate', { mfa: true });
+
+    const { page, context, problems, screenshot } = await openPage(browser, { ...DESKTOP, locale: 'pt-BR', timezoneId: ZONE });
+    try {
+      await page.goto(`${url}/panel`);
+      const form = page.getByRole('form', { name: 'Entrar' });
+      // The conventions password managers and screen readers rely on.
+      expect(await form.getByLabel('E-mail').getAttribute('autocomplete')).toBe('username');
+      expect(await form.getByLabel('Senha').getAttribute('autocomplete')).toBe('current-password');
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await screenshot(`${storeName}-panel-people-sign-in-pt-BR`);
+
+      // A wrong password is said in words, the same as an unknown email.
+      await form.getByLabel('E-mail').fill(clerk.email);
+      await form.getByLabel('Senha').fill('not the password at all');
+      await form.getByLabel('Senha').press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'O e-mail ou a senha não está correto.' }).waitFor();
+
+      // The right one: the service asks for the code (MFA_REQUIRED), in the same form; Enter submits.
+      await form.getByLabel('Senha').fill(clerk.password);
+      await form.getByLabel('Senha').press('Enter');
+      const code = form.getByLabel('Código de autenticação');
+      await code.waitFor();
+      expect(await code.getAttribute('autocomplete')).toBe('one-time-code');
+      expect(await code.getAttribute('inputmode')).toBe('numeric');
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await screenshot(`${storeName}-panel-people-code-pt-BR`);
+      await code.fill(totpOf(clerk.mfaSecret!));
+      await code.press('Enter');
+
+      // The gate clerk's pages, exactly: today's board first, and their own account.
+      await page.getByRole('button', { name: 'Sair' }).waitFor();
+      expect(await navigation(page)).toEqual(['Agendamentos', 'Minha conta']);
+      expect(await page.locator('.person').textContent()).toBe('Test gate · Porteiro');
+      await page.locator('tbody tr', { hasText: today }).waitFor();
+      expect(await page.locator('tbody tr', { hasText: yesterday }).count()).toBe(0);
+      expect(await page.locator('tbody tr', { hasText: tomorrow }).count()).toBe(0);
+      expect(await page.getByLabel('Janela a partir de').inputValue()).toMatch(/T00:00$/);
+      // What a gate clerk may not change shows no button: no layouts to draw tickets with, but the driver's link.
+      await page.getByRole('button', { name: today }).click();
+      await page.getByRole('button', { name: /^Gerar um link de acesso/ }).waitFor();
+      await screenshot(`${storeName}-panel-people-gate-board`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      // A page the role may not use, opened by its address, is not drawn: a notice instead.
+      for (const address of ['#capacity', '#users', '#webhooks', '#layouts', '#keys', '#account']) {
+        await page.evaluate(`location.hash = ${JSON.stringify(address)}`);
+        await page.getByRole('heading', { name: 'Esta página não está disponível para você' }).waitFor();
+        expect(await page.locator('table').count()).toBe(0);
+        expect(await page.locator('form').count()).toBe(0);
+      }
+      // Also when the page is loaded at that address.
+      await page.goto(`${url}/panel#users`);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Esta página não está disponível para você' }).waitFor();
+      expect(await navigation(page)).toEqual(['Agendamentos', 'Minha conta']);
+      await screenshot(`${storeName}-panel-people-not-available`);
+
+      // "Sair" ends the session at the service: its cookie no longer signs anything in.
+      const cookie = (await context.cookies()).find((one) => one.name === 'gate_session');
+      expect(cookie?.httpOnly).toBe(true);
+      await page.getByRole('button', { name: 'Sair' }).click();
+      await page.getByRole('form', { name: 'Entrar' }).getByLabel('E-mail').waitFor();
+      expect((await gate.http.get('/api/v1/me').set('Cookie', `gate_session=${cookie!.value}`)).status).toBe(401);
+      expect(await sessionSize(page)).toBe(0);
+      await page.reload();
+      await page.getByRole('form', { name: 'Entrar' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  onPostgresql('a planner and a viewer see their own pages; a viewer sees no button that writes', async () => {
+    const terminal = await newTerminal(gate.http);
+    await putLayout(gate.http, terminal.key, 'appointment', 'card');
+    for (const [role, pages] of [
+      ['planner', ['Appointments', 'Capacity', 'Layouts', 'My account']],
+      ['viewer', ['Appointments', 'Capacity', 'Layouts', 'My account']],
+      ['owner', ['Appointments', 'Capacity', 'Layouts', 'Webhooks', 'Users', 'Account settings', 'API keys', 'My account']],
+    ] as const) {
+      const person = await newUser(gate, terminal.id, role);
+      const { page, context, problems } = await openPage(browser);
+      try {
+        await page.goto(`${url}/panel`);
+        await page.getByLabel('Email').fill(person.email);
+        await page.getByLabel('Password').fill(person.password);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.getByRole('button', { name: 'Sign out' }).waitFor();
+        expect(await navigation(page)).toEqual(pages);
+        await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+        await page.locator('tbody tr', { hasText: 'card' }).waitFor();
+        expect(await page.getByRole('button', { name: 'Create layout' }).count()).toBe(role === 'viewer' ? 0 : 1);
+        expect(await page.getByRole('button', { name: 'Delete card' }).count()).toBe(role === 'viewer' ? 0 : 1);
+        await page.getByRole('navigation').getByRole('button', { name: 'Capacity' }).click();
+        await page.getByText('No capacity rules yet', { exact: false }).waitFor();
+        expect(await page.getByRole('button', { name: 'New rule' }).count()).toBe(role === 'viewer' ? 0 : 1);
+        if (role !== 'owner') {
+          await page.evaluate('location.hash = "#users"');
+          await page.getByRole('heading', { name: 'This page is not available to you' }).waitFor();
+        }
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+});
