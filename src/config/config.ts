@@ -44,6 +44,15 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** Browser origins allowed cross-origin access (HTTP and Socket.IO); `*` any; null none (same-origin only). */
   corsOrigins: CorsOrigins;
+  /**
+   * Where people reach the service (scheme, host, port and any path before `/panel`), for the links the service
+   * writes (invitations); null: the origin of the request that makes the link.
+   */
+  publicUrl: string | null;
+  /** Invitations are mailed through this SMTP server (smtp:// or smtps://) when set; null: links only. */
+  smtpUrl: string | null;
+  /** The From of the service's mail. */
+  smtpFrom: string;
 }
 
 export type CorsOrigins = '*' | string[] | null;
@@ -53,6 +62,8 @@ export type TrustProxy = boolean | number | string[];
 
 /** Loopback and private networks: a proxy beside the service (Docker, Kubernetes, a local nginx), never a public client. */
 export const DEFAULT_TRUST_PROXY = ['loopback', 'linklocal', 'uniquelocal'];
+
+export const DEFAULT_SMTP_FROM = 'Gate service <no-reply@localhost>';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -224,6 +235,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: read(env, 'SMTP_FROM') ?? DEFAULT_SMTP_FROM,
   };
 }
 

@@ -26,6 +26,9 @@ describe('configuration', () => {
       authFailuresPerMin: 60,
       trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
       metricsToken: null,
+      publicUrl: null,
+      smtpUrl: null,
+      smtpFrom: 'Gate service <no-reply@localhost>',
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
@@ -37,6 +40,8 @@ describe('configuration', () => {
     ['DATABASE_URL', 'not a url', /DATABASE_URL must be a URL/],
     ['REDIS_URL', 'http://x', /REDIS_URL must use redis:\/\/ or rediss:\/\//],
     ['REDIS_PREFIX', 'a b', /REDIS_PREFIX must be 1 to 64 letters/],
+    ['PUBLIC_URL', 'ftp://gate.example.com', /PUBLIC_URL must use http:\/\/ or https:\/\//],
+    ['SMTP_URL', 'http://mail', /SMTP_URL must use smtp:\/\/ or smtps:\/\//],
     ['MAX_BATCH_SIZE', '0', /MAX_BATCH_SIZE must be between 1/],
     ['CHECKIN_TIMEOUT_MS', '1.5', /CHECKIN_TIMEOUT_MS must be a whole number/],
     ['RATE_LIMIT_PER_MIN', '-1', /RATE_LIMIT_PER_MIN must be between 0/],

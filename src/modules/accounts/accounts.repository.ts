@@ -29,7 +29,10 @@ export class AccountsRepository {
     return this.db.getRepository(Account).findOneBy({ id });
   }
 
-  async update(id: string, changes: { name?: string; location?: GeoFence | null }): Promise<Account | null> {
+  async update(
+    id: string,
+    changes: { name?: string; location?: GeoFence | null; language?: Account['language']; requireMfa?: boolean },
+  ): Promise<Account | null> {
     const repository = this.db.getRepository(Account);
     const account = await repository.findOneBy({ id });
     if (!account) return null;
@@ -44,7 +47,14 @@ export class AccountsRepository {
     return this.db.getRepository(ApiKey).find({ where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  addKey(accountId: string, key: Pick<ApiKey, 'keyHash' | 'prefix'>): Promise<ApiKey> {
+  /** The account's own keys (not its users'), live ones only. */
+  listAccountKeys(accountId: string): Promise<ApiKey[]> {
+    return this.db
+      .getRepository(ApiKey)
+      .find({ where: { accountId, userId: IsNull(), revokedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  addKey(accountId: string, key: Pick<ApiKey, 'keyHash' | 'prefix'> & { name?: string | null }): Promise<ApiKey> {
     const repository = this.db.getRepository(ApiKey);
     return repository.save(repository.create({ ...key, accountId }));
   }
@@ -57,9 +67,12 @@ export class AccountsRepository {
    * Revokes once: a key already revoked keeps its first revocation time. Every instance hears of it at commit,
    * and forgets the key (its cache, its sockets).
    */
-  async revokeKey(id: string): Promise<ApiKey | null> {
+  async revokeKey(id: string, ofAccount?: string): Promise<ApiKey | null> {
     return this.db.transaction(async (manager) => {
-      const { affected } = await manager.update(ApiKey, { id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+      // Of an account (its settings' keys): its own keys only, not its users'.
+      const scope = ofAccount ? { accountId: ofAccount, userId: IsNull() } : {};
+      const { affected } = await manager.update(ApiKey, { id, revokedAt: IsNull(), ...scope }, { revokedAt: () => 'now()' });
+      if (ofAccount && !affected) return null;
       if (affected) await signalRevocation(manager, { kind: 'api-key', keyId: id });
       return manager.findOneBy(ApiKey, { id });
     });

@@ -6,7 +6,18 @@ import { Revocations } from '../auth/revocations.js';
 import type { Account, AccountKind, GeoFence } from './account.entity.js';
 import { AccountsRepository } from './accounts.repository.js';
 import type { ApiKey } from './api-key.entity.js';
-import type { AccountDetailView, AccountView, ApiKeyView, CreatedAccountView, IssuedKeyView, MeView } from './dto/account.dto.js';
+import type {
+  AccountDetailView,
+  AccountKeyView,
+  AccountSettingsView,
+  AccountView,
+  ApiKeyView,
+  CreatedAccountKeyView,
+  CreatedAccountView,
+  IssuedKeyView,
+  MeView,
+  RevokedAccountKeyView,
+} from './dto/account.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,7 +33,37 @@ function toView(account: Account): AccountView {
 }
 
 function toKeyView(key: ApiKey): ApiKeyView {
-  return { id: key.id, prefix: key.prefix, created_at: key.createdAt.toISOString(), revoked_at: key.revokedAt?.toISOString() ?? null };
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    user_id: key.userId,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function toAccountKeyView(key: ApiKey): AccountKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+function toSettingsView(account: Account): AccountSettingsView {
+  return {
+    id: account.id,
+    kind: account.kind,
+    name: account.name,
+    language: account.language,
+    require_mfa: account.requireMfa,
+    created_at: account.createdAt.toISOString(),
+    updated_at: account.updatedAt.toISOString(),
+  };
 }
 
 function newKey() {
@@ -85,6 +126,44 @@ export class AccountsService {
     if (!key) throw AppError.notFound('API key', { id: keyId });
     this.revocations.announce({ kind: 'api-key', keyId });
     return toKeyView(key);
+  }
+
+  /** The account's own settings (docs/users.md#the-accounts-settings-and-keys). */
+  async settings(accountId: string): Promise<AccountSettingsView> {
+    return toSettingsView(await this.mustFind(accountId));
+  }
+
+  async updateSettings(
+    accountId: string,
+    changes: { name?: string; language?: Account['language']; require_mfa?: boolean },
+  ): Promise<AccountSettingsView> {
+    const account = await this.mustFind(accountId);
+    const updated = await this.accounts.update(accountId, {
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.language !== undefined ? { language: changes.language } : {}),
+      ...(changes.require_mfa !== undefined ? { requireMfa: changes.require_mfa } : {}),
+    });
+    return toSettingsView(updated ?? account);
+  }
+
+  /** The account's own live keys (its users' keys are theirs). */
+  async accountKeys(accountId: string): Promise<AccountKeyView[]> {
+    return (await this.accounts.listAccountKeys(accountId)).map(toAccountKeyView);
+  }
+
+  async issueAccountKey(accountId: string, name: string): Promise<CreatedAccountKeyView> {
+    await this.mustFind(accountId);
+    const { apiKey, stored } = newKey();
+    const key = await this.accounts.addKey(accountId, { ...stored, name });
+    return { ...toAccountKeyView(key), api_key: apiKey };
+  }
+
+  /** Revokes one of the account's own keys; another account's, or a user's, is not found. */
+  async revokeAccountKey(accountId: string, keyId: string): Promise<RevokedAccountKeyView> {
+    const key = UUID.test(keyId) ? await this.accounts.revokeKey(keyId, accountId) : null;
+    if (!key) throw AppError.notFound('API key', { id: keyId });
+    this.revocations.announce({ kind: 'api-key', keyId });
+    return { id: key.id, status: 'revoked', revoked_at: key.revokedAt!.toISOString() };
   }
 
   /** Who a caller is: its account (kind and name), or the bootstrap admin key, which has none; its person; its rights. */

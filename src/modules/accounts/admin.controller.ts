@@ -27,7 +27,15 @@ const TERMINAL = {
   updated_at: EXAMPLE.createdAt,
 };
 const CARRIER = { ...TERMINAL, id: EXAMPLE.carrierId, kind: 'carrier', name: 'Fast Freight', location: null };
-const API_KEY = { id: EXAMPLE.apiKeyId, prefix: EXAMPLE.apiKeyPrefix, created_at: EXAMPLE.createdAt, revoked_at: null };
+const API_KEY = {
+  id: EXAMPLE.apiKeyId,
+  name: 'TOS integration',
+  prefix: EXAMPLE.apiKeyPrefix,
+  user_id: null,
+  created_at: EXAMPLE.createdAt,
+  last_used_at: EXAMPLE.updatedAt,
+  revoked_at: null,
+};
 
 @ApiTags('admin')
 @ApiExtraModels(CreateAccountDto, UpdateAccountDto)

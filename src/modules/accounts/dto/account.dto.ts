@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { NULL_WHEN_REPLAYED } from '../../../common/secrets/carries-secret.js';
 import { Nested } from '../../../common/validation/validators.js';
-import { ACCOUNT_KINDS, type AccountKind } from '../account.entity.js';
+import { ACCOUNT_KINDS, ACCOUNT_LANGUAGES, type AccountKind, type AccountLanguage } from '../account.entity.js';
 
 export class GeoFenceDto {
   @ApiProperty({ example: -23.9608, minimum: -90, maximum: 90 })
@@ -69,8 +69,19 @@ export class AccountView {
 
 export class ApiKeyView {
   @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ type: String, nullable: true, description: 'What people call the key; null for keys made before keys had names' })
+  name: string | null;
   @ApiProperty({ description: 'The first characters of the key', example: 'gsk_AbC123' }) prefix: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "A user's own key: that user; null for an account key" })
+  user_id: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the key last authenticated a request, to the minute',
+  })
+  last_used_at: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) revoked_at: string | null;
 }
 
@@ -133,4 +144,68 @@ export class MeView {
   })
   csrf_token: string | null;
   @ApiProperty({ description: 'A session that may only set MFA up (the account requires it)' }) mfa_setup_required: boolean;
+}
+
+/** The account's own settings, as its owners see and change them. */
+export class AccountSettingsView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: ACCOUNT_KINDS }) kind: AccountKind;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ACCOUNT_LANGUAGES, description: 'The language of what the service writes to its people (invitations)' })
+  language: AccountLanguage;
+  @ApiProperty({ description: 'Every user must set two-factor authentication up before anything else' }) require_mfa: boolean;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class UpdateAccountSettingsDto {
+  @ApiPropertyOptional({ example: 'Port A – North gate', minLength: 1, maxLength: 255 })
+  @ValidateIf((object: { name?: unknown }) => object.name !== undefined)
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: ACCOUNT_LANGUAGES, description: 'pt-BR, es or en: the language of invitations' })
+  @ValidateIf((object: { language?: unknown }) => object.language !== undefined)
+  @IsIn(ACCOUNT_LANGUAGES)
+  language?: AccountLanguage;
+
+  @ApiPropertyOptional({ description: 'true: users without MFA must set it up at their next sign-in' })
+  @ValidateIf((object: { require_mfa?: unknown }) => object.require_mfa !== undefined)
+  @IsBoolean()
+  require_mfa?: boolean;
+}
+
+/** One of the account's own keys (for machines: partner systems, terminal servers), without the key itself. */
+export class AccountKeyView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ type: String, nullable: true, description: 'null for keys made before keys had names' }) name: string | null;
+  @ApiProperty({ description: 'The first characters of the key', example: 'gsk_AbC123' }) prefix: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the key last authenticated a request, to the minute',
+  })
+  last_used_at: string | null;
+}
+
+export class CreateAccountKeyDto {
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'TOS integration' })
+  @IsDefined()
+  @IsString()
+  @Length(1, 100)
+  name: string;
+}
+
+export class CreatedAccountKeyView extends AccountKeyView {
+  @ApiProperty({ type: String, nullable: true, description: `The new key: shown this once, store it now; ${NULL_WHEN_REPLAYED}` })
+  api_key: string;
+}
+
+export class RevokedAccountKeyView {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: ['revoked'] }) status: 'revoked';
+  @ApiProperty({ format: 'date-time' }) revoked_at: string;
 }
