@@ -191,6 +191,82 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's account: its name, language and MFA policy
+     * @description [The account's settings](/guide/users.md#the-accounts-settings-and-keys)
+     *
+     *     Requires `account:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['AccountController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the account's name, language (of invitations) or MFA policy; only the fields sent change
+     * @description require_mfa: true makes every user without MFA set it up at their next sign-in (MFA_SETUP_REQUIRED).
+     *
+     *     Requires `account:write` ([roles](/guide/users.md#roles)).
+     */
+    patch: operations['AccountController_update'];
+    trace?: never;
+  };
+  '/api/v1/account/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's live keys, oldest first, with their last use (keys made before keys had names: name null)
+     * @description Requires `keys:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['AccountKeysController_list'];
+    put?: never;
+    /**
+     * Make a key of the account (shown once): it has the rights of the account’s owners
+     * @description [The account's keys](/guide/users.md#the-accounts-settings-and-keys)
+     *
+     *     **Carries a secret** (`api_key`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `api_key` as null with a `withheld` note: if the first answer never reached you, make another (the same call, with a new Idempotency-Key) and revoke this one (DELETE /api/v1/account/api-keys/{id}). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `keys:write` ([roles](/guide/users.md#roles)).
+     */
+    post: operations['AccountKeysController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/api-keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke one of the account’s keys: refused from the next request on, its sockets closed
+     * @description Requires `keys:write` ([roles](/guide/users.md#roles)).
+     */
+    delete: operations['AccountKeysController_revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/sessions': {
     parameters: {
       query?: never;
@@ -234,6 +310,226 @@ export interface paths {
      *     A person signed in with a session (not a key).
      */
     delete: operations['SessionsController_signOut'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's users, oldest first
+     * @description Requires `users:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['UsersController_list'];
+    put?: never;
+    /**
+     * Invite a person: a user of the account with a role, invited until they accept (7 days, once)
+     * @description Answers the invitation link (also mailed to the address when the service has SMTP_URL). An email is one user in the whole service, compared case-insensitively: DUPLICATE_KEY if it is taken. [Users and invitations](/guide/users.md#users-and-invitations)
+     *
+     *     **Carries a secret** (`invitation_url`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `invitation_url` as null with a `withheld` note: if the first answer never reached you, send a new one (POST /api/v1/users/{id}/invitation). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `users:write` ([roles](/guide/users.md#roles)).
+     */
+    post: operations['UsersController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One user of the account
+     * @description Requires `users:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['UsersController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a user's role or name, deactivate them or let them back in; only the fields sent change
+     * @description A new role counts from their next request. Deactivating ends their sessions and revokes their own keys at once (their sockets too). The last active owner can be neither demoted nor deactivated: LAST_OWNER. An invited user becomes active only by accepting (INVALID_STATUS_TRANSITION). [Users](/guide/users.md#users-and-invitations)
+     *
+     *     Requires `users:write` ([roles](/guide/users.md#roles)).
+     */
+    patch: operations['UsersController_update'];
+    trace?: never;
+  };
+  '/api/v1/users/{id}/invitation': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new invitation for a user who has not accepted yet (mailed too when it can be); the earlier ones stop working
+     * @description **Carries a secret** (`invitation_url`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `invitation_url` as null with a `withheld` note: if the first answer never reached you, send a new one (POST /api/v1/users/{id}/invitation). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     Requires `users:write` ([roles](/guide/users.md#roles)).
+     */
+    post: operations['UsersController_reinvite'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/invitations/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who an invitation is for (email, account, role, until when), so a page can say it before it is accepted
+     * @description [Invitations](/guide/users.md#users-and-invitations)
+     */
+    get: operations['InvitationsController_show'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/invitations/{token}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept an invitation: choose a password; the user is active and signed in (the gate_session cookie), as at sign-in
+     * @description Works once, within 7 days of the invitation. The password has 12 to 256 characters and is not one of the 10,000 most common (VALIDATION_ERROR, path password). [Invitations](/guide/users.md#users-and-invitations)
+     *
+     *     **Carries a secret** (`csrf_token`): answered with `Cache-Control: no-store` and never kept.
+     */
+    post: operations['InvitationsController_accept'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your own live keys (without the keys themselves)
+     * @description A person signed in with a session (not a key).
+     */
+    get: operations['MyKeysController_list'];
+    put?: never;
+    /**
+     * Make a key of your own (shown once): it acts as you, with some of your permissions or all of them
+     * @description permissions: at most yours (VALIDATION_ERROR otherwise); absent, all of yours. The key keeps only what your role still grants at each request, dies when you are deactivated, and stops at expires_at. [A user's own keys](/guide/users.md#a-users-own-keys)
+     *
+     *     **Carries a secret** (`api_key`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `api_key` as null with a `withheld` note: if the first answer never reached you, make another (the same call, with a new Idempotency-Key) and revoke this one (DELETE /api/v1/me/api-keys/{id}). [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MyKeysController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/api-keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke one of your keys; it is refused from the next request on (its sockets closed)
+     * @description A person signed in with a session (not a key).
+     */
+    delete: operations['MyKeysController_revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start setting two-factor authentication (TOTP) up: a new secret for the authenticator app
+     * @description Answers a new secret and its otpauth:// URI (show it as a QR code); MFA is not on until confirmed with a code of the app (POST /api/v1/me/mfa/confirm). Calling it again replaces a secret not yet confirmed. 409 INVALID_STATUS_TRANSITION when MFA is on already. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     **Carries a secret** (`secret`, `otpauth_url`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret`, `otpauth_url` as null with a `withheld` note: if the first answer never reached you, start again: POST /api/v1/me/mfa. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MfaController_start'];
+    /**
+     * Turn two-factor authentication off with a code of the app or a recovery code
+     * @description Forgets the secret and the recovery codes. When the account requires MFA, every session of the user may then only set it up again. 409 INVALID_STATUS_TRANSITION when MFA is off. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     A person signed in with a session (not a key).
+     */
+    delete: operations['MfaController_disable'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/mfa/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Turn two-factor authentication on with a code of the app; answers 10 recovery codes, shown once
+     * @description Each recovery code is accepted once in place of a TOTP code (at sign-in, or to turn MFA off). A session that could only set MFA up (the account requires it) becomes a full session at once. 409 INVALID_STATUS_TRANSITION without a set-up started, or when MFA is on already. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     **Carries a secret** (`recovery_codes`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `recovery_codes` as null with a `withheld` note: if the first answer never reached you, turn MFA off (DELETE /api/v1/me/mfa with a code of the app) and on again. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MfaController_confirm'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1070,13 +1366,25 @@ export interface components {
     ApiKeyView: {
       /** Format: uuid */
       id: string;
+      /** @description What people call the key; null for keys made before keys had names */
+      name: string | null;
       /**
        * @description The first characters of the key
        * @example gsk_AbC123
        */
       prefix: string;
+      /**
+       * Format: uuid
+       * @description A user's own key: that user; null for an account key
+       */
+      user_id: string | null;
       /** Format: date-time */
       created_at: string;
+      /**
+       * Format: date-time
+       * @description When the key last authenticated a request, to the minute
+       */
+      last_used_at: string | null;
       /** Format: date-time */
       revoked_at: string | null;
     };
@@ -1139,6 +1447,85 @@ export interface components {
       csrf_token: string | null;
       /** @description A session that may only set MFA up (the account requires it) */
       mfa_setup_required: boolean;
+    };
+    UpdateAccountSettingsDto: {
+      /** @example Port A – North gate */
+      name?: string;
+      /**
+       * @description pt-BR, es or en: the language of invitations
+       * @enum {string}
+       */
+      language?: 'pt-BR' | 'es' | 'en';
+      /** @description true: users without MFA must set it up at their next sign-in */
+      require_mfa?: boolean;
+    };
+    AccountSettingsView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      kind: 'carrier' | 'terminal' | 'admin';
+      name: string;
+      /**
+       * @description The language of what the service writes to its people (invitations)
+       * @enum {string}
+       */
+      language: 'pt-BR' | 'es' | 'en';
+      /** @description Every user must set two-factor authentication up before anything else */
+      require_mfa: boolean;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    CreateAccountKeyDto: {
+      /** @example TOS integration */
+      name: string;
+    };
+    CreatedAccountKeyView: {
+      /** Format: uuid */
+      id: string;
+      /** @description null for keys made before keys had names */
+      name: string | null;
+      /**
+       * @description The first characters of the key
+       * @example gsk_AbC123
+       */
+      prefix: string;
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the key last authenticated a request, to the minute
+       */
+      last_used_at: string | null;
+      /** @description The new key: shown this once, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      api_key: string | null;
+    };
+    AccountKeyView: {
+      /** Format: uuid */
+      id: string;
+      /** @description null for keys made before keys had names */
+      name: string | null;
+      /**
+       * @description The first characters of the key
+       * @example gsk_AbC123
+       */
+      prefix: string;
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the key last authenticated a request, to the minute
+       */
+      last_used_at: string | null;
+    };
+    RevokedAccountKeyView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      status: 'revoked';
+      /** Format: date-time */
+      revoked_at: string;
     };
     SignInDto: {
       /** @example ana@port-a.example */
@@ -1239,6 +1626,283 @@ export interface components {
     SignedOutView: {
       /** @enum {string} */
       status: 'signed_out';
+    };
+    CreateUserDto: {
+      /**
+       * Format: email
+       * @description Compared case-insensitively, stored lower-case
+       * @example ana@port-a.example
+       */
+      email: string;
+      /**
+       * @description One of the roles of the account's kind: terminal owner, planner, gate or viewer; carrier owner, dispatcher or viewer
+       * @example planner
+       * @enum {string}
+       */
+      role: 'owner' | 'planner' | 'gate' | 'viewer' | 'dispatcher';
+      /** @example Ana Souza */
+      name?: string | null;
+    };
+    UpdateUserDto: {
+      /**
+       * @description One of the roles of the account's kind: terminal owner, planner, gate or viewer; carrier owner, dispatcher or viewer
+       * @example viewer
+       * @enum {string}
+       */
+      role?: 'owner' | 'planner' | 'gate' | 'viewer' | 'dispatcher';
+      /**
+       * @description null removes it
+       * @example Ana Souza
+       */
+      name?: string | null;
+      /**
+       * @description deactivated ends their sessions and revokes their keys at once; active lets a deactivated user sign in again
+       * @enum {string}
+       */
+      status?: 'active' | 'deactivated';
+    };
+    InvitedUserView: {
+      user: components['schemas']['UserView'];
+      /**
+       * @description The link the person opens to accept (choose a password): works once, until expires_at; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it
+       * @example https://gate.example.com/panel#invitation=q3ZbX0mUZ0f1yYbqJx8vW2pR6nT4sA9cD7eF5gH1iJk
+       */
+      invitation_url: string | null;
+      /**
+       * Format: date-time
+       * @description 7 days from now
+       */
+      expires_at: string;
+      /** @description The invitation was mailed to the address too (SMTP_URL set and the server took it) */
+      mailed: boolean;
+    };
+    AcceptInvitationDto: {
+      /**
+       * @description 12 to 256 characters, not one of the 10,000 most common passwords
+       * @example correct horse battery staple
+       */
+      password: string;
+      /**
+       * @description Replaces the name the inviter gave
+       * @example Ana Souza
+       */
+      name?: string | null;
+    };
+    InvitationView: {
+      /** Format: email */
+      email: string;
+      name: string | null;
+      /** Format: uuid */
+      account_id: string;
+      /** @description The inviting account's name */
+      account_name: string;
+      /**
+       * @description The account's language
+       * @enum {string}
+       */
+      language: 'pt-BR' | 'es' | 'en';
+      /** @enum {string} */
+      role: 'owner' | 'planner' | 'gate' | 'viewer' | 'dispatcher';
+      /** Format: date-time */
+      expires_at: string;
+    };
+    CreateMyKeyDto: {
+      /** @example Yard tablet script */
+      name: string;
+      /**
+       * @description At most the user's own permissions (GET /api/v1/me); absent: all of them, as the user's role has them at each request
+       * @example [
+       *       "appointments:read"
+       *     ]
+       */
+      permissions?: (
+        | 'appointments:read'
+        | 'appointments:write'
+        | 'trips:read'
+        | 'trips:write'
+        | 'tickets:read'
+        | 'tickets:write'
+        | 'layouts:read'
+        | 'layouts:write'
+        | 'capacity:read'
+        | 'capacity:write'
+        | 'bookings:read'
+        | 'bookings:write'
+        | 'webhooks:read'
+        | 'webhooks:write'
+        | 'events:read'
+        | 'events:write'
+        | 'drivers:read'
+        | 'drivers:write'
+        | 'gate:read'
+        | 'gate:write'
+        | 'audit:read'
+        | 'audit:write'
+        | 'reports:read'
+        | 'reports:write'
+        | 'users:read'
+        | 'users:write'
+        | 'keys:read'
+        | 'keys:write'
+        | 'account:read'
+        | 'account:write'
+        | 'accounts:read'
+        | 'accounts:write'
+      )[];
+      /**
+       * Format: date-time
+       * @description When the key stops working; absent: never
+       * @example 2027-01-31T00:00:00Z
+       */
+      expires_at?: string | null;
+    };
+    CreatedMyKeyView: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /**
+       * @description The first characters of the key
+       * @example gsk_AbC123
+       */
+      prefix: string;
+      /** @description null: all of the user's */
+      permissions:
+        | (
+            | 'appointments:read'
+            | 'appointments:write'
+            | 'trips:read'
+            | 'trips:write'
+            | 'tickets:read'
+            | 'tickets:write'
+            | 'layouts:read'
+            | 'layouts:write'
+            | 'capacity:read'
+            | 'capacity:write'
+            | 'bookings:read'
+            | 'bookings:write'
+            | 'webhooks:read'
+            | 'webhooks:write'
+            | 'events:read'
+            | 'events:write'
+            | 'drivers:read'
+            | 'drivers:write'
+            | 'gate:read'
+            | 'gate:write'
+            | 'audit:read'
+            | 'audit:write'
+            | 'reports:read'
+            | 'reports:write'
+            | 'users:read'
+            | 'users:write'
+            | 'keys:read'
+            | 'keys:write'
+            | 'account:read'
+            | 'account:write'
+            | 'accounts:read'
+            | 'accounts:write'
+          )[]
+        | null;
+      /** Format: date-time */
+      expires_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description To the minute
+       */
+      last_used_at: string | null;
+      /** @description The new key: shown this once, store it now; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      api_key: string | null;
+    };
+    MyKeyView: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /**
+       * @description The first characters of the key
+       * @example gsk_AbC123
+       */
+      prefix: string;
+      /** @description null: all of the user's */
+      permissions:
+        | (
+            | 'appointments:read'
+            | 'appointments:write'
+            | 'trips:read'
+            | 'trips:write'
+            | 'tickets:read'
+            | 'tickets:write'
+            | 'layouts:read'
+            | 'layouts:write'
+            | 'capacity:read'
+            | 'capacity:write'
+            | 'bookings:read'
+            | 'bookings:write'
+            | 'webhooks:read'
+            | 'webhooks:write'
+            | 'events:read'
+            | 'events:write'
+            | 'drivers:read'
+            | 'drivers:write'
+            | 'gate:read'
+            | 'gate:write'
+            | 'audit:read'
+            | 'audit:write'
+            | 'reports:read'
+            | 'reports:write'
+            | 'users:read'
+            | 'users:write'
+            | 'keys:read'
+            | 'keys:write'
+            | 'account:read'
+            | 'account:write'
+            | 'accounts:read'
+            | 'accounts:write'
+          )[]
+        | null;
+      /** Format: date-time */
+      expires_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description To the minute
+       */
+      last_used_at: string | null;
+    };
+    RevokedKeyView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      status: 'revoked';
+      /** Format: date-time */
+      revoked_at: string;
+    };
+    MfaCodeDto: {
+      /**
+       * @description The authenticator app's current 6-digit code (turning MFA off also takes one of the recovery codes)
+       * @example 123456
+       */
+      totp: string;
+    };
+    MfaSetupView: {
+      /**
+       * @description The TOTP secret (base32), for typing it into the app; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it
+       * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+       */
+      secret: string;
+      /** @description The same as an otpauth:// URI, to show as a QR code (issuer "Gate service", label the user's email); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      otpauth_url: string;
+    };
+    MfaConfirmedView: {
+      /** @enum {boolean} */
+      mfa_enabled: true;
+      /** @description Ten single-use codes, each accepted once in place of a TOTP code; shown only here (only their hashes are kept); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      recovery_codes: string[];
+    };
+    MfaDisabledView: {
+      /** @enum {boolean} */
+      mfa_enabled: false;
     };
     PutLayoutDto: {
       /** @example Container pickup */
@@ -3352,8 +4016,11 @@ export interface operations {
            *         "api_keys": [
            *           {
            *             "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *             "name": "TOS integration",
            *             "prefix": "gsk_5gUcsU",
+           *             "user_id": null,
            *             "created_at": "2026-11-22T04:48:54.123Z",
+           *             "last_used_at": "2026-11-22T05:02:10.456Z",
            *             "revoked_at": null
            *           }
            *         ]
@@ -3982,8 +4649,11 @@ export interface operations {
            *       "success": true,
            *       "data": {
            *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "name": "TOS integration",
            *         "prefix": "gsk_5gUcsU",
+           *         "user_id": null,
            *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "last_used_at": "2026-11-22T05:02:10.456Z",
            *         "revoked_at": "2026-11-22T05:02:10.456Z"
            *       }
            *     }
@@ -4238,6 +4908,987 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "kind": "terminal",
+           *         "name": "Port A",
+           *         "language": "pt-BR",
+           *         "require_mfa": false,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T04:48:54.123Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['AccountSettingsView'];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Only the fields to change */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateAccountSettingsDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "kind": "terminal",
+           *         "name": "Port A",
+           *         "language": "pt-BR",
+           *         "require_mfa": true,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['AccountSettingsView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountKeysController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *           "name": "TOS integration",
+           *           "prefix": "gsk_5gUcsU",
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_used_at": "2026-11-22T05:02:10.456Z"
+           *         },
+           *         {
+           *           "id": "1f2e3d4c-5b6a-4789-8a9b-0c1d2e3f4a5b",
+           *           "name": null,
+           *           "prefix": "gsk_5gUcsU",
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_used_at": "2026-11-22T05:02:10.456Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['AccountKeyView'][];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountKeysController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Its name */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateAccountKeyDto'];
+      };
+    };
+    responses: {
+      /** @description Made */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "name": "TOS integration",
+           *         "prefix": "gsk_5gUcsU",
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "last_used_at": null,
+           *         "api_key": "gsk_5gUcsUitpUyGtqq3hvngtNBpJ1lv4s5yogSsLeFKVtE"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CreatedAccountKeyView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'api_key'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountKeysController_revoke: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The key id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "status": "revoked",
+           *         "revoked_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['RevokedAccountKeyView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
               message: string;
               details?: {
                 [key: string]: unknown;
@@ -4852,6 +6503,2804 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  UsersController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *           "email": "ana@port-a.example",
+           *           "name": "Ana Souza",
+           *           "role": "planner",
+           *           "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "status": "active",
+           *           "mfa_enabled": false,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_sign_in_at": "2026-11-22T05:02:10.456Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['UserView'][];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  UsersController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The address, the role (one of the account kind’s) and optionally a name */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateUserDto'];
+      };
+    };
+    responses: {
+      /** @description Invited */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "user": {
+           *           "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *           "email": "ana@port-a.example",
+           *           "name": "Ana Souza",
+           *           "role": "planner",
+           *           "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "status": "invited",
+           *           "mfa_enabled": false,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_sign_in_at": null
+           *         },
+           *         "invitation_url": "https://gate.example.com/panel#invitation=q3ZbX0mUZ0f1yYbqJx8vW2pR6nT4sA9cD7eF5gH1iJk",
+           *         "expires_at": "2026-11-29T04:48:54.123Z",
+           *         "mailed": true
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['InvitedUserView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'invitation_url'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  UsersController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The user id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *         "email": "ana@port-a.example",
+           *         "name": "Ana Souza",
+           *         "role": "planner",
+           *         "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "status": "active",
+           *         "mfa_enabled": false,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "last_sign_in_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['UserView'];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  UsersController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The user id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Only the fields to change */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateUserDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *         "email": "ana@port-a.example",
+           *         "name": "Ana Souza",
+           *         "role": "viewer",
+           *         "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "status": "active",
+           *         "mfa_enabled": false,
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "last_sign_in_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['UserView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `LAST_OWNER`: The account would be left without an active owner; `INVALID_STATUS_TRANSITION`: The status cannot move that way */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'LAST_OWNER' | 'INVALID_STATUS_TRANSITION';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  UsersController_reinvite: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The user id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Invited again */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "user": {
+           *           "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *           "email": "ana@port-a.example",
+           *           "name": "Ana Souza",
+           *           "role": "planner",
+           *           "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "status": "invited",
+           *           "mfa_enabled": false,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_sign_in_at": null
+           *         },
+           *         "invitation_url": "https://gate.example.com/panel#invitation=q3ZbX0mUZ0f1yYbqJx8vW2pR6nT4sA9cD7eF5gH1iJk",
+           *         "expires_at": "2026-11-29T04:48:54.123Z",
+           *         "mailed": true
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['InvitedUserView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'invitation_url'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  InvitationsController_show: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the invitation link (what follows `#invitation=`) */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "email": "ana@port-a.example",
+           *         "name": "Ana Souza",
+           *         "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *         "account_name": "Port A",
+           *         "language": "pt-BR",
+           *         "role": "planner",
+           *         "expires_at": "2026-11-29T04:48:54.123Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['InvitationView'];
+          };
+        };
+      };
+      /** @description `INVITATION_EXPIRED`: The invitation is unknown, was used already or has expired */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVITATION_EXPIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  InvitationsController_accept: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the invitation link (what follows `#invitation=`) */
+        token: string;
+      };
+      cookie?: never;
+    };
+    /** @description The password chosen, and optionally the name to go by */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AcceptInvitationDto'];
+      };
+    };
+    responses: {
+      /** @description Accepted and signed in */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "user": {
+           *           "id": "3b9d2c61-7f0a-4e5b-9c1d-2a6e8f4b7c30",
+           *           "email": "ana@port-a.example",
+           *           "name": "Ana Souza",
+           *           "role": "planner",
+           *           "account_id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "status": "active",
+           *           "mfa_enabled": false,
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_sign_in_at": "2026-11-22T05:02:10.456Z"
+           *         },
+           *         "account": {
+           *           "id": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *           "kind": "terminal",
+           *           "name": "Port A",
+           *           "language": "pt-BR",
+           *           "require_mfa": false
+           *         },
+           *         "permissions": [
+           *           "appointments:read",
+           *           "appointments:write",
+           *           "tickets:read",
+           *           "tickets:write"
+           *         ],
+           *         "csrf_token": "Vq0mJ0c3m2m7wQ5l8tq1bX2yYw9S6p4nN3kH1dF0aZc",
+           *         "expires_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SessionView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVITATION_EXPIRED`: The invitation is unknown, was used already or has expired */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVITATION_EXPIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MyKeysController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": [
+           *         {
+           *           "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *           "name": "Yard tablet script",
+           *           "prefix": "gsk_5gUcsU",
+           *           "permissions": [
+           *             "appointments:read"
+           *           ],
+           *           "expires_at": "2027-01-31T00:00:00.000Z",
+           *           "created_at": "2026-11-22T04:48:54.123Z",
+           *           "last_used_at": null
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MyKeyView'][];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MyKeysController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A name, and optionally permissions and an expiry */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateMyKeyDto'];
+      };
+    };
+    responses: {
+      /** @description Made */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "name": "Yard tablet script",
+           *         "prefix": "gsk_5gUcsU",
+           *         "permissions": [
+           *           "appointments:read"
+           *         ],
+           *         "expires_at": "2027-01-31T00:00:00.000Z",
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "last_used_at": null,
+           *         "api_key": "gsk_5gUcsUitpUyGtqq3hvngtNBpJ1lv4s5yogSsLeFKVtE"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['CreatedMyKeyView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'api_key'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MyKeysController_revoke: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The key id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "id": "075ef8a5-598b-4ced-8cdf-de8333bb6649",
+           *         "status": "revoked",
+           *         "revoked_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['RevokedKeyView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_start: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+           *         "otpauth_url": "otpauth://totp/Gate%20service:ana%40port-a.example?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Gate%20service&algorithm=SHA1&digits=6&period=30"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaSetupView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: ('secret' | 'otpauth_url')[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_disable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A code of the authenticator app, or a recovery code */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "mfa_enabled": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaDisabledView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_confirm: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A code of the authenticator app */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "mfa_enabled": true,
+           *         "recovery_codes": [
+           *           "k7p2m-x9qfd",
+           *           "a3hnw-c8rte",
+           *           "p4kzs-m2vgb",
+           *           "w9dqe-h6tya",
+           *           "n5cxr-b7mjk",
+           *           "e2gus-q8fzp",
+           *           "r6vhy-t3kwn",
+           *           "z8mbj-d4xce",
+           *           "u7tpa-g5nrs",
+           *           "c3wke-y9hdm"
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaConfirmedView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'recovery_codes'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
               message: string;
               details?: {
                 [key: string]: unknown;

@@ -31,6 +31,8 @@ export interface AppConfig {
   webhookDisableAfterHours: number;
   /** Webhook URLs may reach loopback and private addresses (local development and tests only). */
   webhookAllowPrivate: boolean;
+  /** An account's SSO issuer may use plain http:// (local development and tests only; docs/users.md#single-sign-on). */
+  ssoAllowHttp: boolean;
   jwtSecret: string | null;
   driverTokenTtlMinutes: number;
   rateLimitPerMin: number;
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookMaxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 4, 1, 256),
     webhookDisableAfterHours: decimal(env, 'WEBHOOK_DISABLE_AFTER_H', 72, 0.001, 8760),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    ssoAllowHttp: bool(env, 'SSO_ALLOW_HTTP', false),
     jwtSecret: secret(env, 'JWT_SECRET', 32),
     driverTokenTtlMinutes: int(env, 'DRIVER_TOKEN_TTL_MIN', 720, 1, 43_200),
     rateLimitPerMin: int(env, 'RATE_LIMIT_PER_MIN', 1200, 0, 10_000_000),

@@ -9,6 +9,14 @@ const TOLERANCE_SECONDS = 30;
 
 export const hashRecoveryCode = (code: string) => createHash('sha256').update(code.trim().toLowerCase()).digest('hex');
 
+/** Whether `code` is the authenticator's current TOTP code of `secret` (6 digits, spaces ignored; the steps beside it too). */
+export async function totpAccepts(secret: string | null, code: string): Promise<boolean> {
+  const digits = code.replace(/\s/g, '');
+  if (!secret || !/^\d{6}$/.test(digits)) return false;
+  const result = await verify({ secret, token: digits, epochTolerance: TOLERANCE_SECONDS }).catch(() => null);
+  return result?.valid === true;
+}
+
 /**
  * The second factor at sign-in (docs/users.md#mfa): the authenticator's TOTP code (RFC 6238: 6 digits, 30 s), or one of
  * the user's recovery codes, each accepted once (removed in the same statement that finds it, so two sign-ins racing
@@ -19,11 +27,7 @@ export class MfaCodes {
   constructor(private readonly db: DataSource) {}
 
   async accepts(user: Pick<User, 'id' | 'mfaSecret'>, code: string): Promise<boolean> {
-    const digits = code.replace(/\s/g, '');
-    if (/^\d{6}$/.test(digits) && user.mfaSecret) {
-      const result = await verify({ secret: user.mfaSecret, token: digits, epochTolerance: TOLERANCE_SECONDS }).catch(() => null);
-      if (result?.valid) return true;
-    }
+    if (await totpAccepts(user.mfaSecret, code)) return true;
     const rows: unknown[] = await this.db.query(
       `WITH used AS (
          UPDATE users SET recovery_codes = array_remove(recovery_codes, $2)

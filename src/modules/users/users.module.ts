@@ -6,6 +6,8 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { InvitationsController } from './invitations.controller.js';
 import { Mailer } from './mailer.js';
 import { MfaCodes } from './mfa-codes.js';
+import { MfaController } from './mfa.controller.js';
+import { MfaService } from './mfa.service.js';
 import { MyKeysController } from './my-keys.controller.js';
 import { MyKeysService } from './my-keys.service.js';
 import { Passwords } from './passwords.js';
@@ -20,7 +22,7 @@ import { UsersService } from './users.service.js';
 /** People (docs/users.md): users of an account, signing in and out, MFA, single sign-on, their own keys. */
 @Module({
   imports: [AuthModule, RevocationsModule, MetricsModule, AccountsModule],
-  controllers: [SessionsController, UsersController, InvitationsController, MyKeysController],
+  controllers: [SessionsController, UsersController, InvitationsController, MyKeysController, MfaController],
   providers: [
     SessionsRepository,
     SessionsService,
@@ -30,6 +32,7 @@ import { UsersService } from './users.service.js';
     UsersRepository,
     UsersService,
     MyKeysService,
+    MfaService,
     Mailer,
   ],
   exports: [SessionsService, Passwords, UsersService],
