@@ -171,4 +171,152 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
       }
     }
   });
+
+  onPostgresql('an owner invites a planner, who opens the link, sets a password and is signed in to the planner pages', async () => {
+    const terminal = await newTerminal(gate.http);
+    const owner = await newUser(gate, terminal.id, 'owner');
+    const plannerEmail = `planner-${Date.now()}@gate.test`;
+    const ownerSide = await openPage(browser);
+    const plannerSide = await openPage(browser);
+    try {
+      const { page } = ownerSide;
+      await ownerSide.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Email').fill(owner.email);
+      await page.getByLabel('Password').fill(owner.password);
+      await page.getByLabel('Password').press('Enter');
+      await page.getByRole('navigation').getByRole('button', { name: 'Users' }).click();
+      await page.locator('tbody tr', { hasText: owner.email }).getByText('Active').waitFor();
+
+      const invite = page.getByRole('form', { name: 'Invite a person' });
+      await invite.getByLabel('Email').fill(plannerEmail);
+      await invite.getByLabel('Name (optional)').fill('Paula Planner');
+      await invite.getByLabel('Role').selectOption({ label: 'Planner' });
+      await invite.getByRole('button', { name: 'Invite' }).click();
+      const shown = page.getByRole('region', { name: `Invitation for ${plannerEmail}` });
+      const link = (await shown.locator('code').textContent())!;
+      expect(link).toMatch(new RegExp(`^${url}/panel#invitation=\\S+$`));
+      await shown.getByRole('button', { name: 'Copy the invitation link' }).click();
+      await shown.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(link);
+      await page.locator('tbody tr', { hasText: plannerEmail }).getByText('Invited').waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await ownerSide.screenshot(`${storeName}-panel-people-users`);
+
+      // The planner, in a browser of their own: the invitation says who is invited, to what, as what.
+      const invited = plannerSide.page;
+      await invited.goto(link);
+      await invited.getByText(`${plannerEmail} is invited to ${terminal.name} as Planner.`).waitFor();
+      expect(await invited.getByLabel('Your name').inputValue()).toBe('Paula Planner');
+      const form = invited.getByRole('form', { name: 'Accept the invitation' });
+      expect(await form.getByLabel('New password', { exact: true }).getAttribute('autocomplete')).toBe('new-password');
+      await form.getByLabel('New password', { exact: true }).fill('short one');
+      await form.getByLabel('New password again').fill('short one');
+      await form.getByRole('button', { name: 'Accept and sign in' }).click();
+      await form.getByRole('alert').filter({ hasText: 'The password needs at least 12 characters.' }).waitFor();
+      await form.getByLabel('New password', { exact: true }).fill('a long and private passphrase');
+      await form.getByLabel('New password again').fill('a long and private passphrase!');
+      await form.getByRole('button', { name: 'Accept and sign in' }).click();
+      await form.getByRole('alert').filter({ hasText: 'The two passwords are not the same.' }).waitFor();
+      expect(await seriousA11yViolations(invited)).toEqual([]);
+      await plannerSide.screenshot(`${storeName}-panel-people-invitation`);
+      await form.getByLabel('New password again').fill('a long and private passphrase');
+      await form.getByRole('button', { name: 'Accept and sign in' }).click();
+
+      // Signed in, on the planner's pages, the link gone from the address bar.
+      await invited.getByRole('button', { name: 'Sign out' }).waitFor();
+      expect(await navigation(invited)).toEqual(['Appointments', 'Capacity', 'Layouts', 'My account']);
+      expect(await invited.locator('.person').textContent()).toBe('Paula Planner · Planner');
+      expect(await invited.evaluate<string>('location.hash')).toBe('');
+      // The link works once.
+      await invited.goto(link);
+      await invited.getByRole('alert').filter({ hasText: 'This invitation has expired or was already used.' }).waitFor();
+
+      // The owner sees them active, changes their role, and may not deactivate the last owner.
+      await page.reload();
+      const row = page.locator('tbody tr', { hasText: plannerEmail });
+      await row.getByText('Active').waitFor();
+      await row.getByLabel('Role of Paula Planner').selectOption({ label: 'Viewer' });
+      await page.getByRole('status').filter({ hasText: 'Paula Planner is now Viewer.' }).waitFor();
+      await page.getByRole('button', { name: 'Deactivate Test owner' }).click();
+      await page.getByRole('alert').filter({ hasText: 'This is the last active owner of the account' }).waitFor();
+      await page.getByRole('button', { name: 'Deactivate Paula Planner' }).click();
+      await row.getByText('Deactivated').waitFor();
+      // Deactivated: their session has ended.
+      await invited.goto(`${url}/panel`);
+      await invited.getByRole('form', { name: 'Sign in' }).waitFor();
+      expect([...ownerSide.problems, ...plannerSide.problems]).toEqual([]);
+    } finally {
+      await ownerSide.context.close();
+      await plannerSide.context.close();
+    }
+  });
+
+  onPostgresql(
+    'a person sets up MFA on My account, signs in with a recovery code, makes a key of their own, and signs out everywhere',
+    async () => {
+      const terminal = await newTerminal(gate.http);
+      const planner = await newUser(gate, terminal.id, 'planner');
+      const { page, context, problems, screenshot } = await openPage(browser);
+      const signInForm = async (code?: string) => {
+        await page.goto(`${url}/panel`);
+        await page.getByLabel('Email').fill(planner.email);
+        await page.getByLabel('Password').fill(planner.password);
+        await page.getByLabel('Password').press('Enter');
+        if (code) {
+          await page.getByLabel('Authentication code').fill(code);
+          await page.getByLabel('Authentication code').press('Enter');
+        }
+        await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+      };
+      try {
+        await signInForm();
+        await page.getByRole('navigation').getByRole('button', { name: 'My account' }).click();
+        await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+        await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
+        const secret = (await page.locator('[data-secret]').getAttribute('data-secret'))!;
+        await page.getByLabel('Authentication code').fill('000000');
+        await page.getByRole('button', { name: 'Turn on' }).click();
+        await page.getByRole('alert').filter({ hasText: 'That code is not right.' }).waitFor();
+        await page.getByLabel('Authentication code').fill(totpOf(secret));
+        await page.getByRole('button', { name: 'Turn on' }).click();
+        const codes = page.getByRole('region', { name: 'Your recovery codes' });
+        await codes.locator('li code').first().waitFor();
+        const recovery = await codes.locator('li code').allTextContents();
+        expect(recovery).toHaveLength(10);
+        expect(await codes.getByRole('link', { name: 'Download the recovery codes' }).getAttribute('download')).toBe(
+          'gate-recovery-codes.txt',
+        );
+        await screenshot(`${storeName}-panel-people-recovery-codes`);
+        await codes.getByRole('button', { name: 'I have kept them' }).click();
+        await page.getByText('On: signing in also asks for a code of your authenticator app.').waitFor();
+
+        // A key of one's own, with some of one's permissions: shown once, listed with them.
+        const keys = page.getByRole('form', { name: 'New key of mine' });
+        await keys.getByLabel('Name').fill('my script');
+        await keys.getByRole('checkbox', { name: 'appointments:read' }).check();
+        await keys.getByRole('button', { name: 'Create key' }).click();
+        const shown = page.getByRole('region', { name: 'New key my script' });
+        const key = (await shown.locator('code').textContent())!;
+        expect((await gate.http.get('/api/v1/appointments').set('X-API-Key', key)).status).toBe(200);
+        expect((await gate.http.get('/api/v1/capacity').set('X-API-Key', key)).status).toBe(403);
+        await shown.getByRole('button', { name: 'I have copied it' }).click();
+        await page.locator('tbody tr', { hasText: 'my script' }).getByText('appointments:read').waitFor();
+        expect(await seriousA11yViolations(page)).toEqual([]);
+
+        // Signed out, a recovery code stands in for the authenticator's.
+        await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+        await signInForm(recovery[0]);
+        // Sign out everywhere ends this session too.
+        await page.getByRole('navigation').getByRole('button', { name: 'My account' }).click();
+        await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+        await page.getByRole('form', { name: 'Sign in' }).waitFor();
+        await page.reload();
+        await page.getByRole('form', { name: 'Sign in' }).waitFor();
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

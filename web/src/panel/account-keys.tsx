@@ -1,12 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
 import { useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { ListTable } from './list-table.js';
-import { call, itemsOf, type KeyView } from './people-api.js';
+import type { Schemas } from '../shared/schemas.js';
 import { ShownOnce } from './shown-once.js';
+
+type KeyView = Schemas['AccountKeyView'];
 
 /** The account's API keys (for machines: partner systems, terminal servers), named, with their last use; made (shown once) and revoked by owners. */
 export function AccountKeys({ credential }: { credential: Credential }) {
@@ -18,10 +21,11 @@ export function AccountKeys({ credential }: { credential: Credential }) {
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const client = gateClient(credential);
 
   const load = () =>
-    call<KeyView[] | { items: KeyView[] }>(credential, 'GET', '/api/v1/account/api-keys').then(
-      (data) => setKeys(itemsOf(data)),
+    dataOf(client.GET('/api/v1/account/api-keys')).then(
+      (data) => setKeys(data),
       (error) => setProblem(explainError(i18n, error)),
     );
   useEffect(() => void load(), []);
@@ -29,7 +33,7 @@ export function AccountKeys({ credential }: { credential: Credential }) {
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      const made = await call<KeyView>(credential, 'POST', '/api/v1/account/api-keys', { name: name.trim() });
+      const made = await dataOf(client.POST('/api/v1/account/api-keys', { body: { name: name.trim() } }));
       setShown({ name: name.trim(), key: made.api_key! });
       setName('');
       setProblem(null);
@@ -40,7 +44,7 @@ export function AccountKeys({ credential }: { credential: Credential }) {
   };
   const revoke = async (key: KeyView) => {
     try {
-      await call(credential, 'DELETE', `/api/v1/account/api-keys/${key.id}`);
+      await dataOf(client.DELETE('/api/v1/account/api-keys/{id}', { params: { path: { id: key.id } } }));
       setConfirming(null);
       void load();
     } catch (error) {
@@ -76,7 +80,7 @@ export function AccountKeys({ credential }: { credential: Credential }) {
       )}
       <ListTable
         caption={t('keys.caption')}
-        headings={[t('keys.name'), t('keys.created'), t('keys.lastUsed')]}
+        headings={[t('keys.name'), t('keys.prefix'), t('keys.created'), t('keys.lastUsed')]}
         actions={t('users.actions')}
         items={keys}
         itemKey={(key) => key.id}
@@ -84,6 +88,9 @@ export function AccountKeys({ credential }: { credential: Credential }) {
         row={(key) => (
           <tr>
             <td>{key.name ?? t('keys.unnamed')}</td>
+            <td>
+              <code>{key.prefix}…</code>
+            </td>
             <td>{i18n.time(key.created_at)}</td>
             <td>{key.last_used_at ? i18n.time(key.last_used_at) : t('keys.never')}</td>
             <td>

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language, useI18n } from '../shared/i18n.js';
 import { type AccountKind, roleWord, useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
-import { type AccountSettings as Settings, call, type SsoSettings } from './people-api.js';
+import { call, type SsoSettings } from './people-api.js';
 import { ROLES_OF } from './users.js';
 
 /**
@@ -19,8 +20,9 @@ export function AccountSettings({ credential, kind }: { credential: Credential; 
   const [form, setForm] = useState<{ name: string; language: Language; require_mfa: boolean } | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
+  const client = gateClient(credential);
   useEffect(() => {
-    call<Settings>(credential, 'GET', '/api/v1/account').then(
+    dataOf(client.GET('/api/v1/account')).then(
       (account) => setForm({ name: account.name, language: account.language, require_mfa: account.require_mfa }),
       (error) => setMessage({ ok: false, text: explainError(i18n, error) }),
     );
@@ -30,7 +32,7 @@ export function AccountSettings({ credential, kind }: { credential: Credential; 
     event.preventDefault();
     if (!form) return;
     try {
-      await call<Settings>(credential, 'PATCH', '/api/v1/account', { ...form, name: form.name.trim() });
+      await dataOf(client.PATCH('/api/v1/account', { body: { ...form, name: form.name.trim() } }));
       setMessage({ ok: true, text: t('common.saved') });
     } catch (error) {
       setMessage({ ok: false, text: explainError(i18n, error) });
@@ -118,7 +120,7 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
           issuer: sso.issuer,
           client_id: sso.client_id,
           domains: sso.email_domains.join(', '),
-          default_role: sso.default_role,
+          default_role: sso.default_role as typeof empty.default_role,
           passwords_allowed: sso.passwords_allowed,
         });
       },
@@ -212,7 +214,11 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
             {t('sso.domainsHint')}
           </p>
           <label for="sso-role">{t('sso.defaultRole')}</label>
-          <select id="sso-role" value={form.default_role} onChange={(e) => setForm({ ...form, default_role: e.currentTarget.value })}>
+          <select
+            id="sso-role"
+            value={form.default_role}
+            onChange={(e) => setForm({ ...form, default_role: e.currentTarget.value as typeof empty.default_role })}
+          >
             {roles.map((role) => (
               <option key={role} value={role}>
                 {roleWord(t, role)}

@@ -1,9 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { roleWord } from './access.js';
-import { call, type InvitationView } from './people-api.js';
+import type { Schemas } from '../shared/schemas.js';
+
+type InvitationView = Schemas['InvitationView'];
 
 /** The shortest password the service takes (docs/users.md#passwords). */
 export const MIN_PASSWORD = 12;
@@ -26,8 +29,9 @@ function explainInvitation(i18n: Translator, error: unknown): string {
 export function Invitation(props: { token: string; onAccepted: (csrfToken: string) => void; onLeave: () => void }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const credential = { csrfToken: '' };
-  const path = `/api/v1/invitations/${encodeURIComponent(props.token)}`;
+  // No one is signed in yet: the session client, so the cookie that accepting sets is kept.
+  const client = gateClient({ csrfToken: '' });
+  const params = { path: { token: props.token } };
   const [invitation, setInvitation] = useState<InvitationView | null>(null);
   const [fatal, setFatal] = useState<string | null>(null);
   const [form, setForm] = useState({ name: '', password: '', again: '' });
@@ -35,7 +39,7 @@ export function Invitation(props: { token: string; onAccepted: (csrfToken: strin
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    call<InvitationView>(credential, 'GET', path).then(
+    dataOf(client.GET('/api/v1/invitations/{token}', { params })).then(
       (found) => {
         setInvitation(found);
         setForm((current) => ({ ...current, name: found.name ?? '' }));
@@ -52,7 +56,7 @@ export function Invitation(props: { token: string; onAccepted: (csrfToken: strin
     setProblem(null);
     try {
       const body = { password: form.password, ...(form.name.trim() ? { name: form.name.trim() } : {}) };
-      const signed = await call<{ csrf_token: string }>(credential, 'POST', `${path}/accept`, body);
+      const signed = await dataOf(client.POST('/api/v1/invitations/{token}/accept', { params, body }));
       props.onAccepted(signed.csrf_token);
     } catch (error) {
       setProblem(explainInvitation(i18n, error));
@@ -61,7 +65,7 @@ export function Invitation(props: { token: string; onAccepted: (csrfToken: strin
     }
   };
 
-  const accountName = invitation?.account?.name ?? invitation?.account_name ?? '';
+  const accountName = invitation?.account_name ?? '';
   return (
     <main class="panel-signin">
       <div class="row panel-signin-head">

@@ -7,7 +7,11 @@ import { qrDataUrl } from '../shared/qr.js';
 import { type Me, roleWord } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { ListTable } from './list-table.js';
-import { call, itemsOf, type KeyView, type MfaSetup as MfaSecret } from './people-api.js';
+import type { Schemas } from '../shared/schemas.js';
+
+type MfaSecret = Schemas['MfaSetupView'];
+type KeyView = Schemas['MyKeyView'];
+type Permission = NonNullable<Schemas['CreateMyKeyDto']['permissions']>[number];
 import { CopyButton, ShownOnce } from './shown-once.js';
 
 function explainCode(i18n: Translator, error: unknown): string {
@@ -56,7 +60,7 @@ export function MyAccount(props: { credential: Credential; me: Me; onChanged: ()
         </dl>
       </section>
       <Mfa credential={props.credential} enabled={user.mfa_enabled} onChanged={props.onChanged} />
-      <MyKeys credential={props.credential} permissions={props.me.permissions} />
+      <MyKeys credential={props.credential} permissions={props.me.permissions as Permission[]} />
       <section aria-labelledby="sessions-title">
         <h2 id="sessions-title">{t('me.sessions.title')}</h2>
         <p>{t('me.sessions.explain')}</p>
@@ -106,10 +110,11 @@ function Mfa(props: { credential: Credential; enabled: boolean; onChanged: () =>
   const [code, setCode] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const client = gateClient(props.credential);
 
   const start = async () => {
     try {
-      setSecret(await call<MfaSecret>(props.credential, 'POST', '/api/v1/me/mfa'));
+      setSecret(await dataOf(client.POST('/api/v1/me/mfa')));
       setProblem(null);
     } catch (error) {
       setProblem(explainError(i18n, error));
@@ -118,7 +123,7 @@ function Mfa(props: { credential: Credential; enabled: boolean; onChanged: () =>
   const confirm = async (event: Event) => {
     event.preventDefault();
     try {
-      const answer = await call<{ recovery_codes: string[] }>(props.credential, 'POST', '/api/v1/me/mfa/confirm', { totp: code.trim() });
+      const answer = await dataOf(client.POST('/api/v1/me/mfa/confirm', { body: { totp: code.trim() } }));
       setCodes(answer.recovery_codes);
       setSecret(null);
       setCode('');
@@ -130,7 +135,7 @@ function Mfa(props: { credential: Credential; enabled: boolean; onChanged: () =>
   const turnOff = async (event: Event) => {
     event.preventDefault();
     try {
-      await call(props.credential, 'DELETE', '/api/v1/me/mfa', { totp: code.trim() });
+      await dataOf(client.DELETE('/api/v1/me/mfa', { body: { totp: code.trim() } }));
       setCode('');
       setProblem(null);
       setMessage(t('mfa.off.done'));
@@ -229,18 +234,19 @@ function Mfa(props: { credential: Credential; enabled: boolean; onChanged: () =>
 }
 
 /** A person's own API keys: made with a name, some of their permissions and an expiry, shown once; listed with their last use; revoked. */
-function MyKeys({ credential, permissions }: { credential: Credential; permissions: string[] }) {
+function MyKeys({ credential, permissions }: { credential: Credential; permissions: Permission[] }) {
   const i18n = useI18n();
   const { t } = i18n;
   const [keys, setKeys] = useState<KeyView[] | null>(null);
-  const [form, setForm] = useState<{ name: string; chosen: string[]; expires: string }>({ name: '', chosen: [], expires: '' });
+  const client = gateClient(credential);
+  const [form, setForm] = useState<{ name: string; chosen: Permission[]; expires: string }>({ name: '', chosen: [], expires: '' });
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
   const load = () =>
-    call<KeyView[] | { items: KeyView[] }>(credential, 'GET', '/api/v1/me/api-keys').then(
-      (data) => setKeys(itemsOf(data)),
+    dataOf(client.GET('/api/v1/me/api-keys')).then(
+      (data) => setKeys(data),
       (error) => setProblem(explainError(i18n, error)),
     );
   useEffect(() => void load(), []);
@@ -253,7 +259,7 @@ function MyKeys({ credential, permissions }: { credential: Credential; permissio
         ...(form.chosen.length ? { permissions: form.chosen } : {}),
         ...(form.expires ? { expires_at: new Date(`${form.expires}T23:59:59`).toISOString() } : {}),
       };
-      const made = await call<KeyView>(credential, 'POST', '/api/v1/me/api-keys', body);
+      const made = await dataOf(client.POST('/api/v1/me/api-keys', { body }));
       setShown({ name: body.name, key: made.api_key! });
       setForm({ name: '', chosen: [], expires: '' });
       setProblem(null);
@@ -264,7 +270,7 @@ function MyKeys({ credential, permissions }: { credential: Credential; permissio
   };
   const revoke = async (key: KeyView) => {
     try {
-      await call(credential, 'DELETE', `/api/v1/me/api-keys/${key.id}`);
+      await dataOf(client.DELETE('/api/v1/me/api-keys/{id}', { params: { path: { id: key.id } } }));
       setConfirming(null);
       void load();
     } catch (error) {
@@ -320,7 +326,7 @@ function MyKeys({ credential, permissions }: { credential: Credential; permissio
       </form>
       <ListTable
         caption={t('myKeys.caption')}
-        headings={[t('keys.name'), t('myKeys.permissions'), t('keys.created'), t('keys.lastUsed'), t('myKeys.expires')]}
+        headings={[t('keys.name'), t('myKeys.permissions'), t('keys.prefix'), t('keys.created'), t('keys.lastUsed'), t('myKeys.expires')]}
         actions={t('users.actions')}
         items={keys}
         itemKey={(key) => key.id}
@@ -329,6 +335,9 @@ function MyKeys({ credential, permissions }: { credential: Credential; permissio
           <tr>
             <td>{key.name ?? '—'}</td>
             <td>{key.permissions?.length ? key.permissions.join(', ') : t('myKeys.all')}</td>
+            <td>
+              <code>{key.prefix}…</code>
+            </td>
             <td>{i18n.time(key.created_at)}</td>
             <td>{key.last_used_at ? i18n.time(key.last_used_at) : t('keys.never')}</td>
             <td>{key.expires_at ? i18n.time(key.expires_at) : t('myKeys.noExpiry')}</td>

@@ -46,6 +46,16 @@ export function Panel() {
     setSigned({ credential, me });
   };
 
+  // An invitation link opened in a tab where the panel is open already changes only the address's fragment.
+  useEffect(() => {
+    const follow = () => {
+      const token = invitationTokenOf(location.hash);
+      if (token) setInvitation(token);
+    };
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+
   useEffect(() => {
     const ssoError = ssoErrorOf(location.hash);
     if (ssoError) {

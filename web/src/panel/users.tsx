@@ -1,17 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
+import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type Translator, useI18n } from '../shared/i18n.js';
 import { type AccountKind, roleWord, useMay } from './access.js';
 import { ListTable } from './list-table.js';
-import { call, type Invited, itemsOf, type UserView } from './people-api.js';
+import type { Schemas } from '../shared/schemas.js';
 import { CopyButton } from './shown-once.js';
 
+type UserView = Schemas['UserView'];
+type Role = Schemas['CreateUserDto']['role'];
+type Invited = Schemas['InvitedUserView'];
+
 /** The roles an account of each kind gives its people, the owner first (docs/users.md#roles). */
-export const ROLES_OF: Record<AccountKind, string[]> = {
+export const ROLES_OF: Record<AccountKind, Role[]> = {
   terminal: ['owner', 'planner', 'gate', 'viewer'],
   carrier: ['owner', 'dispatcher', 'viewer'],
-  admin: ['admin'],
+  admin: [],
 };
 
 /** Why a change of people was refused, in words. */
@@ -35,13 +40,14 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
   const may = useMay();
   const roles = ROLES_OF[kind];
   const [users, setUsers] = useState<UserView[] | null>(null);
-  const [form, setForm] = useState({ email: '', name: '', role: roles[roles.length - 1] });
+  const [form, setForm] = useState<{ email: string; name: string; role: Role }>({ email: '', name: '', role: roles[roles.length - 1] });
+  const client = gateClient(credential);
   const [invited, setInvited] = useState<(Invited & { email: string }) | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
   const load = () =>
-    call<UserView[] | { items: UserView[] }>(credential, 'GET', '/api/v1/users').then(
-      (data) => setUsers(itemsOf(data)),
+    dataOf(client.GET('/api/v1/users')).then(
+      (data) => setUsers(data),
       (error) => setMessage({ ok: false, text: explainPeople(i18n, error) }),
     );
   useEffect(() => void load(), []);
@@ -50,7 +56,7 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
     event.preventDefault();
     try {
       const body = { email: form.email.trim(), role: form.role, ...(form.name.trim() ? { name: form.name.trim() } : {}) };
-      const answer = await call<Invited>(credential, 'POST', '/api/v1/users', body);
+      const answer = await dataOf(client.POST('/api/v1/users', { body }));
       setInvited({ ...answer, email: answer.user.email });
       setForm({ ...form, email: '', name: '' });
       setMessage(null);
@@ -60,9 +66,9 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
     }
   };
 
-  const change = async (user: UserView, body: { role?: string; status?: 'active' | 'deactivated' }, done: string) => {
+  const change = async (user: UserView, body: { role?: Role; status?: 'active' | 'deactivated' }, done: string) => {
     try {
-      await call<UserView>(credential, 'PATCH', `/api/v1/users/${user.id}`, body);
+      await dataOf(client.PATCH('/api/v1/users/{id}', { params: { path: { id: user.id } }, body }));
       setMessage({ ok: true, text: done });
       void load();
     } catch (error) {
@@ -73,7 +79,7 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
 
   const resend = async (user: UserView) => {
     try {
-      const answer = await call<Invited>(credential, 'POST', `/api/v1/users/${user.id}/invitation`);
+      const answer = await dataOf(client.POST('/api/v1/users/{id}/invitation', { params: { path: { id: user.id } } }));
       setInvited({ ...answer, email: user.email });
       setMessage(null);
     } catch (error) {
@@ -86,13 +92,18 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
       {invited && (
         <section class="notice" role="region" aria-label={t('users.invited.title', { email: invited.email })}>
           <h2>{t('users.invited.title', { email: invited.email })}</h2>
-          <p>{t('users.invited.explain', { time: i18n.time(invited.expires_at) })}</p>
-          <p>
-            <a href={invited.invitation_url}>{t('users.invited.link')}</a>
-          </p>
-          <code class="secret">{invited.invitation_url}</code>
+          {invited.mailed && <p>{t('users.invited.mailed', { email: invited.email })}</p>}
+          {invited.invitation_url && (
+            <>
+              <p>{t('users.invited.explain', { time: i18n.time(invited.expires_at) })}</p>
+              <p>
+                <a href={invited.invitation_url}>{t('users.invited.link')}</a>
+              </p>
+              <code class="secret">{invited.invitation_url}</code>
+            </>
+          )}
           <div class="row">
-            <CopyButton text={invited.invitation_url} label={t('users.invited.copy')} />
+            {invited.invitation_url && <CopyButton text={invited.invitation_url} label={t('users.invited.copy')} />}
             <button type="button" onClick={() => setInvited(null)}>
               {t('common.close')}
             </button>
@@ -118,7 +129,7 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
           <label for="invite-name">{t('users.nameOptional')}</label>
           <input id="invite-name" autocomplete="off" value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
           <label for="invite-role">{t('users.role')}</label>
-          <select id="invite-role" value={form.role} onChange={(e) => setForm({ ...form, role: e.currentTarget.value })}>
+          <select id="invite-role" value={form.role} onChange={(e) => setForm({ ...form, role: e.currentTarget.value as Role })}>
             {roles.map((role) => (
               <option key={role} value={role}>
                 {roleWord(t, role)}
@@ -151,7 +162,7 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
                     onChange={(e) =>
                       void change(
                         user,
-                        { role: e.currentTarget.value },
+                        { role: e.currentTarget.value as Role },
                         t('users.roleChanged', { who, role: roleWord(t, e.currentTarget.value) }),
                       )
                     }
