@@ -319,4 +319,126 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
       }
     },
   );
+
+  onPostgresql('an owner requires MFA and names a key in Spanish; a person without MFA sets it up before the panel opens', async () => {
+    const terminal = await newTerminal(gate.http);
+    const owner = await newUser(gate, terminal.id, 'owner');
+    const clerk = await newUser(gate, terminal.id, 'gate');
+    const ownerSide = await openPage(browser, { ...DESKTOP, locale: 'es-AR' });
+    const clerkSide = await openPage(browser);
+    try {
+      const { page } = ownerSide;
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Correo electrónico').fill(owner.email);
+      await page.getByLabel('Contraseña').fill(owner.password);
+      await page.getByLabel('Contraseña').press('Enter');
+      await page.getByRole('navigation').getByRole('button', { name: 'Configuración de la cuenta' }).click();
+      const settings = page.getByRole('form', { name: 'Configuración de la cuenta' });
+      await settings.getByLabel('Idioma de los correos').selectOption('pt-BR');
+      await settings.getByLabel('Todos deben usar la verificación en dos pasos').check();
+      await settings.getByRole('button', { name: 'Guardar configuración' }).click();
+      await page.getByRole('status').filter({ hasText: 'Guardado.' }).waitFor();
+      expect((await gate.http.get('/api/v1/account').set('X-API-Key', terminal.key)).body.data).toMatchObject({
+        language: 'pt-BR',
+        require_mfa: true,
+      });
+      await ownerSide.screenshot(`${storeName}-panel-people-account-es`);
+
+      // The account's keys: named, shown once, revoked after a confirmation.
+      await page.getByRole('navigation').getByRole('button', { name: 'Claves de API' }).click();
+      await page.getByRole('form', { name: 'Nueva clave de la cuenta' }).getByLabel('Nombre').fill('TMS');
+      await page.getByRole('button', { name: 'Crear clave' }).click();
+      const shown = page.getByRole('region', { name: 'Nueva clave TMS' });
+      const key = (await shown.locator('code').textContent())!;
+      expect((await gate.http.get('/api/v1/appointments').set('X-API-Key', key)).status).toBe(200);
+      await shown.getByRole('button', { name: 'Ya la copié' }).click();
+      const row = page.locator('tbody tr', { hasText: 'TMS' });
+      await row.getByText('Nunca usada').waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await row.getByRole('button', { name: 'Revocar la clave TMS' }).click();
+      await row.getByRole('button', { name: 'Sí, revocar TMS' }).click();
+      await page.locator('tbody tr', { hasText: 'TMS' }).waitFor({ state: 'detached' });
+      expect((await gate.http.get('/api/v1/appointments').set('X-API-Key', key)).status).toBe(401);
+
+      // The clerk has no MFA: the panel opens on setting it up, and only then on their pages.
+      const clerkPage = clerkSide.page;
+      await clerkPage.goto(`${url}/panel`);
+      await clerkPage.getByLabel('Email').fill(clerk.email);
+      await clerkPage.getByLabel('Password').fill(clerk.password);
+      await clerkPage.getByLabel('Password').press('Enter');
+      await clerkPage.getByRole('heading', { name: 'Set up two-step sign-in to continue' }).waitFor();
+      expect(await clerkPage.getByRole('navigation').count()).toBe(0);
+      await clerkPage.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+      const secret = (await clerkPage.locator('[data-secret]').getAttribute('data-secret'))!;
+      await clerkPage.getByLabel('Authentication code').fill(totpOf(secret));
+      await clerkPage.getByRole('button', { name: 'Turn on' }).click();
+      await clerkPage.getByRole('button', { name: 'I have kept them' }).click();
+      await clerkPage.getByRole('button', { name: 'Sign out' }).waitFor();
+      expect(await navigation(clerkPage)).toEqual(['Appointments', 'My account']);
+      expect([...ownerSide.problems, ...clerkSide.problems]).toEqual([]);
+    } finally {
+      await ownerSide.context.close();
+      await clerkSide.context.close();
+    }
+  });
+
+  onPostgresql('"Sign in with SSO" asks the email and goes to /sso/start; an sso_error coming back is said in words', async () => {
+    const { page, context, problems } = await openPage(browser, { ...DESKTOP, locale: 'pt-BR' });
+    try {
+      await page.goto(`${url}/panel#sso_error=SSO_LOGIN_EXPIRED`);
+      const form = page.getByRole('form', { name: 'Entrar com SSO' });
+      await form.getByRole('alert').filter({ hasText: 'A entrada demorou demais ou já foi usada. Comece de novo.' }).waitFor();
+      // The code leaves the address bar: a reload does not say it again.
+      expect(await page.evaluate<string>('location.hash')).toBe('');
+      expect(await seriousA11yViolations(page)).toEqual([]);
+
+      // The identity provider is the service's business: here, where the browser is sent is what counts.
+      const started: string[] = [];
+      await page.route('**/sso/start?**', (route) => {
+        started.push(route.request().url());
+        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'to the provider' });
+      });
+      await form.getByLabel('E-mail').fill('ana@port-a.example');
+      await form.getByLabel('E-mail').press('Enter');
+      await page.getByText('to the provider').waitFor();
+      expect(started).toEqual([`${url}/sso/start?email=ana%40port-a.example`]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  onPostgresql('says a locked email (RATE_LIMITED with its wait) and an SSO-only account (SSO_REQUIRED) in words', async () => {
+    const terminal = await newTerminal(gate.http);
+    const person = await newUser(gate, terminal.id, 'viewer');
+    for (let i = 0; i < 10; i++) {
+      const failed = await gate.http.post('/api/v1/sessions').send({ email: person.email, password: `wrong password ${i}` });
+      expect(failed.status).toBe(401);
+    }
+    const { page, context, problems } = await openPage(browser, { ...DESKTOP, locale: 'es-AR' });
+    try {
+      await page.goto(`${url}/panel`);
+      const form = page.getByRole('form', { name: 'Ingresar' });
+      await form.getByLabel('Correo electrónico').fill(person.email);
+      await form.getByLabel('Contraseña').fill(person.password);
+      await form.getByLabel('Contraseña').press('Enter');
+      await form.getByRole('alert').filter({ hasText: 'Demasiados intentos. Vuelva a intentarlo en 15 minutos.' }).waitFor();
+
+      // SSO_REQUIRED (an account whose single sign-on forbids passwords), the answer stood in for as the service gives it.
+      await page.route('**/api/v1/sessions', (route) =>
+        route.fulfill({
+          status: 401,
+          contentType: 'application/json',
+          body: JSON.stringify({ success: false, error: { code: 'SSO_REQUIRED', message: 'This account signs in with SSO' } }),
+        }),
+      );
+      await form.getByRole('button', { name: 'Entrar', exact: true }).click();
+      const sso = page.getByRole('form', { name: 'Ingresar con SSO' });
+      await sso.getByRole('alert').filter({ hasText: 'Su organización ingresa con inicio de sesión único (SSO)' }).waitFor();
+      expect(await sso.getByLabel('Correo electrónico').inputValue()).toBe(person.email);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
