@@ -14,6 +14,7 @@ import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, typ
 import { figures, now, round, round2, timed } from './bench/stats.js';
 import { type FairnessFigures, fairnessBench, printFairness, printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
 import { randomUUID } from 'node:crypto';
+import { printSessions, sessionBench, type SessionFigures } from './bench/sessions.js';
 
 /**
  * `npm run bench`: the service (built, as its own process) against the local PostgreSQL, each figure next
@@ -50,7 +51,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts` or `--only=capacity`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity` or `--only=sessions`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -850,6 +851,54 @@ async function checkinOnly(cleanUp: CleanUp): Promise<void> {
   if (json) console.log(JSON.stringify({ ...figures, sequentialToken: undefined }, null, 2));
 }
 
+const SESSION_REQUESTS = 3000;
+const SESSION_CONCURRENCY = 8;
+const SESSION_RUNS = 3;
+
+/**
+ * Sessions (scripts/bench/sessions.ts), on a database and a service of their own: the same GET authenticated by an
+ * account key and by a person's session cookie (an owner's, who reads the same), in turn, three runs.
+ */
+async function sessionsSection(cleanUp: CleanUp): Promise<{ figures: SessionFigures; targets: Target[] }> {
+  const { base, child } = await newService(cleanUp);
+  const terminal = await newTerminal(base, { name: 'Sessions terminal' });
+  const invited = (await terminal.api.call('POST', '/api/v1/users', { email: `owner-${randomUUID()}@bench.example`, role: 'owner' })).data;
+  const token = String(invited.invitation_url).split('#invitation=')[1];
+  const accepted = await fetch(`${base}/api/v1/invitations/${token}/accept`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ password: 'bench owner password 0123' }),
+  });
+  if (accepted.status !== 201) throw new Error(`accepting the invitation: ${accepted.status} ${await accepted.text()}`);
+  const cookie = accepted.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('gate_session='))!
+    .split(';')[0];
+  const figures = await sessionBench({
+    base,
+    servicePid: child.pid!,
+    apiKey: terminal.apiKey,
+    cookie,
+    route: '/api/v1/layouts/appointment',
+    requests: SESSION_REQUESTS,
+    concurrency: SESSION_CONCURRENCY,
+    runs: SESSION_RUNS,
+    say,
+  });
+  printSessions(figures, say);
+  return {
+    figures,
+    targets: [
+      target(
+        `a GET by session vs by key, CPU µs per request (median of ${SESSION_RUNS} runs' ratios)`,
+        round(figures.session_cpu_ms * 1000),
+        round(figures.key_cpu_ms * 1000),
+        { ratioAtMost: 1.1 },
+      ),
+    ].map((row) => ({ ...row, ratio: figures.ratio, met: figures.ratio <= 1.1 })),
+  };
+}
+
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<void> {
   const { base, name } = await newService(cleanUp);
@@ -877,6 +926,12 @@ async function run(cleanUp: CleanUp): Promise<void> {
     if (json) console.log(JSON.stringify({ webhooks: webhooks.figures, targets: webhooks.targets }, null, 2));
     return;
   }
+  if (only === 'sessions') {
+    const sessions = await sessionsSection(cleanUp);
+    printTargets(sessions.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ sessions: sessions.figures, targets: sessions.targets }, null, 2));
+    return;
+  }
   if (only === 'capacity') {
     const capacity = await capacitySection(cleanUp);
     printTargets(capacity.targets, loadavg()[0]);
@@ -885,7 +940,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   }
   if (only)
     throw new Error(
-      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts and capacity`,
+      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity and sessions`,
     );
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
@@ -952,6 +1007,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
   const webhooks = await webhooksSection(cleanUp);
   const scale = await scaleSection(cleanUp);
   const capacity = await capacitySection(cleanUp);
+  const sessions = await sessionsSection(cleanUp);
 
   const [createRow, updateRow] = bulk;
   const targets = [
@@ -963,6 +1019,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
     ...webhooks.targets,
     ...scale.targets,
     ...capacity.targets,
+    ...sessions.targets,
   ];
   const loadAtEnd = loadavg()[0];
   printTargets(targets, loadAtEnd);
@@ -986,6 +1043,7 @@ async function run(cleanUp: CleanUp): Promise<void> {
           facts,
           scale: scale.figures,
           capacity: capacity.figures,
+          sessions: sessions.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,

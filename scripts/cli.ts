@@ -5,7 +5,7 @@ import { DataDirLockedError } from '../src/database/data-dir-lock.js';
 import { openDatabase } from '../src/database/data-source.js';
 import { AppError } from '../src/common/errors/app-error.js';
 import { ACCOUNT_KINDS, type AccountKind } from '../src/modules/accounts/account.entity.js';
-import { Global, Module } from '@nestjs/common';
+import { Global, type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DatabaseModule } from '../src/database/database.module.js';
 import { AccountsModule } from '../src/modules/accounts/accounts.module.js';
@@ -16,6 +16,14 @@ import { CreateAccountDto } from '../src/modules/accounts/dto/account.dto.js';
 import { validatePlain } from '../src/common/validation/validate.js';
 import { ENTITIES } from '../src/entities.js';
 import { oneLine } from './command-line.js';
+import { AppModule } from '../src/app.module.js';
+import { createLogger } from '../src/common/logging/logger.js';
+import { UsersService } from '../src/modules/users/users.service.js';
+import { UsersRepository } from '../src/modules/users/users.repository.js';
+import { userView } from '../src/modules/users/user-views.js';
+
+/** The commands about people need the users module, and so the service's modules (without HTTP or sockets). */
+const USER_COMMANDS = new Set(['user:create', 'user:list']);
 
 const USAGE = `Operator commands (same store as the service: DATABASE_URL, or the embedded store in DATA_DIR)
 
@@ -24,6 +32,11 @@ const USAGE = `Operator commands (same store as the service: DATABASE_URL, or th
   npm run cli -- account:show --account <account id>
   npm run cli -- key:issue --account <account id>
   npm run cli -- key:revoke --key <key id>
+  npm run cli -- user:create --account <account id> --email ana@port-a.example --role owner [--name "Ana Souza"] [--password <password>]
+  npm run cli -- user:list --account <account id>
+
+user:create prints the user's invitation link (PUBLIC_URL, else http://localhost:PORT; mailed too when SMTP_URL is
+set); with --password the user is active at once, with that password.
 
 Add --json for machine-readable output. New keys are printed once: store them.`;
 
@@ -50,6 +63,9 @@ function parseCommandLine() {
         name: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
+        password: { type: 'string' },
         lat: { type: 'string' },
         lng: { type: 'string' },
         radius: { type: 'string' },
@@ -82,6 +98,36 @@ function location() {
   if (![lat, lng, radius_m].every(Number.isFinite)) throw new UsageError('--lat, --lng and --radius must be numbers');
   return { lat, lng, radius_m };
 }
+
+async function runUsers(app: INestApplicationContext, config: AppConfig, command: string): Promise<{ text: string; data: unknown }> {
+  const account = await app
+    .get(AccountsService)
+    .findById(UUID.test(need('account')) ? need('account') : '00000000-0000-0000-0000-000000000000');
+  if (!account) throw AppError.notFound('Account', { id: need('account') });
+  if (command === 'user:list') {
+    const users = await app.get(UsersRepository).list(account.id);
+    return {
+      data: users.map(userView),
+      text: users.map((u) => `${u.id}  ${u.role.padEnd(10)}  ${u.status.padEnd(11)}  ${u.email}`).join('\n') || '(no users)',
+    };
+  }
+  const input = {
+    email: need('email'),
+    role: need('role'),
+    name: values.name ?? null,
+    ...(values.password !== undefined ? { password: values.password } : {}),
+  };
+  const created = await app.get(UsersService).create(account, input, config.publicUrl ?? `http://localhost:${config.port}`);
+  const who = `${created.user.role} ${created.user.email} of ${account.kind} "${account.name}" (user id ${created.user.id})`;
+  return {
+    data: created,
+    text: created.invitation_url
+      ? `Invited ${who}.\nInvitation link (works once, until ${created.expires_at}${created.mailed ? '; mailed too' : ''}):\n\n  ${created.invitation_url}\n`
+      : `Created ${who}, active: sign in on /panel with this email and the password given.`,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function run(accounts: AccountsService, command: string | undefined): Promise<{ text: string; data: unknown }> {
   switch (command) {
@@ -134,16 +180,33 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   const database = openDatabase(config, ENTITIES);
+  let closedByApp = false;
   try {
     await database.dataSource.initialize();
     await database.dataSource.runMigrations({ transaction: 'each' });
+    const command = positionals[0];
+    if (command && USER_COMMANDS.has(command)) {
+      const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, database, logger: createLogger('warn') }), {
+        logger: false,
+        abortOnError: false,
+      });
+      try {
+        const result = await runUsers(app, config, command);
+        console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
+        return 0;
+      } finally {
+        // Closing the app closes the store too.
+        closedByApp = true;
+        await app.close();
+      }
+    }
     // The accounts module as the service wires it, and nothing else (no HTTP, sockets or listeners).
     const app = await NestFactory.createApplicationContext(operatorModule(config, database), { logger: false, abortOnError: false });
-    const result = await run(app.get(AccountsService), positionals[0]);
+    const result = await run(app.get(AccountsService), command);
     console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
     return 0;
   } finally {
-    await database.close();
+    if (!closedByApp) await database.close();
   }
 }
 

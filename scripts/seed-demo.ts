@@ -19,6 +19,11 @@ import { ENTITIES } from '../src/entities.js';
 import { ConfigError } from '../src/config/config.js';
 import { DataDirLockedError } from '../src/database/data-dir-lock.js';
 import { oneLine } from './command-line.js';
+import { randomBytes } from 'node:crypto';
+import { rolesOf } from '../src/modules/auth/permissions.js';
+import { Passwords } from '../src/modules/users/passwords.js';
+import { UsersRepository } from '../src/modules/users/users.repository.js';
+import { UsersService } from '../src/modules/users/users.service.js';
 
 /**
  * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, a demo administrator, and a fresh
@@ -119,6 +124,23 @@ async function seed(): Promise<void> {
       const owner = set === 'trip' ? keys.carrier.id : keys.terminal.id;
       await layouts.upsert(owner, set, ref, parsed.value.name ?? null, parsed.value.definition);
     }
+    // One person of each role of each demo account, with a fresh password on every run.
+    const people: { account: string; role: string; email: string; password: string }[] = [];
+    const users = app.get(UsersService);
+    for (const [kind, name] of [
+      ['terminal', DEMO_TERMINAL],
+      ['carrier', DEMO_CARRIER],
+      ['admin', DEMO_ADMIN],
+    ] as const) {
+      const account = (await accounts.findById(keys[kind].id))!;
+      for (const role of rolesOf(kind)) {
+        const email = `${role}@${name.toLowerCase().replace(/\s+/g, '-')}.example`;
+        const password = `demo-${randomBytes(9).toString('base64url')}`;
+        const existing = await app.get(UsersRepository).setPassword(email, await app.get(Passwords).hash(password));
+        if (!existing) await users.create(account, { email, role, name: `Demo ${role}`, password }, '');
+        people.push({ account: name, role, email, password });
+      }
+    }
     // A demo appointment for the demo driver, its window open from an hour ago to eight hours from now.
     const appointments = app.get(AppointmentsService);
     const ref = `DEMO-${new Date().toISOString().slice(0, 16).replace(/\D/g, '')}`;
@@ -169,12 +191,15 @@ async function seed(): Promise<void> {
     driver token for ${DEMO_TERMINAL} (valid until ${driverToken.expires_at}):
     ${driverToken.token}
 
+People (sign in on the panel with an email and its password; new passwords on every run):
+${people.map((p) => `  ${p.account.padEnd(14)} ${p.role.padEnd(11)} ${p.email.padEnd(36)} ${p.password}`).join('\n')}
+
 Next, each in a terminal of its own:
   ${start}
   npm run sim:terminal -- --key ${keys.terminal.key}${urlArg}
   npm run sim:driver -- --token ${driverToken.token} --checkin-next${urlArg}
 
-Web panel: ${serviceUrl}/panel (sign in with a key above)
+Web panel: ${serviceUrl}/panel (sign in as one of the people above, or with a key)
 Driver app: ${serviceUrl}/app#token=${driverToken.token}
 
 Swagger UI: ${serviceUrl}/docs (Authorize with a key above). Keys are shown once; run this again for new ones.

@@ -95,8 +95,11 @@ describe('admin endpoints', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.data).toEqual({
       id: issued.body.data.id,
+      name: null,
       prefix: issued.body.data.api_key.slice(0, 10),
+      user_id: null,
       created_at: expect.any(String),
+      last_used_at: null,
       revoked_at: expect.any(String),
     });
     expect((await t.http.get('/api/v1/layouts/trip').set('X-API-Key', issued.body.data.api_key)).status).toBe(401);

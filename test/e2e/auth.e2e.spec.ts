@@ -77,7 +77,15 @@ describe('API keys and access', () => {
     const detail = await t.http.get(`/api/v1/admin/accounts/${terminal.id}`).set('X-API-Key', TEST_ADMIN_KEY);
     expect(JSON.stringify(detail.body)).not.toContain(terminal.key);
     expect(detail.body.data.api_keys).toEqual([
-      { id: terminal.keyId, prefix: rows[0].prefix, created_at: expect.any(String), revoked_at: null },
+      {
+        id: terminal.keyId,
+        name: null,
+        prefix: rows[0].prefix,
+        user_id: null,
+        created_at: expect.any(String),
+        last_used_at: null,
+        revoked_at: null,
+      },
     ]);
   });
 

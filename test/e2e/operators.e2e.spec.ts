@@ -77,6 +77,58 @@ describe('operator CLI (npm run cli)', () => {
     expect(listed.stdout).not.toContain('Carrier B');
   });
 
+  it("creates an account's first owner: an invitation link that works, or a password to sign in with", async () => {
+    const account = JSON.parse((await cli('account:create', '--kind', 'carrier', '--name', 'Carrier U', '--json')).stdout);
+    const invited = await cli(
+      'user:create',
+      '--account',
+      account.id,
+      '--email',
+      'First.Owner@Carrier-U.example',
+      '--role',
+      'owner',
+      '--name',
+      'Ana',
+    );
+    expect(invited.code).toBe(0);
+    const link = /(http:\/\/localhost:3000\/panel#invitation=\S+)/.exec(invited.stdout)?.[1];
+    expect(link).toBeDefined();
+    const accepted = await t.http
+      .post(`/api/v1/invitations/${link!.split('#invitation=')[1]}/accept`)
+      .send({ password: 'first owner password 1' });
+    expect([accepted.status, accepted.body.data.user.email, accepted.body.data.user.role]).toEqual([
+      201,
+      'first.owner@carrier-u.example',
+      'owner',
+    ]);
+
+    const direct = await cli(
+      'user:create',
+      '--account',
+      account.id,
+      '--email',
+      'second@carrier-u.example',
+      '--role',
+      'dispatcher',
+      '--password',
+      'second user password',
+    );
+    expect([direct.code, direct.stdout]).toEqual([0, expect.stringContaining('active')]);
+    const session = await t.http.post('/api/v1/sessions').send({ email: 'second@carrier-u.example', password: 'second user password' });
+    expect([session.status, session.body.data.user.role]).toEqual([201, 'dispatcher']);
+
+    const listed = await cli('user:list', '--account', account.id);
+    expect(listed.stdout).toMatch(/owner\s+active\s+first\.owner@carrier-u\.example/);
+    for (const [args, code] of [
+      [['--email', 'weak@carrier-u.example', '--role', 'owner', '--password', 'short'], 'VALIDATION_ERROR'],
+      [['--email', 'x@carrier-u.example', '--role', 'planner'], 'VALIDATION_ERROR'],
+      [['--email', 'SECOND@carrier-u.example', '--role', 'owner'], 'DUPLICATE_KEY'],
+    ] as const) {
+      const refused = await cli('user:create', '--account', account.id, ...args);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining(code)]);
+    }
+  });
+
   it('explains bad input with a non-zero exit', async () => {
     const noKind = await cli('account:create', '--name', 'X');
     expect(noKind.code).toBe(64);
@@ -127,6 +179,22 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
       expect(appointments.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-appointment']);
       const trips = await t.http.get('/api/v1/layouts/trip').set('X-API-Key', carrierKey);
       expect(trips.body.data.map((l: { layout_ref: string }) => l.layout_ref)).toEqual(['demo-trip']);
+      // A person of each role, each signing in with the password printed last.
+      const people = [...again.stdout.matchAll(/^ {2}Demo (Terminal|Carrier|Admin) +(\S+) +(\S+@\S+) +(demo-\S+)$/gm)];
+      expect(people.map((m) => `${m[1]} ${m[2]}`)).toEqual([
+        'Terminal owner',
+        'Terminal planner',
+        'Terminal gate',
+        'Terminal viewer',
+        'Carrier owner',
+        'Carrier dispatcher',
+        'Carrier viewer',
+        'Admin admin',
+      ]);
+      for (const [, , role, email, password] of people) {
+        const signedIn = await t.http.post('/api/v1/sessions').send({ email, password });
+        expect([signedIn.status, signedIn.body.data?.user.role]).toEqual([201, role]);
+      }
       // Run twice, the seed reuses its three accounts; the admin key it printed is an admin's.
       const accounts = await t.http.get('/api/v1/admin/accounts').set('X-API-Key', adminKey);
       expect(accounts.body.data.map((a: { name: string }) => a.name).sort()).toEqual(['Demo Admin', 'Demo Carrier', 'Demo Terminal']);

@@ -58,6 +58,17 @@ export class UsersRepository {
     });
   }
 
+  /** Sets the password of the user of this email and lets them in (the demo seed, run again); null when there is none. */
+  async setPassword(email: string, passwordHash: string): Promise<User | null> {
+    return this.db.transaction(async (manager) => {
+      const { affected } = await manager.update(User, { email }, { passwordHash, status: 'active' });
+      if (!affected) return null;
+      const user = await manager.findOneByOrFail(User, { email });
+      await signalRevocation(manager, { kind: 'user', userId: user.id });
+      return user;
+    });
+  }
+
   /** A new invitation of an invited user, the earlier ones removed (they stop working). */
   async renewInvitation(
     accountId: string,
