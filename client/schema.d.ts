@@ -481,6 +481,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start setting two-factor authentication (TOTP) up: a new secret for the authenticator app
+     * @description Answers a new secret and its otpauth:// URI (show it as a QR code); MFA is not on until confirmed with a code of the app (POST /api/v1/me/mfa/confirm). Calling it again replaces a secret not yet confirmed. 409 INVALID_STATUS_TRANSITION when MFA is on already. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     **Carries a secret** (`secret`, `otpauth_url`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `secret`, `otpauth_url` as null with a `withheld` note: if the first answer never reached you, start again: POST /api/v1/me/mfa. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MfaController_start'];
+    /**
+     * Turn two-factor authentication off with a code of the app or a recovery code
+     * @description Forgets the secret and the recovery codes. When the account requires MFA, every session of the user may then only set it up again. 409 INVALID_STATUS_TRANSITION when MFA is off. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing; after 10 wrong codes of the user in 15 minutes, 429 RATE_LIMITED (with Retry-After) for 15 minutes. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     A person signed in with a session (not a key).
+     */
+    delete: operations['MfaController_disable'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/mfa/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Turn two-factor authentication on with a code of the app; answers 10 recovery codes, shown once
+     * @description Each recovery code is accepted once in place of a TOTP code (at sign-in, or to turn MFA off). A session that could only set MFA up (the account requires it) becomes a full session at once. 409 INVALID_STATUS_TRANSITION without a set-up started, or when MFA is on already. A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing; after 10 wrong codes of the user in 15 minutes, 429 RATE_LIMITED (with Retry-After) for 15 minutes. Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included. [MFA](/guide/users.md#mfa)
+     *
+     *     **Carries a secret** (`recovery_codes`): answered with `Cache-Control: no-store` and never kept. With an Idempotency-Key, a replay answers `recovery_codes` as null with a `withheld` note: if the first answer never reached you, turn MFA off (DELETE /api/v1/me/mfa with a code of the app) and on again. [Why](/guide/idempotency.md#answers-that-carry-a-secret).
+     *
+     *     A person signed in with a session (not a key).
+     */
+    post: operations['MfaController_confirm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/sso': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's single sign-on (OpenID Connect): everything but the client secret
+     * @description 404 NOT_FOUND when the account has none. [Single sign-on](/guide/users.md#single-sign-on)
+     *
+     *     Requires `account:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['AccountSsoController_get'];
+    /**
+     * Set or replace the account's single sign-on: its OpenID Connect provider, email domains and default role
+     * @description Answers 201 when set the first time, 200 when replaced. The issuer must use https:// (http:// only when the service runs with SSO_ALLOW_HTTP=true); `default_role` is one of the account kind's roles (else 400 VALIDATION_ERROR on the field). An email domain belongs to one account's SSO only: one taken answers 409 DUPLICATE_KEY with `details.refs`. The client secret is never answered back; left out when replacing, the stored one is kept. Register `redirect_uri` at the provider. `passwords_allowed: false` makes password sign-in of the account's users answer 401 SSO_REQUIRED. [Single sign-on](/guide/users.md#single-sign-on)
+     *
+     *     Requires `account:write` ([roles](/guide/users.md#roles)).
+     */
+    put: operations['AccountSsoController_put'];
+    post?: never;
+    /**
+     * Remove the account's single sign-on
+     * @description Its people sign in with passwords again (a user the SSO created has none until invited). 404 NOT_FOUND when none. [Single sign-on](/guide/users.md#single-sign-on)
+     *
+     *     Requires `account:write` ([roles](/guide/users.md#roles)).
+     */
+    delete: operations['AccountSsoController_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sso/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign in with SSO: the browser is sent to the identity provider of the account that owns the address's domain
+     * @description Open it in the browser (a link or a form of method GET), not with fetch. The sign-in under way (state, PKCE verifier, nonce) is kept 10 minutes and used once. On failure the browser is sent to `/panel#sso_error=<code>` instead, with one of `SSO_NOT_CONFIGURED`, `SSO_PROVIDER_UNAVAILABLE`, `SSO_LOGIN_EXPIRED`, `SSO_DENIED`, `SSO_TOKEN_INVALID`, `SSO_EMAIL_UNVERIFIED`, `SSO_EMAIL_NOT_ALLOWED`, `SSO_USER_DEACTIVATED`, `SSO_FAILED`. [Single sign-on](/guide/users.md#single-sign-on)
+     */
+    get: operations['SsoController_start'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sso/callback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Where the identity provider sends the browser back: the person is signed in (the gate_session cookie) and sent to /panel
+     * @description The code is exchanged and the ID token verified (issuer, audience, signature against the provider's JWKS, expiry, nonce); the verified email signs in its user, created with the default role when new. Register this URL at the provider as the redirect URI. On failure the browser is sent to `/panel#sso_error=<code>` instead, with one of `SSO_NOT_CONFIGURED`, `SSO_PROVIDER_UNAVAILABLE`, `SSO_LOGIN_EXPIRED`, `SSO_DENIED`, `SSO_TOKEN_INVALID`, `SSO_EMAIL_UNVERIFIED`, `SSO_EMAIL_NOT_ALLOWED`, `SSO_USER_DEACTIVATED`, `SSO_FAILED`. [Single sign-on](/guide/users.md#single-sign-on)
+     */
+    get: operations['SsoController_callback'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/layouts/{set}/{layout_ref}': {
     parameters: {
       query?: never;
@@ -1823,6 +1951,87 @@ export interface components {
       status: 'revoked';
       /** Format: date-time */
       revoked_at: string;
+    };
+    MfaCodeDto: {
+      /**
+       * @description The authenticator app's current 6-digit code (turning MFA off also takes one of the recovery codes)
+       * @example 123456
+       */
+      totp: string;
+    };
+    MfaSetupView: {
+      /**
+       * @description The TOTP secret (base32), for typing it into the app; null in a replayed answer (`Idempotent-Replayed: true`), which never holds it
+       * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+       */
+      secret: string;
+      /** @description The same as an otpauth:// URI, to show as a QR code (issuer "Gate service", label the user's email); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      otpauth_url: string;
+    };
+    MfaConfirmedView: {
+      /** @enum {boolean} */
+      mfa_enabled: true;
+      /** @description Ten single-use codes, each accepted once in place of a TOTP code; shown only here (only their hashes are kept); null in a replayed answer (`Idempotent-Replayed: true`), which never holds it */
+      recovery_codes: string[];
+    };
+    MfaDisabledView: {
+      /** @enum {boolean} */
+      mfa_enabled: false;
+    };
+    SsoSettingsDto: {
+      /**
+       * @description The provider's issuer identifier (its discovery document is at <issuer>/.well-known/openid-configuration); https:// unless SSO_ALLOW_HTTP
+       * @example https://login.port-a.example/realms/staff
+       */
+      issuer: string;
+      /**
+       * @description The client id the provider gave the service
+       * @example gate-service
+       */
+      client_id: string;
+      /**
+       * @description The client secret the provider gave the service; never answered back. Required the first time; left out, the one stored is kept
+       * @example s3cr3t-from-the-provider
+       */
+      client_secret?: string;
+      /**
+       * @description The domains of the addresses that sign in through this provider; each belongs to one account's SSO only
+       * @example [
+       *       "port-a.example"
+       *     ]
+       */
+      email_domains: string[];
+      /**
+       * @description The role of a person signed in for the first time: one of the account kind's roles
+       * @example viewer
+       * @enum {string}
+       */
+      default_role: 'owner' | 'planner' | 'gate' | 'viewer' | 'dispatcher';
+      /**
+       * @description false: the account's users may not sign in with a password (401 SSO_REQUIRED), only through the provider
+       * @default true
+       * @example false
+       */
+      passwords_allowed: boolean;
+    };
+    SsoSettingsView: {
+      issuer: string;
+      client_id: string;
+      /** @description Lower-case */
+      email_domains: string[];
+      /** @enum {string} */
+      default_role: 'owner' | 'planner' | 'gate' | 'viewer' | 'dispatcher';
+      passwords_allowed: boolean;
+      /** @description The redirect URI to register at the provider: this service's /sso/callback */
+      redirect_uri: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    SsoDeletedView: {
+      /** @enum {string} */
+      status: 'deleted';
     };
     PutLayoutDto: {
       /** @example Container pickup */
@@ -8534,6 +8743,1462 @@ export interface operations {
             };
           };
         };
+      };
+    };
+  };
+  MfaController_start: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+           *         "otpauth_url": "otpauth://totp/Gate%20service:ana%40port-a.example?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Gate%20service&algorithm=SHA1&digits=6&period=30"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaSetupView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: ('secret' | 'otpauth_url')[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_disable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A code of the authenticator app, or a recovery code */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "mfa_enabled": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaDisabledView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MfaController_confirm: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A code of the authenticator app */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaCodeDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "mfa_enabled": true,
+           *         "recovery_codes": [
+           *           "k7p2m-x9qfd",
+           *           "a3hnw-c8rte",
+           *           "p4kzs-m2vgb",
+           *           "w9dqe-h6tya",
+           *           "n5cxr-b7mjk",
+           *           "e2gus-q8fzp",
+           *           "r6vhy-t3kwn",
+           *           "z8mbj-d4xce",
+           *           "u7tpa-g5nrs",
+           *           "c3wke-y9hdm"
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['MfaConfirmedView'];
+            /** @description Only in a replayed answer (`Idempotent-Replayed: true`): the secret was shown in the first answer only and is not kept */
+            withheld?: {
+              /** @description The properties of `data` withheld (null here) */
+              fields: 'recovery_codes'[];
+              message: string;
+            };
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INVALID_STATUS_TRANSITION`: The status cannot move that way; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INVALID_STATUS_TRANSITION' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountSsoController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "issuer": "https://login.port-a.example/realms/staff",
+           *         "client_id": "gate-service",
+           *         "email_domains": [
+           *           "port-a.example"
+           *         ],
+           *         "default_role": "viewer",
+           *         "passwords_allowed": false,
+           *         "redirect_uri": "https://gate.port-a.example/sso/callback",
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SsoSettingsView'];
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountSsoController_put: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The provider, the domains that sign in through it, and the role of a person new to the service */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SsoSettingsDto'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "issuer": "https://login.port-a.example/realms/staff",
+           *         "client_id": "gate-service",
+           *         "email_domains": [
+           *           "port-a.example"
+           *         ],
+           *         "default_role": "viewer",
+           *         "passwords_allowed": false,
+           *         "redirect_uri": "https://gate.port-a.example/sso/callback",
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SsoSettingsView'];
+          };
+        };
+      };
+      /** @description Set the first time */
+      201: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "issuer": "https://login.port-a.example/realms/staff",
+           *         "client_id": "gate-service",
+           *         "email_domains": [
+           *           "port-a.example"
+           *         ],
+           *         "default_role": "viewer",
+           *         "passwords_allowed": false,
+           *         "redirect_uri": "https://gate.port-a.example/sso/callback",
+           *         "created_at": "2026-11-22T04:48:54.123Z",
+           *         "updated_at": "2026-11-22T05:02:10.456Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SsoSettingsView'];
+          };
+        };
+      };
+      /** @description `MALFORMED_JSON`: The body is not valid JSON; `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'MALFORMED_JSON' | 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `DUPLICATE_KEY`: A ref already exists or repeats within the batch; `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'DUPLICATE_KEY' | 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: The body exceeds 10 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'PAYLOAD_TOO_LARGE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNSUPPORTED_MEDIA_TYPE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AccountSsoController_remove: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "status": "deleted"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['SsoDeletedView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: No such route or resource */
+      404: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'NOT_FOUND';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_IN_USE`: The first request with this Idempotency-Key is still running; see Retry-After */
+      409: {
+        headers: {
+          /** @description `true` when this is the answer kept for an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_IN_USE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_MISMATCH`: The Idempotency-Key was first used with another method, path or body */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  SsoController_start: {
+    parameters: {
+      query: {
+        /** @description The person's email address: its domain finds the account */
+        email: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the provider's authorization endpoint (or to /panel#sso_error=<code>) */
+      302: {
+        headers: {
+          /** @description Where the browser goes next */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  SsoController_callback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To /panel, signed in (or to /panel#sso_error=<code>) */
+      302: {
+        headers: {
+          /** @description Where the browser goes next */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

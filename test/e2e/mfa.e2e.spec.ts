@@ -114,6 +114,17 @@ describe('MFA', () => {
     expect((await remove(session, { totp: totpOf(second) })).body.data).toEqual({ mfa_enabled: false });
   });
 
+  it('takes 10 wrong codes in 15 minutes, then answers 429 for a while, the right code too', async () => {
+    const terminal = await newAccount(t.http, 'terminal');
+    const user = await newUser(t, terminal.id, 'owner', { mfa: true });
+    const session = await signIn(t.http, user);
+    for (let i = 0; i < 10; i++) expect((await remove(session, { totp: `wrong-${i}` })).status).toBe(400);
+    const locked = await remove(session, { totp: totpOf(user.mfaSecret!) });
+    expect([locked.status, locked.body.error.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(14 * 60);
+    expect((await userRow(user.id)).mfa_enabled).toBe(true);
+  });
+
   it('is for people only: a key is refused, and a write without the CSRF token too', async () => {
     const terminal = await newAccount(t.http, 'terminal');
     const byKey = await t.http.post('/api/v1/me/mfa').set('X-API-Key', terminal.key);

@@ -13,7 +13,9 @@ const SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const GUIDE = `[MFA](${guideUrl('users', 'mfa')})`;
 const SESSION_ONLY =
   'Only a person signed in with a session (a key answers 403 FORBIDDEN, `details.required: "session"`), a session that may only set MFA up included.';
-const WRONG_CODE = 'A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing.';
+const WRONG_CODE =
+  'A wrong or malformed code answers 400 VALIDATION_ERROR on `totp` and changes nothing; after 10 wrong codes of the user in 15 ' +
+  'minutes, 429 RATE_LIMITED (with Retry-After) for 15 minutes.';
 
 const callerOf = (principal: Principal): MfaCaller => ({
   userId: principal.user!.id,

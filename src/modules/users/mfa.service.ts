@@ -4,9 +4,12 @@ import { generateSecret, generateURI } from 'otplib';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors/app-error.js';
 import { User } from '../accounts/user.entity.js';
+import { retryAfterSeconds } from '../auth/fixed-windows.js';
+import { rateLimited } from '../auth/rate-limiter.js';
 import { signalRevocation } from '../auth/revocation-signal.js';
 import { type Revocation, Revocations } from '../auth/revocations.js';
 import { hashRecoveryCode, MfaCodes, totpAccepts } from './mfa-codes.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 /** The issuer an authenticator app shows beside the user's email. */
 export const TOTP_ISSUER = 'Gate service';
@@ -44,6 +47,7 @@ export class MfaService {
     private readonly db: DataSource,
     private readonly codes: MfaCodes,
     private readonly revocations: Revocations,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   /** A new secret, replacing one not yet confirmed; MFA is not on until confirmed. */
@@ -60,7 +64,7 @@ export class MfaService {
     if (user.mfaEnabled) throw alreadyOn();
     if (!user.mfaSecret)
       throw new AppError('INVALID_STATUS_TRANSITION', 'Start setting two-factor authentication up first (POST /api/v1/me/mfa)');
-    if (!(await totpAccepts(user.mfaSecret, code))) throw wrongCode();
+    await this.check(user.id, () => totpAccepts(user.mfaSecret, code));
     const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
     const revocation: Revocation = { kind: 'session', sessionId: caller.sessionId };
     await this.db.transaction(async (manager) => {
@@ -88,7 +92,7 @@ export class MfaService {
   async disable(caller: MfaCaller, code: string): Promise<void> {
     const user = await this.user(caller.userId);
     if (!user.mfaEnabled) throw new AppError('INVALID_STATUS_TRANSITION', 'Two-factor authentication is off already');
-    if (!(await this.codes.accepts(user, code))) throw wrongCode();
+    await this.check(user.id, () => this.codes.accepts(user, code));
     const revocation: Revocation = { kind: 'user', userId: user.id };
     const required = await this.db.transaction(async (manager) => {
       await manager.update(User, { id: user.id }, { mfaEnabled: false, mfaSecret: null, recoveryCodes: [] });
@@ -102,6 +106,19 @@ export class MfaService {
       return require_mfa;
     });
     if (required) this.revocations.announce(revocation);
+  }
+
+  /**
+   * A code checked, at most 10 wrong ones in 15 minutes per user (then 429 RATE_LIMITED for 15 minutes, as an email's
+   * sign-ins): a session taken over cannot guess its way to turning MFA off.
+   */
+  private async check(userId: string, accepts: () => Promise<boolean>): Promise<void> {
+    const key = `mfa-codes:${userId}`;
+    const lockedMs = await this.throttle.lockedFor(key);
+    if (lockedMs > 0) throw rateLimited('Too many wrong codes', retryAfterSeconds(lockedMs));
+    if (await accepts()) return;
+    await this.throttle.failed(key);
+    throw wrongCode();
   }
 
   private async user(id: string): Promise<User> {
