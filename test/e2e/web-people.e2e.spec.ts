@@ -320,7 +320,7 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
     },
   );
 
-  onPostgresql('an owner requires MFA and names a key in Spanish; a person without MFA sets it up before the panel opens', async () => {
+  onPostgresql('an owner requires MFA, sets SSO up and names a key in Spanish; a person without MFA sets it up first', async () => {
     const terminal = await newTerminal(gate.http);
     const owner = await newUser(gate, terminal.id, 'owner');
     const clerk = await newUser(gate, terminal.id, 'gate');
@@ -342,7 +342,30 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
         language: 'pt-BR',
         require_mfa: true,
       });
+
+      // Single sign-on: the provider's settings, the secret never shown back, the redirect URI to register.
+      const domain = `port-${Date.now()}.example`;
+      const sso = page.getByRole('form', { name: 'Inicio de sesión único (SSO)' });
+      await sso.getByLabel('Emisor (dirección https del proveedor)').fill('https://login.port-a.example/realms/staff');
+      await sso.getByLabel('Client id').fill('gate-service');
+      await sso.getByLabel('Client secret').fill('s3cr3t-from-the-provider');
+      await sso.getByLabel('Dominios de correo').fill(`${domain}, Staff.${domain}`);
+      await sso.getByLabel('Rol de quien ingresa por primera vez').selectOption({ label: 'Portero' });
+      await sso.getByRole('button', { name: 'Guardar inicio de sesión único' }).click();
+      await page.getByText(`URI de redirección a registrar en el proveedor: ${url}/sso/callback`).waitFor();
+      expect(await sso.getByLabel('Client secret').inputValue()).toBe('');
+      expect((await gate.http.get('/api/v1/account/sso').set('X-API-Key', terminal.key)).body.data).toMatchObject({
+        issuer: 'https://login.port-a.example/realms/staff',
+        client_id: 'gate-service',
+        email_domains: [domain, `staff.${domain}`],
+        default_role: 'gate',
+        passwords_allowed: true,
+      });
       await ownerSide.screenshot(`${storeName}-panel-people-account-es`);
+      await page.getByRole('button', { name: 'Quitar el inicio de sesión único' }).click();
+      await page.getByRole('button', { name: 'Sí, quitar el inicio de sesión único' }).click();
+      await page.getByRole('status').filter({ hasText: 'Inicio de sesión único quitado' }).waitFor();
+      expect((await gate.http.get('/api/v1/account/sso').set('X-API-Key', terminal.key)).status).toBe(404);
 
       // The account's keys: named, shown once, revoked after a confirmation.
       await page.getByRole('navigation').getByRole('button', { name: 'Claves de API' }).click();

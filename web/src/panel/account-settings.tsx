@@ -5,8 +5,10 @@ import { explainError } from '../shared/explain.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language, useI18n } from '../shared/i18n.js';
 import { type AccountKind, roleWord, useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
-import { call, type SsoSettings } from './people-api.js';
+import type { Schemas } from '../shared/schemas.js';
 import { ROLES_OF } from './users.js';
+
+type Role = Schemas['SsoSettingsDto']['default_role'];
 
 /**
  * The account's settings (owners change them; `account:write`): its name, the language of its mail, whether every
@@ -95,6 +97,7 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
   const i18n = useI18n();
   const { t } = i18n;
   const roles = ROLES_OF[kind];
+  const client = gateClient(credential);
   const empty = {
     issuer: '',
     client_id: '',
@@ -110,17 +113,16 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
   useEffect(() => {
-    call<SsoSettings | null>(credential, 'GET', '/api/v1/account/sso').then(
+    dataOf(client.GET('/api/v1/account/sso')).then(
       (sso) => {
-        if (!sso) return;
         setConfigured(true);
-        setRedirect(sso.redirect_uri ?? null);
+        setRedirect(sso.redirect_uri);
         setForm({
           ...empty,
           issuer: sso.issuer,
           client_id: sso.client_id,
           domains: sso.email_domains.join(', '),
-          default_role: sso.default_role as typeof empty.default_role,
+          default_role: sso.default_role,
           passwords_allowed: sso.passwords_allowed,
         });
       },
@@ -133,7 +135,7 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
   const save = async (event: Event) => {
     event.preventDefault();
     try {
-      const saved = await call<SsoSettings>(credential, 'PUT', '/api/v1/account/sso', {
+      const body: Schemas['SsoSettingsDto'] = {
         issuer: form.issuer.trim(),
         client_id: form.client_id.trim(),
         // Left out when replacing settings that exist: the stored secret is kept.
@@ -144,9 +146,10 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
           .filter(Boolean),
         default_role: form.default_role,
         passwords_allowed: form.passwords_allowed,
-      });
+      };
+      const saved = await dataOf(client.PUT('/api/v1/account/sso', { body }));
       setConfigured(true);
-      setRedirect(saved.redirect_uri ?? null);
+      setRedirect(saved.redirect_uri);
       setForm({ ...form, client_secret: '' });
       setMessage({ ok: true, text: t('common.saved') });
     } catch (error) {
@@ -156,7 +159,7 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
 
   const remove = async () => {
     try {
-      await call(credential, 'DELETE', '/api/v1/account/sso');
+      await dataOf(client.DELETE('/api/v1/account/sso'));
       setConfigured(false);
       setRedirect(null);
       setRemoving(false);
@@ -217,7 +220,7 @@ function Sso({ credential, kind, writable }: { credential: Credential; kind: Acc
           <select
             id="sso-role"
             value={form.default_role}
-            onChange={(e) => setForm({ ...form, default_role: e.currentTarget.value as typeof empty.default_role })}
+            onChange={(e) => setForm({ ...form, default_role: e.currentTarget.value as Role })}
           >
             {roles.map((role) => (
               <option key={role} value={role}>
