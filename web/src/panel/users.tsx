@@ -116,7 +116,8 @@ export function Users({ credential, kind }: { credential: Credential; kind: Acco
         </p>
       )}
       {may('users:write') && (
-        <form class="row" aria-label={t('users.invite.title')} onSubmit={(event) => void invite(event)}>
+        <form class="stack invite" aria-labelledby="invite-title" onSubmit={(event) => void invite(event)}>
+          <h2 id="invite-title">{t('users.invite.title')}</h2>
           <label for="invite-email">{t('users.email')}</label>
           <input
             id="invite-email"
