@@ -180,6 +180,8 @@ export interface paths {
      * Who the caller is: its account kind, id and name, its person, and what it may do (any key, or a signed-in person)
      * @description What a client reads to know which routes the caller may call, without trying them: `permissions`. A session also gets its csrf_token again (a page reloaded). The bootstrap admin key has no account.
      *
+     *     **Carries a secret** (`csrf_token`): answered with `Cache-Control: no-store` and never kept.
+     *
      *     Any key or signed-in person.
      */
     get: operations['MeController_me'];
@@ -4998,6 +5000,8 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          /** @description The answer carries a secret: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           [name: string]: unknown;
         };
         content: {

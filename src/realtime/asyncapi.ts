@@ -324,7 +324,8 @@ export function buildAsyncApi(serverHost: string) {
       title: 'Gate service real-time channel',
       version: '1',
       description:
-        'Socket.IO (v4) namespaces of the gate service. Terminal servers connect to `/terminal` with `auth: {apiKey}` (a terminal API key); ' +
+        "Socket.IO (v4) namespaces of the gate service. Terminal servers connect to `/terminal` with `auth: {apiKey}` (a terminal API key, or a person's own key whose permissions include appointments:write); " +
+        'a socket is closed at once when its key is revoked, or the person whose key it is is deactivated or changes role; ' +
         'driver apps connect to `/driver` with `auth: {token}` (a driver token from `POST /api/v1/drivers/{tax_id}/tokens`). ' +
         'Anything else is refused at connect: the client gets `connect_error` with `data.code` UNAUTHORIZED, FORBIDDEN or SERVICE_UNAVAILABLE, ' +
         "or RATE_LIMITED with `data.retry_after` (seconds) while the client's address is over its failed authentications " +

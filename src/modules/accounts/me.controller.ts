@@ -7,6 +7,7 @@ import { EXAMPLE } from '../../common/docs/examples.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { Auth, CurrentPrincipal, DuringMfaSetup, Requires } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
+import { CarriesSecret } from '../../common/secrets/carries-secret.js';
 import { AccountsService } from './accounts.service.js';
 import { MeView } from './dto/account.dto.js';
 
@@ -20,6 +21,8 @@ export class MeController {
   @Get()
   @Requires('any')
   @DuringMfaSetup()
+  // A session's CSRF token: no cache keeps it.
+  @CarriesSecret({ fields: ['csrf_token'] })
   @ApiOperation({
     summary: 'Who the caller is: its account kind, id and name, its person, and what it may do (any key, or a signed-in person)',
     description:
