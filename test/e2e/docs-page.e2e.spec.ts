@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { gateScene } from '../factories/checkin.js';
+import { newUser } from '../factories/users.js';
 import { ARTIFACTS, launchBrowser, openPage } from '../setup/browser.js';
 import { SERVICE_START_MS } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
@@ -101,6 +102,43 @@ describe('Swagger UI at /docs', () => {
       await page.locator('.swagger-ui .info .title').filter({ hasText: 'Gate service' }).waitFor();
       expect(await page.locator('.auth-wrapper .authorize').getAttribute('class')).toMatch(/\bunlocked\b/);
       expect(await page.evaluate('window.violations')).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('works for a person signed in in the same browser: the cookie goes by itself, and a change carries X-CSRF-Token', async () => {
+    const scene = await gateScene(gate.http);
+    const planner = await newUser(gate, scene.terminal.id, 'planner');
+    const { page, context, problems } = await openPage(browser);
+    try {
+      // Signed in as the panel does, in this browser: the HttpOnly cookie is the browser's, the page never holds it.
+      const signed = await context.request.post(`${url}/api/v1/sessions`, { data: { email: planner.email, password: planner.password } });
+      expect(signed.status()).toBe(201);
+      const { csrf_token: csrf } = (await signed.json()).data;
+      const sent: Record<string, string>[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/preview')) sent.push(request.headers());
+      });
+      await page.goto(`${url}/docs`);
+      await page.locator('.swagger-ui .info .title').filter({ hasText: 'Gate service' }).waitFor();
+
+      // No Authorize: a read is the person's by the cookie alone.
+      const me = await execute(await operation(page, 'GET', '/api/v1/me'));
+      expect(me.status).toBe(200);
+      expect(me.body).toContain(planner.email);
+
+      // A change made with the cookie needs the session's CSRF token: the page's interceptor fetched it and sent it.
+      const preview = await operation(page, 'POST', '/api/v1/layouts/{set}/{layout_ref}/preview');
+      await preview.locator('tr[data-param-name="set"] select').selectOption('ticket');
+      await preview.locator('tr[data-param-name="layout_ref"] input').fill('gate-pass');
+      await preview.locator('textarea.body-param__text').fill(JSON.stringify({ data: { content: { gate: 'D2' } } }));
+      const drawn = await execute(preview);
+      expect(drawn.status).toBe(200);
+      expect(drawn.body).toContain('D2');
+      expect(sent.map((headers) => headers['x-csrf-token'])).toEqual([csrf]);
+      expect(sent[0]['x-api-key']).toBeUndefined();
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -100,6 +100,7 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
       const { page, context, problems, screenshot } = await openPage(browser, { ...DESKTOP, locale: 'es-ES', timezoneId: 'Asia/Tokyo' });
       try {
         await page.goto(`${url}/panel`);
+        await page.getByRole('button', { name: 'Clave de API', exact: true }).click();
         await page.getByLabel('Clave de API').fill(terminal.key);
         await page.getByRole('button', { name: 'Entrar' }).click();
         await page.getByRole('navigation').getByRole('button', { name: 'Capacidad' }).click();
@@ -358,6 +359,7 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
     const { page, context, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     try {
       await page.goto(`${url}/panel`);
+      await page.getByRole('button', { name: 'Chave de API', exact: true }).click();
       await page.getByLabel('Chave de API').fill(carrier.key);
       await page.getByRole('button', { name: 'Entrar' }).click();
       await page.getByRole('navigation').getByRole('button', { name: 'Reservar horários' }).click();

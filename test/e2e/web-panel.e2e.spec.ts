@@ -55,6 +55,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     const { page, context, problems, screenshot } = await openPage(browser);
     try {
       await page.goto(`${url}/panel`);
+      await page.getByRole('button', { name: 'API key', exact: true }).click();
       await page.getByLabel('API key').fill('gsk_not-a-key');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'This API key is unknown or was revoked.' }).waitFor();
@@ -73,7 +74,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       await page.getByText('terminal account').waitFor();
 
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByLabel('API key').waitFor();
+      await page.getByLabel('Email').waitFor();
       expect(await sessionSize(page)).toBe(0);
       expect(gate.logs.some((line) => JSON.stringify(line).includes(terminal.key))).toBe(false);
       expect(problems).toEqual([]);
@@ -509,9 +510,9 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
 
   it('tells a person without a key where one comes from, in their language', async () => {
     for (const [locale, title, hint] of [
-      ['en-US', 'No key yet?', 'npm run seed:demo'],
-      ['pt-BR', 'Ainda não tem uma chave?', 'npm run seed:demo'],
-      ['es-AR', '¿Todavía no tiene clave?', 'npm run seed:demo'],
+      ['en-US', 'No account yet?', 'npm run seed:demo'],
+      ['pt-BR', 'Ainda não tem uma conta?', 'npm run seed:demo'],
+      ['es-AR', '¿Todavía no tiene cuenta?', 'npm run seed:demo'],
     ] as const) {
       const { page, context, problems, screenshot } = await openPage(browser, { ...DESKTOP, locale });
       try {
@@ -542,6 +543,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     const { page, context, problems, screenshot } = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: zone });
     try {
       await page.goto(`${url}/panel`);
+      await page.getByRole('button', { name: 'Chave de API', exact: true }).click();
       await page.getByLabel('Chave de API').fill(scene.terminal.key);
       await page.getByRole('button', { name: 'Entrar' }).click();
       const row = page.locator('tbody tr', { hasText: ref });

@@ -88,9 +88,10 @@ export const sessionItem = (page: Page, name: string): Promise<string | null> =>
   page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(name)})`);
 export const sessionSize = (page: Page): Promise<number> => page.evaluate<number>('sessionStorage.length');
 
-/** Signs in to /panel with an API key and waits for the signed-in page. */
+/** Signs in to /panel with an API key (the sign-in page's "API key" choice) and waits for the signed-in page. */
 export async function signInToPanel(page: Page, base: string, key: string): Promise<void> {
   await page.goto(`${base}/panel`);
+  await page.getByRole('button', { name: 'API key', exact: true }).click();
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();

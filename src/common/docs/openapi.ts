@@ -211,6 +211,32 @@ function docsPageHeaders(): RequestHandler {
 }
 
 /**
+ * Swagger UI's requestInterceptor, as the browser runs it: a person signed in to the panel in the same browser uses
+ * /docs too. The session cookie goes with every request by itself; a change (POST, PUT, PATCH, DELETE) made without an
+ * API key also needs the session's CSRF token, which `GET /api/v1/me` answers, so it is fetched and sent as
+ * X-CSRF-Token. A request with an API key (Authorize) is left as it is: the key wins over any cookie.
+ * Written as the page's JavaScript (not compiled): @nestjs/swagger copies a function option's source into the
+ * swagger-ui-init.js it serves, an external script the page's CSP allows; nothing inline.
+ */
+const CSRF_INTERCEPTOR = `function (request) {
+  var headers = request.headers || (request.headers = {});
+  var method = String(request.method || 'GET').toUpperCase();
+  var keyed = Object.keys(headers).some(function (name) { return name.toLowerCase() === 'x-api-key' && headers[name]; });
+  if (keyed || method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return request;
+  request.credentials = 'same-origin';
+  return fetch('/api/v1/me', { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'application/json' } })
+    .then(function (response) { return response.ok ? response.json() : null; })
+    .then(function (body) {
+      var token = body && body.data && body.data.csrf_token;
+      if (token) headers['X-CSRF-Token'] = token;
+      return request;
+    }, function () { return request; });
+}`;
+
+/** A function option whose source, as @nestjs/swagger writes it into swagger-ui-init.js, is exactly `source`. */
+const pageFunction = (source: string): (() => void) => Object.assign(() => undefined, { toString: () => source });
+
+/**
  * Swagger UI at /docs with the API-key button, the document at /docs-json, the AsyncAPI document at /asyncapi.json,
  * and the guide's pages (docs/) at /guide/<page>.md, as HTML.
  */
@@ -242,6 +268,12 @@ export function mountOpenApi(app: INestApplication, port: number, asyncApi: (hos
     customSiteTitle: 'Gate service API',
     // The key given to Authorize lives in the page only (not persisted: gone with the tab); the spec is not sent to
     // an outside validator; no top bar (its only content, the Swagger logo, is an SVG with an inline style).
-    swaggerOptions: { persistAuthorization: false, validatorUrl: null, layout: 'BaseLayout' },
+    // A person signed in to the panel: the cookie goes by itself, and changes carry the session's CSRF token.
+    swaggerOptions: {
+      persistAuthorization: false,
+      validatorUrl: null,
+      layout: 'BaseLayout',
+      requestInterceptor: pageFunction(CSRF_INTERCEPTOR),
+    },
   });
 }

@@ -88,7 +88,10 @@ export class SsoController {
     const browserState = cookieOf(request, SSO_STATE_COOKIE);
     response.clearCookie(SSO_STATE_COOKIE, { ...STATE_COOKIE, secure: request.secure });
     try {
-      const opened = await this.sso.finish(new URL(request.originalUrl, originOf(request)), browserState, clientOf(request, this.failures));
+      // The redirect URI exactly as /sso/start sent it, with the provider's answer in its query.
+      const query = request.originalUrl.includes('?') ? request.originalUrl.slice(request.originalUrl.indexOf('?')) : '';
+      const currentUrl = new URL(`${originOf(request)}${SSO_CALLBACK_PATH}${query}`);
+      const opened = await this.sso.finish(currentUrl, browserState, clientOf(request, this.failures));
       setSessionCookie(request, response, opened.token);
       response.redirect(302, '/panel');
     } catch (error) {

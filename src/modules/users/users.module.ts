@@ -3,15 +3,15 @@ import { AccountsModule } from '../accounts/accounts.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { RevocationsModule } from '../auth/revocations.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
-import { InvitationsController } from './invitations.controller.js';
-import { Mailer } from './mailer.js';
-import { MyKeysController } from './my-keys.controller.js';
-import { MyKeysService } from './my-keys.service.js';
 import { AccountSsoController } from './account-sso.controller.js';
 import { AccountSsoService } from './account-sso.service.js';
+import { InvitationsController } from './invitations.controller.js';
+import { Mailer } from './mailer.js';
 import { MfaCodes } from './mfa-codes.js';
 import { MfaController } from './mfa.controller.js';
 import { MfaService } from './mfa.service.js';
+import { MyKeysController } from './my-keys.controller.js';
+import { MyKeysService } from './my-keys.service.js';
 import { Passwords } from './passwords.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -44,6 +44,9 @@ import { UsersService } from './users.service.js';
     UsersRepository,
     UsersService,
     MyKeysService,
+    MfaService,
+    AccountSsoService,
+    SsoSignIn,
     Mailer,
     MfaService,
     AccountSsoService,

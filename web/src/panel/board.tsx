@@ -6,6 +6,7 @@ import { type MessageKey, parseInstant, useI18n } from '../shared/i18n.js';
 import { StatusWord, TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
 import type { Schemas } from '../shared/schemas.js';
+import { useMay } from './access.js';
 import { liveChanges } from './live.js';
 import { ListTable } from './list-table.js';
 
@@ -47,6 +48,21 @@ const NO_FILTERS: Filters = {
   limit: '50',
 };
 
+/** A local date and time as a datetime-local field holds it (`2026-11-29T00:00`). */
+const localInput = (date: Date) => {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
+};
+
+/** Today's board: appointments whose window falls in today, midnight to midnight on this device's clock. */
+function todayFilters(): Filters {
+  const start = new Date();
+  start.setHours(0, 0, 0, 0);
+  const end = new Date(start);
+  end.setDate(end.getDate() + 1);
+  return { ...NO_FILTERS, window_from: localInput(start), window_to: localInput(end) };
+}
+
 /** A datetime-local value (the browser's zone) as ISO 8601 with a zone, as the listing wants. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
@@ -67,12 +83,12 @@ function query(filters: Filters, limit: number, cursor?: string) {
 }
 
 /** The board: the account's appointments (terminal) or trips (carrier), filtered, changing live. */
-export function Board({ credential, kind }: { credential: Credential; kind: 'terminal' | 'carrier' }) {
+export function Board({ credential, kind, today }: { credential: Credential; kind: 'terminal' | 'carrier'; today?: boolean }) {
   const i18n = useI18n();
   const { t } = i18n;
   const noun: Noun = kind === 'terminal' ? 'appointment' : 'trip';
-  const [form, setForm] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [form, setForm] = useState<Filters>(() => (today ? todayFilters() : NO_FILTERS));
+  const [filters, setFilters] = useState<Filters>(form);
   const [items, setItems] = useState<Item[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [tickets, setTickets] = useState<Record<string, Ticket[]>>({});
@@ -315,6 +331,7 @@ function RecordDetail(props: {
   onClose: () => void;
 }) {
   const i18n = useI18n();
+  const may = useMay();
   const { t } = i18n;
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
   const [record, setRecord] = useState<Logged | null>(null);
@@ -362,7 +379,7 @@ function RecordDetail(props: {
           )}
         </>
       )}
-      {record && <DriverLink credential={props.credential} taxId={record.driver.tax_id} />}
+      {record && may('drivers:write') && <DriverLink credential={props.credential} taxId={record.driver.tax_id} />}
       <h3>{t('board.history')}</h3>
       {logs === null ? (
         <p class="muted">{t('common.loading')}</p>
@@ -386,8 +403,11 @@ function RecordDetail(props: {
 /** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
 function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData'] }) {
   const { t } = useI18n();
+  const may = useMay();
   const [layout, setLayout] = useState<Schemas['RenderedLayoutView'] | null | undefined>(undefined);
   useEffect(() => {
+    // Drawing needs the layouts (layouts:read); whoever may not read them sees the ticket's content as written.
+    if (!may('layouts:read')) return setLayout(null);
     const data = { content: props.ticket.content, appointment: props.record.appointment, driver: props.record.driver };
     const params = { path: { set: 'ticket' as const, layout_ref: props.ticket.layout_ref } };
     dataOf(gateClient(props.credential).POST('/api/v1/layouts/{set}/{layout_ref}/preview', { params, body: { data } })).then(
@@ -395,6 +415,19 @@ function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Sc
       () => setLayout(null),
     );
   }, [props.ticket.id, props.ticket.content]);
+  if (!may('layouts:read'))
+    return (
+      <article class="ticket" aria-label={t('board.ticketLabel', { layout: props.ticket.layout_ref })}>
+        <dl class="ticket-content">
+          {Object.entries(props.ticket.content ?? {}).map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd>{typeof value === 'string' || typeof value === 'number' ? value : JSON.stringify(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      </article>
+    );
   if (layout === undefined) return null;
   return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.ticket.layout_ref })} />;
 }

@@ -6,6 +6,7 @@ import { explainBooking } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
 import { StatusWord } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
+import { useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { useChanges } from './live.js';
 import { ListTable } from './list-table.js';
@@ -48,6 +49,7 @@ const instant = (local: string) => (local ? new Date(local).toISOString() : unde
  * up to date from its event feed (`booking.*`); each can be cancelled after a confirmation.
  */
 export function Bookings({ credential }: { credential: Credential }) {
+  const may = useMay();
   const i18n = useI18n();
   const { t } = i18n;
   const client = gateClient(credential);
@@ -235,7 +237,7 @@ export function Bookings({ credential }: { credential: Credential }) {
                 <code>{appointment.layout_ref}</code>
               </td>
               <td class="row">
-                {appointment.status !== 'DELETED' && (
+                {appointment.status !== 'DELETED' && may('bookings:write') && (
                   <ConfirmDelete
                     asking={confirming === keyOf(item)}
                     action={t('bookings.cancel')}

@@ -5,6 +5,7 @@ import { explainError } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
 import { useTemporal } from '../shared/zoned.js';
+import { useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { ListTable } from './list-table.js';
 import { RuleCalendar } from './rule-calendar.js';
@@ -17,6 +18,7 @@ type View = { kind: 'list' } | { kind: 'edit'; ref: string | null } | { kind: 'c
  * each rule's slots.
  */
 export function Capacity({ credential }: { credential: Credential }) {
+  const may = useMay();
   const i18n = useI18n();
   const { t } = i18n;
   const ready = useTemporal();
@@ -128,30 +130,36 @@ export function Capacity({ credential }: { credential: Credential }) {
               >
                 {t('rules.calendar')}
               </button>
-              <button
-                type="button"
-                aria-label={t('rules.editNamed', { ref: rule.rule_ref })}
-                onClick={() => setView({ kind: 'edit', ref: rule.rule_ref })}
-              >
-                {t('rules.edit')}
-              </button>
-              <ConfirmDelete
-                asking={confirming === rule.rule_ref}
-                label={t('rules.deleteNamed', { ref: rule.rule_ref })}
-                confirm={t('rules.deleteConfirm', { ref: rule.rule_ref })}
-                onAsk={() => setConfirming(rule.rule_ref)}
-                onConfirm={() => void remove(rule.rule_ref)}
-                onKeep={() => setConfirming(null)}
-              />
+              {may('capacity:write') && (
+                <>
+                  <button
+                    type="button"
+                    aria-label={t('rules.editNamed', { ref: rule.rule_ref })}
+                    onClick={() => setView({ kind: 'edit', ref: rule.rule_ref })}
+                  >
+                    {t('rules.edit')}
+                  </button>
+                  <ConfirmDelete
+                    asking={confirming === rule.rule_ref}
+                    label={t('rules.deleteNamed', { ref: rule.rule_ref })}
+                    confirm={t('rules.deleteConfirm', { ref: rule.rule_ref })}
+                    onAsk={() => setConfirming(rule.rule_ref)}
+                    onConfirm={() => void remove(rule.rule_ref)}
+                    onKeep={() => setConfirming(null)}
+                  />
+                </>
+              )}
             </td>
           </tr>
         )}
       />
-      <div class="row">
-        <button type="button" class="primary" onClick={() => (setMessage(null), setView({ kind: 'edit', ref: null }))}>
-          {t('rules.new')}
-        </button>
-      </div>
+      {may('capacity:write') && (
+        <div class="row">
+          <button type="button" class="primary" onClick={() => (setMessage(null), setView({ kind: 'edit', ref: null }))}>
+            {t('rules.new')}
+          </button>
+        </div>
+      )}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { ApiError, type Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError, explainLayoutInUse } from '../shared/explain.js';
 import { type MessageKey, useI18n } from '../shared/i18n.js';
+import { useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
 import { LayoutEditor, type LayoutView } from './editor.js';
 import type { LayoutSet } from './elements.js';
@@ -20,6 +21,7 @@ const REF = /^.{1,100}$/u;
 
 /** The account's layouts of each set: list, create, edit (with the preview), delete. */
 export function Layouts({ credential, kind }: { credential: Credential; kind: 'terminal' | 'carrier' }) {
+  const may = useMay();
   const i18n = useI18n();
   const { t } = i18n;
   const sets = SETS[kind];
@@ -110,32 +112,38 @@ export function Layouts({ credential, kind }: { credential: Credential; kind: 't
                 </td>
                 <td>{i18n.time(layout.updated_at)}</td>
                 <td class="row">
-                  <button
-                    type="button"
-                    aria-label={t('layouts.editNamed', { ref: layout.layout_ref })}
-                    onClick={() => setEditing({ ref: layout.layout_ref, layout })}
-                  >
-                    {t('layouts.edit')}
-                  </button>
-                  <ConfirmDelete
-                    asking={confirming === layout.layout_ref}
-                    label={t('layouts.deleteNamed', { ref: layout.layout_ref })}
-                    confirm={t('layouts.deleteConfirm', { ref: layout.layout_ref })}
-                    onAsk={() => setConfirming(layout.layout_ref)}
-                    onConfirm={() => void remove(layout.layout_ref)}
-                    onKeep={() => setConfirming(null)}
-                  />
+                  {may('layouts:write') && (
+                    <>
+                      <button
+                        type="button"
+                        aria-label={t('layouts.editNamed', { ref: layout.layout_ref })}
+                        onClick={() => setEditing({ ref: layout.layout_ref, layout })}
+                      >
+                        {t('layouts.edit')}
+                      </button>
+                      <ConfirmDelete
+                        asking={confirming === layout.layout_ref}
+                        label={t('layouts.deleteNamed', { ref: layout.layout_ref })}
+                        confirm={t('layouts.deleteConfirm', { ref: layout.layout_ref })}
+                        onAsk={() => setConfirming(layout.layout_ref)}
+                        onConfirm={() => void remove(layout.layout_ref)}
+                        onKeep={() => setConfirming(null)}
+                      />
+                    </>
+                  )}
                 </td>
               </tr>
             )}
           />
-          <form class="row new-layout" onSubmit={create}>
-            <label for="new-layout-ref">{t('layouts.newRef')}</label>
-            <input id="new-layout-ref" value={newRef} spellcheck={false} onInput={(e) => setNewRef(e.currentTarget.value)} />
-            <button type="submit" class="primary">
-              {t('layouts.create')}
-            </button>
-          </form>
+          {may('layouts:write') && (
+            <form class="row new-layout" onSubmit={create}>
+              <label for="new-layout-ref">{t('layouts.newRef')}</label>
+              <input id="new-layout-ref" value={newRef} spellcheck={false} onInput={(e) => setNewRef(e.currentTarget.value)} />
+              <button type="submit" class="primary">
+                {t('layouts.create')}
+              </button>
+            </form>
+          )}
         </>
       )}
     </div>

@@ -9,8 +9,7 @@ type Listener = { onMode: (mode: 'live' | 'connecting') => void; onChange: (type
 /** What the /panel namespace takes as `auth`: the key, or (signed in as a person) the session's CSRF token. */
 function authOf(credential: Credential): Record<string, string> {
   if ('apiKey' in credential) return { apiKey: credential.apiKey };
-  const csrfToken = (credential as { csrfToken?: string }).csrfToken;
-  return csrfToken ? { csrfToken } : {};
+  return 'csrfToken' in credential ? { csrfToken: credential.csrfToken } : {};
 }
 
 /** One socket per credential, shared by every page that follows changes, closed when the last one stops. */

@@ -1,160 +1,167 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Credential } from '../shared/api.js';
+import type { Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
-import type { Schemas } from '../shared/schemas.js';
-import { explainError } from '../shared/explain.js';
-import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
+import { LanguageSwitch, useI18n } from '../shared/i18n.js';
 import { session } from '../shared/session.js';
+import { AccessProvider, type Me, mayOf, type Page, pageOfHash, pagesOf, roleWord } from './access.js';
+import { AccountSettings } from './account-settings.js';
+import { AccountKeys } from './account-keys.js';
 import { Accounts } from './accounts.js';
 import { Board } from './board.js';
 import { Booking } from './booking.js';
 import { Bookings } from './bookings.js';
 import { Capacity } from './capacity.js';
+import { Invitation, invitationTokenOf } from './invitation.js';
 import { Layouts } from './layouts.js';
+import { MfaSetupOnly, MyAccount } from './my-account.js';
+import { SignIn, ssoErrorOf } from './sign-in.js';
+import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
 
-export type AccountKind = 'terminal' | 'carrier' | 'admin';
 const KEY = 'gate.panel.apiKey';
-
-/** Who a key is (GET /api/v1/me): its account's kind, which decides the pages, and name. */
-export type KeyOwner = Schemas['MeView'];
 
 const whoIs = (credential: Credential) => dataOf(gateClient(credential).GET('/api/v1/me'));
 
-function signInProblem(i18n: Translator, error: unknown): string {
-  if (error instanceof ApiError && error.code === 'UNAUTHORIZED') return i18n.t('panel.signIn.unknownKey');
-  return explainError(i18n, error);
+/** The signed-in caller: an API key (kept in this tab's session storage) or a session (its cookie HttpOnly, never read here). */
+interface Signed {
+  credential: Credential;
+  me: Me;
 }
 
+/**
+ * The panel: on load it asks the service whether this tab holds a key, else whether the browser holds a session
+ * (`GET /api/v1/me` with the cookie), and shows the sign-in form when neither; `#invitation=<token>` opens the
+ * invitation's acceptance first.
+ */
 export function Panel() {
-  const i18n = useI18n();
-  const [key, setKey] = useState(session.get(KEY));
-  const [owner, setOwner] = useState<KeyOwner | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { t } = useI18n();
+  const [signed, setSigned] = useState<Signed | null>(null);
+  const [checking, setChecking] = useState(true);
+  const [problem, setProblem] = useState<{ code: string } | null>(null);
+  const [invitation, setInvitation] = useState(() => invitationTokenOf(location.hash));
+
+  const signedIn = async (credential: Credential) => {
+    const me = await whoIs(credential);
+    if ('apiKey' in credential) session.set(KEY, credential.apiKey);
+    setSigned({ credential, me });
+  };
+
+  // An invitation link opened in a tab where the panel is open already changes only the address's fragment.
+  useEffect(() => {
+    const follow = () => {
+      const token = invitationTokenOf(location.hash);
+      if (token) setInvitation(token);
+    };
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
 
   useEffect(() => {
-    if (!key || owner) return;
-    whoIs({ apiKey: key }).then(setOwner, (error) => {
-      session.remove(KEY);
-      setKey(null);
-      setProblem(signInProblem(i18n, error));
-    });
-  }, [key]);
-
-  const signIn = async (value: string) => {
-    setProblem(null);
-    try {
-      const found = await whoIs({ apiKey: value });
-      session.set(KEY, value);
-      setOwner(found);
-      setKey(value);
-    } catch (error) {
-      setProblem(signInProblem(i18n, error));
+    const ssoError = ssoErrorOf(location.hash);
+    if (ssoError) {
+      setProblem(ssoError);
+      history.replaceState(null, '', location.pathname + location.search);
     }
-  };
-  const signOut = () => {
+    const key = session.get(KEY);
+    const first: Credential = key ? { apiKey: key } : { csrfToken: '' };
+    whoIs(first)
+      .then(
+        (me) => setSigned({ credential: 'apiKey' in first ? first : { csrfToken: me.csrf_token ?? '' }, me }),
+        () => {
+          if (key) session.remove(KEY);
+        },
+      )
+      .finally(() => setChecking(false));
+  }, []);
+
+  const signOut = async () => {
+    if (signed && 'csrfToken' in signed.credential) {
+      // The cookie is HttpOnly: only the service can end the session and clear it.
+      await dataOf(gateClient(signed.credential).DELETE('/api/v1/sessions/current')).catch(() => undefined);
+    }
     session.remove(KEY);
-    setKey(null);
-    setOwner(null);
+    setSigned(null);
+    history.replaceState(null, '', location.pathname + location.search);
   };
 
-  if (!key) return <SignIn problem={problem} onSignIn={signIn} />;
-  if (!owner)
+  if (invitation)
+    return (
+      <Invitation
+        token={invitation}
+        onAccepted={(csrfToken) => {
+          history.replaceState(null, '', location.pathname + location.search);
+          setInvitation(null);
+          void signedIn({ csrfToken });
+        }}
+        onLeave={() => {
+          history.replaceState(null, '', location.pathname + location.search);
+          setInvitation(null);
+        }}
+      />
+    );
+  if (checking)
     return (
       <main class="panel-signin">
-        <p role="status">{i18n.t('panel.signIn.busy')}</p>
+        <p role="status">{t('common.loading')}</p>
       </main>
     );
-  return <Signed credential={{ apiKey: key }} kind={owner.kind} name={owner.name} onSignOut={signOut} />;
+  if (!signed) return <SignIn problem={problem} onSignedIn={signedIn} />;
+  return (
+    <AccessProvider may={mayOf(signed.me)}>
+      <SignedPanel
+        credential={signed.credential}
+        me={signed.me}
+        onSignOut={() => void signOut()}
+        onChanged={() => void signedIn(signed.credential)}
+      />
+    </AccessProvider>
+  );
 }
 
-function SignIn({ problem, onSignIn }: { problem: string | null; onSignIn: (key: string) => Promise<void> }) {
-  const { t } = useI18n();
-  const [value, setValue] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!value.trim()) return;
-    setBusy(true);
-    await onSignIn(value.trim());
-    setBusy(false);
+/** The page the address names (`#users`), kept in step with the address bar. */
+function useAddressedPage(): [Page | null, (page: Page) => void] {
+  const [page, setPage] = useState(() => pageOfHash(location.hash));
+  useEffect(() => {
+    const follow = () => setPage(pageOfHash(location.hash));
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+  const go = (next: Page) => {
+    history.pushState(null, '', `#${next}`);
+    setPage(next);
   };
-  return (
-    <main class="panel-signin">
-      <div class="row panel-signin-head">
-        <h1>{t('panel.title')}</h1>
-        <LanguageSwitch />
-      </div>
-      <p class="muted">{t('panel.signIn.who')}</p>
-      <form class="stack" onSubmit={(event) => void submit(event)}>
-        <label for="api-key">{t('panel.signIn.key')}</label>
-        <input id="api-key" type="password" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
-        {problem && (
-          <p class="error" role="alert">
-            {problem}
-          </p>
-        )}
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? t('panel.signIn.busy') : t('panel.signIn.submit')}
-        </button>
-      </form>
-      <p class="muted">{t('panel.signIn.kept')}</p>
-      <FirstRun />
-    </main>
-  );
+  return [page, go];
 }
 
-/** For whoever has no key yet: where one comes from (the demo seed, the operator CLI, or an admin). */
-function FirstRun() {
+function SignedPanel(props: { credential: Credential; me: Me; onSignOut: () => void; onChanged: () => void }) {
   const { t } = useI18n();
-  return (
-    <section class="first-run" aria-labelledby="first-run-title">
-      <h2 id="first-run-title">{t('panel.firstRun.title')}</h2>
-      <p>{t('panel.firstRun.seed')}</p>
-      <pre>
-        <code>npm run seed:demo</code>
-      </pre>
-      <p>{t('panel.firstRun.cli')}</p>
-      <pre>
-        <code>npm run cli -- account:create --kind terminal --name "Port A"</code>
-      </pre>
-      <p class="muted">{t('panel.firstRun.stopped')}</p>
-      <p class="muted">{t('panel.firstRun.admin')}</p>
-    </section>
-  );
-}
-
-type Page = 'board' | 'capacity' | 'book' | 'bookings' | 'layouts' | 'webhooks' | 'accounts';
-
-function Signed(props: { credential: Credential; kind: AccountKind; name: string | null; onSignOut: () => void }) {
-  const { t } = useI18n();
-  const pages: [Page, string][] =
-    props.kind === 'admin'
-      ? [['accounts', t('panel.nav.accounts')]]
-      : [
-          ['board', props.kind === 'terminal' ? t('panel.nav.appointments') : t('panel.nav.trips')],
-          ...(props.kind === 'terminal'
-            ? ([['capacity', t('panel.nav.capacity')]] as [Page, string][])
-            : ([
-                ['book', t('panel.nav.book')],
-                ['bookings', t('panel.nav.bookings')],
-              ] as [Page, string][])),
-          ['layouts', t('panel.nav.layouts')],
-          ['webhooks', t('panel.nav.webhooks')],
-        ];
-  const [page, setPage] = useState<Page>(pages[0][0]);
+  const { me, credential } = props;
+  const pages = pagesOf(me);
+  const [addressed, go] = useAddressedPage();
+  if (me.mfa_setup_required) return <MfaSetupOnly credential={credential} me={me} onDone={props.onChanged} onSignOut={props.onSignOut} />;
+  const allowed = (page: Page) => pages.some((entry) => entry.page === page);
+  // No address: the first page the person may use (the board for a gate clerk, filtered to today).
+  const page = addressed ?? pages[0]?.page ?? null;
+  const kind = me.kind;
+  const role = me.user?.role;
   return (
     <div class="panel">
       <header class="panel-bar">
         <h1>{t('panel.title')}</h1>
         <span class="account-kind">
-          {props.name && `${props.name} · `}
-          {t(`panel.kind.${props.kind}`)}
+          {me.name && `${me.name} · `}
+          {t(`panel.kind.${kind}`)}
         </span>
+        {me.user && (
+          <span class="person">
+            {me.user.name || me.user.email}
+            {role && ` · ${roleWord(t, role)}`}
+          </span>
+        )}
         <nav aria-label={t('panel.nav.label')}>
-          {pages.map(([name, label]) => (
-            <button key={name} type="button" class="tab" aria-current={page === name ? 'page' : undefined} onClick={() => setPage(name)}>
-              {label}
+          {pages.map(({ page: name, label }) => (
+            <button key={name} type="button" class="tab" aria-current={page === name ? 'page' : undefined} onClick={() => go(name)}>
+              {t(label)}
             </button>
           ))}
         </nav>
@@ -164,13 +171,26 @@ function Signed(props: { credential: Credential; kind: AccountKind; name: string
         </button>
       </header>
       <main class="panel-main">
-        {page === 'layouts' && <Layouts credential={props.credential} kind={props.kind as 'terminal' | 'carrier'} />}
-        {page === 'board' && <Board credential={props.credential} kind={props.kind as 'terminal' | 'carrier'} />}
-        {page === 'capacity' && <Capacity credential={props.credential} />}
-        {page === 'book' && <Booking credential={props.credential} />}
-        {page === 'bookings' && <Bookings credential={props.credential} />}
-        {page === 'webhooks' && <Webhooks credential={props.credential} />}
-        {page === 'accounts' && <Accounts credential={props.credential} />}
+        {page === null || !allowed(page) ? (
+          <section class="notice" role="status" aria-labelledby="not-available-title">
+            <h2 id="not-available-title">{t('panel.notAvailable.title')}</h2>
+            <p>{t('panel.notAvailable.text')}</p>
+          </section>
+        ) : (
+          <>
+            {page === 'layouts' && <Layouts credential={credential} kind={kind as 'terminal' | 'carrier'} />}
+            {page === 'board' && <Board credential={credential} kind={kind as 'terminal' | 'carrier'} today={role === 'gate'} />}
+            {page === 'capacity' && <Capacity credential={credential} />}
+            {page === 'book' && <Booking credential={credential} />}
+            {page === 'bookings' && <Bookings credential={credential} />}
+            {page === 'webhooks' && <Webhooks credential={credential} />}
+            {page === 'accounts' && <Accounts credential={credential} />}
+            {page === 'users' && <Users credential={credential} kind={kind} />}
+            {page === 'account' && <AccountSettings credential={credential} kind={kind} />}
+            {page === 'keys' && <AccountKeys credential={credential} />}
+            {page === 'me' && <MyAccount credential={credential} me={me} onChanged={props.onChanged} onSignedOut={props.onSignOut} />}
+          </>
+        )}
       </main>
     </div>
   );

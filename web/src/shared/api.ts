@@ -21,8 +21,18 @@ export interface Issue {
 /** The problems of a VALIDATION_ERROR (`details.errors`); none for any other error. */
 export const issuesOf = (error: ApiError): Issue[] => (error.details as { errors?: Issue[] } | undefined)?.errors ?? [];
 
-/** How a request proves who it is: a partner's API key, or a driver token. Always a header, never a cookie. */
-export type Credential = { apiKey: string } | { driverToken: string };
+/**
+ * How a request proves who it is: a partner's API key or a driver token, sent as a header (never a cookie); or a
+ * person's session, whose HttpOnly cookie the browser sends by itself (the page never sees it) and whose CSRF token
+ * goes with every change (`X-CSRF-Token`).
+ */
+export type Credential = { apiKey: string } | { driverToken: string } | { csrfToken: string };
+
+/** The header a session's changes carry its CSRF token in. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** Methods that change nothing: a session's reads carry no CSRF token. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A UUID for check-in attempts; crypto.randomUUID exists only on secure origins (https, localhost). */
 export function newId(): string {

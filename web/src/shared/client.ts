@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../../client/schema.js';
-import { ApiError, type Credential } from './api.js';
+import { ApiError, CSRF_HEADER, type Credential, SAFE_METHODS } from './api.js';
 
 /**
  * The service's API typed from its own OpenAPI document (client/schema.d.ts, `npm run client:generate`), through
@@ -15,18 +15,25 @@ export type GateClient = Client<paths>;
 /** Every answer of the service: its envelope, on success or not. */
 type Envelope<T> = { success: true; data: T } | { success: false; error: { code: string; message: string; details?: unknown } };
 
-/** A client that sends the credential as a header on every call (never a cookie), and never reads from the cache. */
+/**
+ * A client that sends a key or token as a header on every call (and no cookie), or, for a person's session, lets the
+ * browser send the session cookie and adds the CSRF token to every change; it never reads from the cache.
+ */
 export function gateClient(credential: Credential | null): GateClient {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (credential && 'apiKey' in credential) headers['X-API-Key'] = credential.apiKey;
-  else if (credential) headers.Authorization = `Bearer ${credential.driverToken}`;
+  else if (credential && 'driverToken' in credential) headers.Authorization = `Bearer ${credential.driverToken}`;
+  const session = credential !== null && 'csrfToken' in credential;
+  const csrfToken = session ? credential.csrfToken : '';
   return createClient<paths>({
     baseUrl: location.origin,
     headers,
-    credentials: 'omit',
+    // Only a session sends the cookie (the sign-in page asks whether one exists with an empty csrfToken).
+    credentials: session ? 'same-origin' : 'omit',
     cache: 'no-store',
     // A request that never reached the service is the same failure for the pages however it was made.
     fetch: async (request) => {
+      if (csrfToken && !SAFE_METHODS.has(request.method)) request.headers.set(CSRF_HEADER, csrfToken);
       try {
         return await fetch(request);
       } catch {
