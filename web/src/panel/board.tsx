@@ -2,10 +2,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
-import { type MessageKey, parseInstant, useI18n } from '../shared/i18n.js';
+import { formatTaxId } from '../shared/format.js';
+import { parseInstant, useI18n } from '../shared/i18n.js';
 import { StatusWord, TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
 import type { Schemas } from '../shared/schemas.js';
+import { historyLine } from './history.js';
+import { type LayoutName, useLayoutNames } from './layout-names.js';
 import { liveChanges } from './live.js';
 import { ListTable } from './list-table.js';
 
@@ -84,6 +87,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
   const [version, setVersion] = useState(0);
   const shown = useRef<Item[]>([]);
   const client = gateClient(credential);
+  const layoutName = useLayoutNames(credential, noun === 'appointment' ? ['appointment', 'ticket'] : ['trip']);
 
   const ticketsOf = async (refs: string[]) => {
     if (noun !== 'appointment' || refs.length === 0) return {};
@@ -247,11 +251,9 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
                   <StatusWord status={record.status} />
                 </td>
                 <td>{'window_start' in record ? i18n.window(record.window_start, record.window_end) : '—'}</td>
-                <td>{item.driver.tax_id}</td>
+                <td>{formatTaxId(item.driver.tax_id)}</td>
                 <td>{record.license_plate ?? '—'}</td>
-                <td>
-                  <code>{record.layout_ref}</code>
-                </td>
+                <td>{layoutName(noun, record.layout_ref)}</td>
                 {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
                 {noun === 'appointment' && <td>{('booked_by' in record && record.booked_by?.carrier_name) || '—'}</td>}
                 <td>{i18n.time(record.updated_at)}</td>
@@ -271,6 +273,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
             recordRef={open}
             version={version}
             tickets={tickets[open]}
+            layoutName={layoutName}
             onClose={() => setOpen(null)}
           />
         )}
@@ -312,6 +315,7 @@ function RecordDetail(props: {
   recordRef: string;
   version: number;
   tickets?: Ticket[];
+  layoutName: LayoutName;
   onClose: () => void;
 }) {
   const i18n = useI18n();
@@ -350,8 +354,15 @@ function RecordDetail(props: {
             <ul class="tickets">
               {props.tickets!.map((ticket) => (
                 <li key={ticket.id}>
-                  <code>{ticket.layout_ref}</code> · {i18n.time(ticket.created_at)}
-                  {record && 'appointment' in record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
+                  {props.layoutName('ticket', ticket.layout_ref)} · {i18n.time(ticket.created_at)}
+                  {record && 'appointment' in record && (
+                    <DrawnTicket
+                      credential={props.credential}
+                      ticket={ticket}
+                      record={record}
+                      name={props.layoutName('ticket', ticket.layout_ref)}
+                    />
+                  )}
                   <details>
                     <summary>{t('board.content')}</summary>
                     <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
@@ -368,15 +379,18 @@ function RecordDetail(props: {
         <p class="muted">{t('common.loading')}</p>
       ) : (
         <ol class="logs" aria-label={t('board.historyOf', { ref: props.recordRef })}>
-          {logs.map((log, i) => (
-            <li key={i} data-event={log.event}>
-              <strong>{HISTORY[log.event] ? t(HISTORY[log.event]) : log.event}</strong>{' '}
-              <time class="muted" dateTime={parseInstant(log.created_at).toISOString()}>
-                {i18n.time(log.created_at)}
-              </time>
-              <div>{log.message}</div>
-            </li>
-          ))}
+          {logs.map((log, i) => {
+            const line = historyLine(i18n, props.noun, log, props.layoutName);
+            return (
+              <li key={i} data-event={log.event}>
+                <strong>{line.title}</strong>{' '}
+                <time class="muted" dateTime={parseInstant(log.created_at).toISOString()}>
+                  {i18n.time(log.created_at)}
+                </time>
+                {line.detail && <div>{line.detail}</div>}
+              </li>
+            );
+          })}
         </ol>
       )}
     </section>
@@ -384,7 +398,7 @@ function RecordDetail(props: {
 }
 
 /** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
-function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData'] }) {
+function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData']; name: string }) {
   const { t } = useI18n();
   const [layout, setLayout] = useState<Schemas['RenderedLayoutView'] | null | undefined>(undefined);
   useEffect(() => {
@@ -396,7 +410,7 @@ function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Sc
     );
   }, [props.ticket.id, props.ticket.content]);
   if (layout === undefined) return null;
-  return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.ticket.layout_ref })} />;
+  return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.name })} />;
 }
 
 /**
@@ -429,17 +443,17 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
     try {
       await dataOf(client.DELETE('/api/v1/drivers/{tax_id}/tokens', driver));
       setLink(null);
-      setMessage({ ok: true, text: t('board.link.revoked', { taxId: props.taxId }) });
+      setMessage({ ok: true, text: t('board.link.revoked', { taxId: formatTaxId(props.taxId) }) });
     } catch (error) {
       setMessage({ ok: false, text: explainError(i18n, error) });
     }
   };
   return (
-    <section class="driver-link" aria-label={t('board.link.region', { taxId: props.taxId })}>
+    <section class="driver-link" aria-label={t('board.link.region', { taxId: formatTaxId(props.taxId) })}>
       <h3>{t('board.link.title')}</h3>
       <div class="row">
         <button type="button" onClick={() => void make()}>
-          {t('board.link.make', { taxId: props.taxId })}
+          {t('board.link.make', { taxId: formatTaxId(props.taxId) })}
         </button>
         <button type="button" class="danger" onClick={() => void revoke()}>
           {t('board.link.revoke')}
@@ -474,21 +488,3 @@ function DriverLink(props: { credential: Credential; taxId: string }) {
 
 /** A sign-in code read aloud or typed more easily in two groups: ABCD EFGH. */
 const spaced = (code: string) => (code.length === 8 ? `${code.slice(0, 4)} ${code.slice(4)}` : code);
-
-/** The history's log events the panel names in words; others show as the service wrote them. */
-const HISTORY: Record<string, MessageKey> = {
-  created: 'history.created',
-  updated: 'history.updated',
-  checkin_requested: 'history.checkin_requested',
-  checkin_rejected: 'history.checkin_rejected',
-  checkin_failed: 'history.checkin_failed',
-  checked_in: 'history.checked_in',
-  in_transit: 'history.in_transit',
-  on_going: 'history.on_going',
-  completed: 'history.completed',
-  deleted: 'history.deleted',
-  no_show: 'history.no_show',
-  ticket_created: 'history.ticket_created',
-  ticket_updated: 'history.ticket_updated',
-  ticket_deleted: 'history.ticket_deleted',
-};
