@@ -51,7 +51,12 @@ const REFUSED = /The terminal refused the check-in: ([\s\S]*)$/;
 const NO_SHOW_BY = /not checked in by (\S+?),/;
 
 /** One history entry of an appointment or trip, in the reader's language. */
-export function historyLine(i18n: Translator, noun: 'appointment' | 'trip', entry: { event: string; message: string }, layoutName: LayoutName): HistoryLine {
+export function historyLine(
+  i18n: Translator,
+  noun: 'appointment' | 'trip',
+  entry: { event: string; message: string },
+  layoutName: LayoutName,
+): HistoryLine {
   const { t } = i18n;
   const title = EVENTS[entry.event] ? t(EVENTS[entry.event]) : t('historyLine.other');
   const message = entry.message ?? '';
@@ -62,7 +67,10 @@ export function historyLine(i18n: Translator, noun: 'appointment' | 'trip', entr
       case 'created':
         return t(noun === 'appointment' ? 'historyLine.created.appointment' : 'historyLine.created.trip');
       case 'updated': {
-        const fields = message.replace(/^Updated\s+/, '').split(/,\s*/).filter(Boolean);
+        const fields = message
+          .replace(/^Updated\s+/, '')
+          .split(/,\s*/)
+          .filter(Boolean);
         if (!fields.length) return null;
         const words = fields.map((field) => (FIELDS[field] ? t(FIELDS[field]) : t('historyLine.field.other')));
         return t('historyLine.updated', { fields: list(i18n, [...new Set(words)]) });

@@ -44,11 +44,13 @@ export function displayValue(value: unknown, formats?: Formats, path?: unknown):
     if (formats && ISO_INSTANT.test(value)) return formats.time(value);
     if (formats && ISO_DATE.test(value)) {
       const date = new Date(`${value}T12:00:00Z`);
-      if (!Number.isNaN(date.getTime())) return new Intl.DateTimeFormat(formats.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
+      if (!Number.isNaN(date.getTime()))
+        return new Intl.DateTimeFormat(formats.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
     }
     return value;
   }
-  if (typeof value === 'number') return formats ? new Intl.NumberFormat(formats.language, { maximumFractionDigits: 6 }).format(value) : String(value);
+  if (typeof value === 'number')
+    return formats ? new Intl.NumberFormat(formats.language, { maximumFractionDigits: 6 }).format(value) : String(value);
   if (typeof value === 'boolean') return formats?.yesNo ? formats.yesNo(value) : String(value);
   return JSON.stringify(value);
 }

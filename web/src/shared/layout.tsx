@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { displayValue } from './format.js';
+import { displayValue, isUuid } from './format.js';
 import { useI18n } from './i18n.js';
 import { qrDataUrl } from './qr.js';
 import type { Schemas } from './schemas.js';
@@ -59,7 +59,8 @@ export function QrCode({ value, size = 180 }: { value: unknown; size?: number })
   return (
     <figure class="qr">
       <img src={qrDataUrl(content)} alt={t('layout.qrCode', { content })} data-qr={content} width={size} height={size} />
-      <figcaption>{content}</figcaption>
+      {/* An id is for the scanner, not for people: only a code people may read or type is written under it. */}
+      {!isUuid(content) && <figcaption>{content}</figcaption>}
     </figure>
   );
 }

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import { newAccount, type TestAccount } from '../factories/accounts.js';
+import { TERMINAL_FENCE } from '../factories/checkin.js';
+import { putLayout } from '../factories/layouts.js';
+import { createItem, driver, uniqueRef } from '../factories/records.js';
+import { connectTerminal } from '../factories/sockets.js';
+import { launchBrowser, openPage, PHONE, startWebApp } from '../setup/browser.js';
+import { SERVICE_START_MS } from '../setup/processes.js';
+import type { TestApp } from '../setup/test-app.js';
+
+/**
+ * What people read on the pages in Portuguese (Brazil), at a phone's width and a desk's: every visible text node of the
+ * driver app with a ticket on screen and of the panel with an appointment's history open, with no English word, no ISO
+ * timestamp, no UUID and no unformatted CPF. The partner's own texts are Portuguese here (layouts with Portuguese
+ * labels), as a Brazilian terminal writes them.
+ */
+let gate: TestApp;
+let url: string;
+let browser: Browser;
+let service: Awaited<ReturnType<typeof startWebApp>>;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  service = await startWebApp('postgresql');
+  ({ gate, url } = service);
+}, SERVICE_START_MS);
+afterAll(async () => {
+  await service?.close();
+  await browser?.close();
+});
+
+/** The English a Brazilian reader must not meet ("check-in", "ticket" and "container" are Brazilian usage). */
+const ENGLISH =
+  /\b(appointments?|drivers?|plates?|gate pass|gates?|lanes?|bays?|tax id|licen[cs]e|import|created|updated|deleted|accepted|rejected|requested|valid|show|follow|stop|arrive|inside|windows?)\b/i;
+const ISO_TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+const BARE_CPF = /(?<![\d.])\d{11}(?![\d.])/;
+
+/** Every text node of the page that a person sees (its element rendered and visible), trimmed, empty ones left out. */
+async function visibleTexts(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const element = node.parentElement;
+      const text = node.textContent.trim();
+      if (!text || !element || element.closest('script, style, .visually-hidden, option')) continue;
+      if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+      texts.push(text);
+    }
+    for (const select of document.querySelectorAll('select')) {
+      if (select.checkVisibility() && select.selectedOptions[0]) texts.push(select.selectedOptions[0].textContent.trim());
+    }
+    document.title && texts.push(document.title);
+    return texts;
+  })()`);
+}
+
+/** What of those a Brazilian reader should not see. */
+const offending = (texts: string[]) =>
+  texts.filter((text) => ENGLISH.test(text) || ISO_TIMESTAMP.test(text) || UUID.test(text) || BARE_CPF.test(text));
+
+let cpfs = 0;
+/** An 11-digit tax id of its own (a CPF's shape). */
+const uniqueCpf = () => `${String(process.pid).padStart(7, '0').slice(-7)}${String(++cpfs).padStart(4, '0')}`;
+
+/** A Brazilian terminal: its layouts in Portuguese, a gate geofence, and a driver with two appointments and a link. */
+async function brazilianTerminal() {
+  const terminal: TestAccount = await newAccount(gate.http, 'terminal', { name: 'Terminal Santos Brasil', location: TERMINAL_FENCE });
+  await putLayout(gate.http, terminal.key, 'appointment', 'retirada', {
+    name: 'Retirada de contêiner',
+    card_layout: [
+      { type: 'section', title: 'Retirada' },
+      { type: 'field', label: 'Motorista', path: 'driver.tax_id' },
+      { type: 'field', label: 'Início', path: 'appointment.window_start' },
+      { type: 'qrcode', path: 'appointment.ref' },
+    ],
+    modal_layout: [{ type: 'field', label: 'Contêiner', path: 'custom_data.container.number' }],
+  });
+  await putLayout(gate.http, terminal.key, 'ticket', 'passe', {
+    name: 'Passe de portão',
+    elements: [
+      { type: 'section', title: 'Portão' },
+      { type: 'highlight', label: 'Portão', path: 'content.gate' },
+      { type: 'field', label: 'Doca', path: 'content.doca' },
+      { type: 'attention', text: 'Pare primeiro na balança', icon: 'scale' },
+      { type: 'instruction', steps: ['Siga até a doca', 'Aguarde a liberação'] },
+    ],
+  });
+  const taxId = uniqueCpf();
+  const now = Date.now();
+  const appointment = async (plate: string) => {
+    const item = createItem(
+      'appointment',
+      'retirada',
+      {
+        ref: uniqueRef('AG'),
+        license_plate: plate,
+        summary: 'Retirada do contêiner MSCU1234567',
+        window_start: new Date(now - 30 * 60_000).toISOString(),
+        window_end: new Date(now + 30 * 60_000).toISOString(),
+      },
+      driver(taxId),
+    );
+    const res = await gate.http.post('/api/v1/appointments').set('X-API-Key', terminal.key).send(item);
+    expect(res.status).toBe(201);
+    return res.body.data.created_refs[0] as string;
+  };
+  const accepted = await appointment('ABC1D23');
+  const refused = await appointment('REJ1A23');
+  const socket = await connectTerminal(url, terminal.key, (request) => {
+    const { license_plate } = (request as { appointment: { license_plate: string } }).appointment;
+    return license_plate === 'REJ1A23'
+      ? { accepted: false, reason: 'Placa não autorizada neste portão.' }
+      : { accepted: true, tickets: [{ layout_ref: 'passe', content: { gate: 'A3', doca: 4 } }] };
+  });
+  const token = (await gate.http.post(`/api/v1/drivers/${taxId}/tokens`).set('X-API-Key', terminal.key)).body.data.token as string;
+  return { terminal, taxId, accepted, refused, socket, token };
+}
+
+describe('every word in Portuguese (Brazil)', () => {
+  it('the phone with a ticket and the panel with an appointment history, at 390 px and 1280 px', async () => {
+    const scene = await brazilianTerminal();
+    const phone = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const { page } = phone;
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Ao vivo' }).waitFor();
+      expect(await page.title()).toBe('App do motorista — Portão');
+
+      const refused = page.getByRole('article', { name: scene.refused });
+      await refused.getByRole('button', { name: 'Fazer check-in' }).click();
+      const refusal = refused.getByRole('alert');
+      await refusal.filter({ hasText: 'O terminal recusou o check-in: Placa não autorizada neste portão. ' }).waitFor();
+
+      await page.getByRole('article', { name: scene.accepted }).getByRole('button', { name: 'Fazer check-in' }).click();
+      const ticket = page.getByRole('article', { name: `Ticket de ${scene.accepted}` });
+      await ticket.getByText('Pare primeiro na balança').waitFor();
+      // The tax id on the card is a CPF, grouped; the window's start a date in Portuguese, not ISO.
+      const cpf = scene.taxId.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+      await page.getByText(cpf).first().waitFor();
+
+      // The header keeps "Ao vivo" on one line and the language switch whole.
+      const header = await page.evaluate<{ liveLines: number; selectFits: boolean }>(`(() => {
+        const live = document.querySelector('.connection');
+        const select = document.querySelector('.app-bar select');
+        const probe = document.createElement('span');
+        probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:' + getComputedStyle(select).font;
+        probe.textContent = select.selectedOptions[0].textContent;
+        document.body.append(probe);
+        const needed = probe.getBoundingClientRect().width;
+        probe.remove();
+        const lineHeight = parseFloat(getComputedStyle(live).lineHeight) || 16;
+        return { liveLines: Math.round((live.getBoundingClientRect().height - 4) / lineHeight), selectFits: select.clientWidth >= needed + 16 };
+      })()`);
+      expect(header).toEqual({ liveLines: 1, selectFits: true });
+
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await phone.screenshot(`words-app-pt-BR-${width}`);
+        const texts = await visibleTexts(page);
+        expect(texts).toEqual(
+          expect.arrayContaining([
+            'Pare primeiro na balança',
+            'O terminal recusou o check-in: Placa não autorizada neste portão. Procure o escritório do portão.',
+          ]),
+        );
+        expect(offending(texts)).toEqual([]);
+      }
+      expect(phone.problems).toEqual([]);
+    } finally {
+      await phone.context.close();
+    }
+
+    const desk = await openPage(browser, { viewport: { width: 1280, height: 900 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const { page } = desk;
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Chave de API').fill(scene.terminal.key);
+      expect(await page.title()).toBe('Painel do portão');
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      for (const ref of [scene.refused, scene.accepted]) {
+        await page.locator('tbody tr', { hasText: ref }).getByRole('button', { name: ref }).click();
+        const history = page.getByRole('list', { name: `Histórico de ${ref}` });
+        await history.locator('li[data-event="created"]').getByText('Agendamento criado').waitFor();
+        if (ref === scene.accepted) {
+          await history.getByText('Ticket criado (layout Passe de portão)').waitFor();
+          await history.getByText('Check-in aceito pelo servidor do terminal').waitFor();
+          await history.getByText('Check-in solicitado pelo motorista').first().waitFor();
+        } else {
+          await history.getByText('O terminal recusou o check-in: Placa não autorizada neste portão.').waitFor();
+        }
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          await desk.screenshot(`words-panel-history-pt-BR-${width}-${ref === scene.accepted ? 'accepted' : 'refused'}`);
+          const texts = await visibleTexts(page);
+          expect(texts).toEqual(expect.arrayContaining(['Retirada de contêiner']));
+          expect(offending(texts)).toEqual([]);
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+      expect(desk.problems).toEqual([]);
+    } finally {
+      await desk.context.close();
+      scene.socket.close();
+    }
+  });
+});
