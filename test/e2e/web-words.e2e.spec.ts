@@ -207,3 +207,95 @@ describe('every word in Portuguese (Brazil)', () => {
     }
   });
 });
+
+describe('appointments planned in the panel', () => {
+  it('are created, changed and cancelled by the terminal, with problems in words at their fields; deleted ones are hidden', async () => {
+    const terminal = await newAccount(gate.http, 'terminal', { name: 'Terminal Itajaí' });
+    await putLayout(gate.http, terminal.key, 'appointment', 'descarga', {
+      name: 'Descarga',
+      card_layout: [{ type: 'field', label: 'Placa', path: 'appointment.license_plate' }],
+      modal_layout: [],
+    });
+    const desk = await openPage(browser, { viewport: { width: 1280, height: 900 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const { page } = desk;
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Chave de API').fill(terminal.key);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.getByRole('button', { name: 'Novo agendamento' }).click();
+      const form = page.getByRole('form', { name: 'Novo agendamento' });
+      const ref = uniqueRef('PL');
+      await form.getByLabel('Referência').fill(ref);
+      await form.getByLabel('Placa').fill('BRA2E19');
+      await form.getByLabel('Início da janela').fill('2030-03-04T08:00');
+      await form.getByLabel('Fim da janela').fill('2030-03-04T07:00');
+      await form.getByLabel('Resumo').fill('Descarga de fertilizante');
+      // Nothing typed for the driver, and a window that ends before it starts: each said at its field, nothing saved.
+      await form.getByRole('button', { name: 'Criar agendamento' }).click();
+      await form.getByRole('alert').filter({ hasText: 'Informe o CPF ou CNPJ do motorista, só com dígitos.' }).waitFor();
+      expect(await form.getByLabel('CPF do motorista').getAttribute('aria-invalid')).toBe('true');
+      expect((await gate.http.get('/api/v1/appointments').set('X-API-Key', terminal.key)).body.data.items).toEqual([]);
+
+      const taxId = uniqueCpf();
+      await form.getByLabel('CPF do motorista').fill(taxId);
+      await form.getByLabel('Número da CNH').fill('SP-123456');
+      await form.getByLabel('Categoria da CNH').fill('E');
+      await form.getByRole('button', { name: 'Criar agendamento' }).click();
+      await form.getByRole('alert').filter({ hasText: 'O fim não pode ser antes do início.' }).waitFor();
+      expect(await form.getByLabel('Fim da janela').getAttribute('aria-invalid')).toBe('true');
+      await form.getByLabel('Fim da janela').fill('2030-03-04T10:00');
+      await form.getByRole('button', { name: 'Criar agendamento' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Agendamento ${ref} criado.` })
+        .waitFor();
+
+      const stored = (await gate.http.get('/api/v1/appointments/logs').query({ refs: ref }).set('X-API-Key', terminal.key)).body.data[0]
+        .data;
+      expect(stored.appointment).toMatchObject({
+        layout_ref: 'descarga',
+        license_plate: 'BRA2E19',
+        summary: 'Descarga de fertilizante',
+        window_start: '2030-03-04T11:00:00.000Z',
+        window_end: '2030-03-04T13:00:00.000Z',
+      });
+      expect(stored.driver.tax_id).toBe(taxId);
+      const row = page.locator('tbody tr', { hasText: ref });
+      await row.getByText('Descarga', { exact: true }).waitFor();
+      await desk.screenshot('words-panel-appointment-created');
+
+      // Changed: only the fields that changed are sent, and the history names them.
+      const detail = page.locator('.detail');
+      await detail.getByRole('button', { name: `Alterar ${ref}` }).click();
+      const edit = page.getByRole('form', { name: `Alterar ${ref}` });
+      await edit.getByLabel('Placa').fill('BRA2E20');
+      await edit.getByLabel('Tolerância depois (minutos)').fill('30');
+      await edit.getByRole('button', { name: 'Salvar alterações' }).click();
+      await detail
+        .getByRole('status')
+        .filter({ hasText: `Agendamento ${ref} alterado.` })
+        .waitFor();
+      await detail.getByText('Alterado: placa e tolerância depois da janela').waitFor();
+      await row.getByText('BRA2E20').waitFor();
+
+      // Cancelled after a confirmation: gone from the board, which shows deleted records only when asked.
+      await detail.getByRole('button', { name: `Cancelar o agendamento ${ref}` }).click();
+      await detail.getByRole('button', { name: `Sim, cancelar ${ref}` }).click();
+      await detail
+        .getByRole('status')
+        .filter({ hasText: `Agendamento ${ref} cancelado.` })
+        .waitFor();
+      await row.waitFor({ state: 'detached' });
+      const deleted = (await gate.http.get('/api/v1/appointments/logs').query({ refs: ref }).set('X-API-Key', terminal.key)).body.data[0]
+        .data;
+      expect(deleted.appointment.status).toBe('DELETED');
+      await page.getByRole('group', { name: 'Situação' }).getByLabel('Excluído').check();
+      await page.getByRole('button', { name: 'Aplicar filtros' }).click();
+      await row.getByText('Excluído').waitFor();
+      expect(offending(await visibleTexts(page))).toEqual([]);
+      expect(desk.problems).toEqual([]);
+    } finally {
+      await desk.context.close();
+    }
+  });
+});

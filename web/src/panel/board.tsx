@@ -7,6 +7,8 @@ import { parseInstant, useI18n } from '../shared/i18n.js';
 import { StatusWord, TicketView } from '../shared/layout.js';
 import { qrDataUrl } from '../shared/qr.js';
 import type { Schemas } from '../shared/schemas.js';
+import { AppointmentForm } from './appointment-form.js';
+import { ConfirmDelete } from './confirm-delete.js';
 import { historyLine } from './history.js';
 import { type LayoutName, useLayoutNames } from './layout-names.js';
 import { liveChanges } from './live.js';
@@ -85,6 +87,8 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
   const [open, setOpen] = useState<string | null>(null);
   const [live, setLive] = useState<'events' | 'polling' | null>(null);
   const [version, setVersion] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const shown = useRef<Item[]>([]);
   const client = gateClient(credential);
   const layoutName = useLayoutNames(credential, noun === 'appointment' ? ['appointment', 'ticket'] : ['trip']);
@@ -106,12 +110,12 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
       const size = Number(current.limit) || 50;
       const limit = more ? size : Math.min(500, Math.max(size, shown.current.length));
       const filters = query(current, limit, more);
+      // Deleted records are kept, not shown: only ticking their status shows them.
+      const status = current.status.length ? current.status : STATUSES[noun].filter((s) => s !== 'DELETED');
       const page: { items: Item[]; next_cursor: string | null } =
         noun === 'appointment'
-          ? await dataOf(
-              client.GET('/api/v1/appointments', { params: { query: { ...filters, status: current.status as AppointmentStatus[] } } }),
-            )
-          : await dataOf(client.GET('/api/v1/trips', { params: { query: { ...filters, status: current.status as TripStatus[] } } }));
+          ? await dataOf(client.GET('/api/v1/appointments', { params: { query: { ...filters, status: status as AppointmentStatus[] } } }))
+          : await dataOf(client.GET('/api/v1/trips', { params: { query: { ...filters, status: status as TripStatus[] } } }));
       const next = more ? [...shown.current, ...page.items] : page.items;
       const before = new Map(shown.current.map((item) => [recordOf(item).ref, recordOf(item).status]));
       const moved = next.map(recordOf).filter((record) => before.has(record.ref) && before.get(record.ref) !== record.status);
@@ -173,6 +177,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
               {i18n.status(status)}
             </label>
           ))}
+          <p class="muted">{t('appointmentForm.deletedHidden')}</p>
         </fieldset>
         <div class="filter-grid">
           <TextFilter
@@ -213,6 +218,30 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
         <p class="error" role="alert">
           {problem.text}
         </p>
+      )}
+      {noun === 'appointment' && !creating && (
+        <div class="row">
+          <button type="button" class="primary" onClick={() => (setCreating(true), setNotice(null))}>
+            {t('appointmentForm.new')}
+          </button>
+          {notice && (
+            <p class="success" role="status">
+              {notice}
+            </p>
+          )}
+        </div>
+      )}
+      {creating && (
+        <AppointmentForm
+          credential={credential}
+          onClose={() => setCreating(false)}
+          onSaved={(ref) => {
+            setCreating(false);
+            setNotice(t('appointmentForm.created', { ref }));
+            setOpen(ref);
+            void load(filters);
+          }}
+        />
       )}
       <p class="visually-hidden" aria-live="polite">
         {announcement}
@@ -274,6 +303,7 @@ export function Board({ credential, kind }: { credential: Credential; kind: 'ter
             version={version}
             tickets={tickets[open]}
             layoutName={layoutName}
+            onChanged={() => void load(filters)}
             onClose={() => setOpen(null)}
           />
         )}
@@ -316,12 +346,33 @@ function RecordDetail(props: {
   version: number;
   tickets?: Ticket[];
   layoutName: LayoutName;
+  onChanged: () => void;
   onClose: () => void;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
   const [record, setRecord] = useState<Logged | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    setEditing(false);
+    setCancelling(false);
+    setOutcome(null);
+  }, [props.recordRef]);
+  const cancel = async () => {
+    setCancelling(false);
+    try {
+      await dataOf(gateClient(props.credential).DELETE('/api/v1/appointments', { body: props.recordRef }));
+      setOutcome({ ok: true, text: t('appointmentForm.cancelled', { ref: props.recordRef }) });
+      setReloads((n) => n + 1);
+      props.onChanged();
+    } catch (error) {
+      setOutcome({ ok: false, text: explainError(i18n, error) });
+    }
+  };
   useEffect(() => {
     const client = gateClient(props.credential);
     const params = { query: { refs: [props.recordRef] } };
@@ -336,7 +387,8 @@ function RecordDetail(props: {
       },
       () => setLogs([]),
     );
-  }, [props.recordRef, props.version]);
+  }, [props.recordRef, props.version, reloads]);
+  const appointment = record && 'appointment' in record ? record.appointment : null;
   return (
     <section class="detail" aria-labelledby="detail-title">
       <header class="row">
@@ -345,6 +397,40 @@ function RecordDetail(props: {
           {t('common.close')}
         </button>
       </header>
+      {appointment && appointment.status !== 'DELETED' && !editing && (
+        <div class="row">
+          <button type="button" aria-label={t('appointmentForm.editNamed', { ref: appointment.ref })} onClick={() => setEditing(true)}>
+            {t('appointmentForm.edit')}
+          </button>
+          <ConfirmDelete
+            asking={cancelling}
+            label={t('appointmentForm.cancelNamed', { ref: appointment.ref })}
+            action={t('appointmentForm.cancel')}
+            confirm={t('appointmentForm.cancelConfirm', { ref: appointment.ref })}
+            onAsk={() => setCancelling(true)}
+            onConfirm={() => void cancel()}
+            onKeep={() => setCancelling(false)}
+          />
+        </div>
+      )}
+      {outcome && (
+        <p class={outcome.ok ? 'success' : 'error'} role={outcome.ok ? 'status' : 'alert'}>
+          {outcome.text}
+        </p>
+      )}
+      {appointment && record && editing && (
+        <AppointmentForm
+          credential={props.credential}
+          editing={{ appointment, driver: record.driver }}
+          onClose={() => setEditing(false)}
+          onSaved={(ref) => {
+            setEditing(false);
+            setOutcome({ ok: true, text: t('appointmentForm.saved', { ref }) });
+            setReloads((n) => n + 1);
+            props.onChanged();
+          }}
+        />
+      )}
       {props.noun === 'appointment' && (
         <>
           <h3>{t('board.tickets')}</h3>
