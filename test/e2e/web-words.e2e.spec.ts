@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { newAccount, type TestAccount } from '../factories/accounts.js';
+import { newAccount, newCarrier, type TestAccount } from '../factories/accounts.js';
+import { at, saveRule } from '../factories/capacity.js';
 import { TERMINAL_FENCE } from '../factories/checkin.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, driver, uniqueRef } from '../factories/records.js';
@@ -293,6 +294,119 @@ describe('appointments planned in the panel', () => {
       await page.getByRole('button', { name: 'Aplicar filtros' }).click();
       await row.getByText('Excluído').waitFor();
       expect(offending(await visibleTexts(page))).toEqual([]);
+      expect(desk.problems).toEqual([]);
+    } finally {
+      await desk.context.close();
+    }
+  });
+});
+
+describe('the tickets on the phone', () => {
+  it('show one current ticket per layout, the older ones under a history, and print the current ticket alone', async () => {
+    const scene = await brazilianTerminal();
+    const phone = await openPage(browser, { ...PHONE, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const { page } = phone;
+      await page.goto(`${url}/app#token=${scene.token}`);
+      await page.getByRole('status').filter({ hasText: 'Ao vivo' }).waitFor();
+      await page.getByRole('article', { name: scene.accepted }).getByRole('button', { name: 'Fazer check-in' }).click();
+      await page
+        .getByRole('article', { name: `Ticket de ${scene.accepted}` })
+        .getByText('A3', { exact: true })
+        .waitFor();
+
+      // The terminal issues a new ticket of the same layout: it takes the old one's place, which goes to the history.
+      const replaced = await gate.http
+        .post('/api/v1/tickets')
+        .set('X-API-Key', scene.terminal.key)
+        .send({ appointment_ref: scene.accepted, layout_ref: 'passe', content: { gate: 'B7', doca: 9 } });
+      expect(replaced.status).toBe(201);
+      const current = page.getByRole('article', { name: `Ticket de ${scene.accepted}` });
+      await current.getByText('B7', { exact: true }).waitFor();
+      expect(await page.getByRole('article', { name: `Ticket de ${scene.accepted}` }).count()).toBe(1);
+      const history = page.locator('details.ticket-history');
+      await history.getByText('Histórico: 1 ticket anterior').waitFor();
+      const older = page.getByRole('article', { name: `Ticket anterior de ${scene.accepted}` });
+      expect(await older.isVisible()).toBe(false);
+      await history.getByText('Histórico: 1 ticket anterior').click();
+      await older.getByText('A3', { exact: true }).waitFor();
+      await page.getByText(/^Ticket válido · emitido em /).waitFor();
+      await phone.screenshot('words-app-ticket-history');
+
+      // Printed: the current ticket alone, without the header, the buttons, the history or the cards.
+      await page.emulateMedia({ media: 'print' });
+      await phone.screenshot('words-app-ticket-print');
+      expect(await current.isVisible()).toBe(true);
+      for (const hidden of ['.app-bar', 'details.ticket-history', '.print-button', '#appointments-title'])
+        expect(await page.locator(hidden).isVisible()).toBe(false);
+      await page.emulateMedia({ media: 'screen' });
+      await page.getByRole('button', { name: 'Imprimir' }).waitFor();
+      expect(offending(await visibleTexts(page))).toEqual([]);
+      expect(phone.problems).toEqual([]);
+    } finally {
+      await phone.context.close();
+      scene.socket.close();
+    }
+  });
+});
+
+describe("a carrier's booking", () => {
+  it("hands the booking's driver a sign-in link and code, printable alone", async () => {
+    const terminal = await newAccount(gate.http, 'terminal', { name: 'Terminal Paranaguá' });
+    const carrier = await newCarrier(gate.http);
+    await putLayout(gate.http, terminal.key, 'appointment', 'retirada', {
+      name: 'Retirada de contêiner',
+      card_layout: [{ type: 'field', label: 'Placa', path: 'appointment.license_plate' }],
+      modal_layout: [],
+    });
+    await saveRule(gate.http, terminal.key, 'portao', {
+      name: 'Portão 2',
+      time_zone: 'America/Sao_Paulo',
+      slot_minutes: 60,
+      capacity: 5,
+      bookable_by: [carrier.id],
+    });
+    const taxId = uniqueCpf();
+    const ref = uniqueRef('BK');
+    const booked = await gate.http
+      .post(`/api/v1/terminals/${terminal.id}/bookings`)
+      .set('X-API-Key', carrier.key)
+      .send(at('retirada', '2030-05-06T09:00:00-03:00', { ref, license_plate: 'CAR0A12' }, driver(taxId)));
+    expect(booked.status).toBe(201);
+    const desk = await openPage(browser, { viewport: { width: 1280, height: 900 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    try {
+      const { page } = desk;
+      await page.goto(`${url}/panel`);
+      await page.getByLabel('Chave de API').fill(carrier.key);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.getByRole('navigation').getByRole('button', { name: 'Reservas' }).click();
+      const row = page.locator('tbody tr', { hasText: ref });
+      const cpf = taxId.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+      await row.getByText(cpf).waitFor();
+      await row.getByText('Retirada de contêiner').waitFor();
+      await row.getByRole('button', { name: `Link de acesso do motorista de ${ref}` }).click();
+      await page.getByRole('button', { name: `Gerar um link de acesso para ${cpf}` }).click();
+      const shown = page.locator('.link-shown');
+      const code = (await shown.locator('[data-code]').getAttribute('data-code'))!;
+      expect(code).toMatch(/^[A-Z0-9]{8}$/);
+      const link = (await shown.getByRole('link').getAttribute('href'))!;
+      expect(link).toMatch(new RegExp(`^${url}/app#token=`));
+      // The token is the carrier's, for this driver.
+      const token = link.split('#token=')[1];
+      const trips = await gate.http.get('/api/v1/driver/trips').set('Authorization', `Bearer ${token}`);
+      expect(trips.status).toBe(200);
+      expect(offending(await visibleTexts(page))).toEqual([]);
+
+      // Printed: the code and its QR code alone.
+      await page.evaluate(`document.body.dataset.print = 'sign-in'`);
+      await page.emulateMedia({ media: 'print' });
+      await desk.screenshot('words-panel-sign-in-code-print');
+      const visible = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
+        .filter((el) => el.children.length === 0 && getComputedStyle(el).visibility === 'visible' && el.getClientRects().length && el.textContent.trim())
+        .map((el) => el.textContent.trim())`);
+      expect(visible).toEqual(expect.arrayContaining([code.slice(0, 4) + ' ' + code.slice(4)]));
+      expect(visible.filter((text) => text === ref || text === 'Reservas')).toEqual([]);
+      await page.emulateMedia({ media: 'screen' });
       expect(desk.problems).toEqual([]);
     } finally {
       await desk.context.close();
