@@ -280,7 +280,7 @@ describe('appointments planned in the panel', () => {
       await row.getByText('BRA2E20').waitFor();
 
       // Cancelled after a confirmation: gone from the board, which shows deleted records only when asked.
-      await detail.getByRole('button', { name: `Cancelar o agendamento ${ref}` }).click();
+      await detail.getByRole('button', { name: `Cancelar agendamento ${ref}` }).click();
       await detail.getByRole('button', { name: `Sim, cancelar ${ref}` }).click();
       await detail
         .getByRole('status')
