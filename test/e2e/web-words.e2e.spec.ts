@@ -238,7 +238,8 @@ describe('appointments planned in the panel', () => {
       expect((await gate.http.get('/api/v1/appointments').set('X-API-Key', terminal.key)).body.data.items).toEqual([]);
 
       const taxId = uniqueCpf();
-      await form.getByLabel('CPF do motorista').fill(taxId);
+      // Typed as people write it: the service is sent the digits.
+      await form.getByLabel('CPF do motorista').fill(taxId.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4'));
       await form.getByLabel('Número da CNH').fill('SP-123456');
       await form.getByLabel('Categoria da CNH').fill('E');
       await form.getByRole('button', { name: 'Criar agendamento' }).click();

@@ -175,7 +175,7 @@ export function AppointmentForm(props: {
       } else {
         const body = {
           driver: {
-            tax_id: fields.taxId.replace(/\D/g, ''),
+            tax_id: fields.taxId.trim().replace(/[.\-/\s]/g, ''),
             driver_license_number: fields.licence.trim(),
             license_category: fields.category.trim(),
           },

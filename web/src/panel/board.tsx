@@ -63,7 +63,8 @@ function query(filters: Filters, limit: number, cursor?: string) {
     window_from: iso(filters.window_from),
     window_to: iso(filters.window_to),
     updated_since: iso(filters.updated_since),
-    driver_tax_id: given(filters.driver_tax_id.trim()),
+    // Typed as it is shown (123.456.789-01) or as digits: the service keeps digits.
+    driver_tax_id: given(filters.driver_tax_id.trim().replace(/[.\-/\s]/g, '')),
     layout_ref: given(filters.layout_ref.trim()),
     ref_prefix: given(filters.ref_prefix),
     limit,

@@ -90,7 +90,7 @@ export function Bookings({ credential }: { credential: Credential }) {
     window_from: instant(current.window_from),
     window_to: instant(current.window_to),
     updated_since: instant(current.updated_since),
-    driver_tax_id: current.driver_tax_id.trim() || undefined,
+    driver_tax_id: current.driver_tax_id.trim().replace(/[.\-/\s]/g, '') || undefined,
     layout_ref: current.layout_ref.trim() || undefined,
     ref_prefix: current.ref_prefix || undefined,
     limit,

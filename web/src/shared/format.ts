@@ -49,8 +49,11 @@ export function displayValue(value: unknown, formats?: Formats, path?: unknown):
     }
     return value;
   }
+  // Without grouping: a layout's numbers are as often codes (a bay 1234, a seal) as quantities; the decimal separator is the language's.
   if (typeof value === 'number')
-    return formats ? new Intl.NumberFormat(formats.language, { maximumFractionDigits: 6 }).format(value) : String(value);
+    return formats
+      ? new Intl.NumberFormat(formats.language, { maximumFractionDigits: 6, useGrouping: false }).format(value)
+      : String(value);
   if (typeof value === 'boolean') return formats?.yesNo ? formats.yesNo(value) : String(value);
   return JSON.stringify(value);
 }
