@@ -1,5 +1,20 @@
-import type { MessageKey, Translator } from '../shared/i18n.js';
-import type { LayoutName } from './layout-names.js';
+import type english from '../messages/en.json';
+
+type MessageKey = keyof typeof english;
+
+/**
+ * What the history needs of the page's Translator (web/src/shared/i18n.tsx), named here so the module stands alone
+ * (its unit test runs it outside a browser).
+ */
+export interface HistoryWords {
+  language: string;
+  t: (key: MessageKey, values?: Record<string, string | number | Date>) => string;
+  status: (code: string) => string;
+  time: (iso: string | null | undefined) => string;
+}
+
+/** A layout as people know it: its name, else its ref (layout-names.ts gives the panel's). */
+type LayoutName = (set: 'appointment' | 'ticket' | 'trip', ref: string | null | undefined) => string;
 
 /**
  * A record's history entry in the reader's words. The service logs each entry's `event` with an English `message`
@@ -52,7 +67,7 @@ const NO_SHOW_BY = /not checked in by (\S+?),/;
 
 /** One history entry of an appointment or trip, in the reader's language. */
 export function historyLine(
-  i18n: Translator,
+  i18n: HistoryWords,
   noun: 'appointment' | 'trip',
   entry: { event: string; message: string },
   layoutName: LayoutName,
@@ -110,6 +125,6 @@ export function historyLine(
 }
 
 /** Words joined as the language joins a list ("janela, placa e resumo"). */
-function list({ language }: Translator, words: string[]): string {
+function list({ language }: HistoryWords, words: string[]): string {
   return new Intl.ListFormat(language, { style: 'long', type: 'conjunction' }).format(words);
 }
