@@ -461,6 +461,10 @@ describe.each(STORES)('capacity in the web panel on %s', (storeName: Store) => {
         .getByRole('status')
         .filter({ hasText: `Reserva ${ref} em ${terminalName} cancelada.` })
         .waitFor();
+      // Cancelled bookings are hidden unless their status is ticked.
+      await row.waitFor({ state: 'detached' });
+      await page.getByRole('group', { name: 'Situação' }).getByLabel('Excluído').check();
+      await page.getByRole('button', { name: 'Aplicar filtros' }).click();
       await row.getByText('Excluído', { exact: true }).waitFor();
       const cancelled = await gate.http.get('/api/v1/appointments/logs').query({ refs: ref }).set('X-API-Key', terminal.key);
       expect(cancelled.body.data[0].data.appointment.status).toBe('DELETED');

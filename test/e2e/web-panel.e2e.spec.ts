@@ -16,6 +16,7 @@ import {
   postgresqlOnly,
   seriousA11yViolations,
   sessionSize,
+  shownTaxId,
   signInToPanel as signIn,
   startWebApp,
   STORES,
@@ -277,12 +278,12 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         .getByRole('list', { name: /^History of / })
         .getByText('Checked in', { exact: true })
         .waitFor();
-      await page.locator('.detail').getByRole('article', { name: 'Ticket gate-pass' }).getByText('B4', { exact: true }).waitFor();
+      await page.locator('.detail').getByRole('article', { name: 'Ticket Gate ticket' }).getByText('B4', { exact: true }).waitFor();
       await screenshot(`${store}-panel-board`);
       expect(await seriousA11yViolations(page)).toEqual([]);
 
       // A sign-in link for the driver, as a link and a QR code: it opens the driver app; revoking ends it.
-      await page.getByRole('button', { name: `Make a sign-in link for ${scene.taxId}` }).click();
+      await page.getByRole('button', { name: `Make a sign-in link for ${shownTaxId(scene.taxId)}` }).click();
       await page.getByRole('img', { name: 'QR code of the driver app link' }).waitFor();
       const link = await page.getByRole('link', { name: 'Driver app link' }).getAttribute('href');
       expect(link).toMatch(new RegExp(`^${url}/app#token=`));
@@ -297,7 +298,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         await page.getByRole('button', { name: "Revoke the driver's links" }).click();
         await page
           .getByRole('status')
-          .filter({ hasText: `Every driver app link made for ${scene.taxId}` })
+          .filter({ hasText: `Every driver app link made for ${shownTaxId(scene.taxId)}` })
           .waitFor();
         await phone.page.getByRole('heading', { name: 'Your sign-in has ended' }).waitFor();
         expect(phone.problems).toEqual([]);
@@ -582,8 +583,8 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         .getByRole('button', { name: /^APPOINTMENT-/ })
         .first()
         .click();
-      await page.getByRole('button', { name: `Make a sign-in link for ${scene.taxId}` }).click();
-      const region = page.getByRole('region', { name: `Driver app for ${scene.taxId}` });
+      await page.getByRole('button', { name: `Make a sign-in link for ${shownTaxId(scene.taxId)}` }).click();
+      const region = page.getByRole('region', { name: `Driver app for ${shownTaxId(scene.taxId)}` });
       await region.getByRole('img', { name: 'QR code of the driver app link' }).waitFor();
       const code = (await region.locator('[data-code]').getAttribute('data-code'))!;
       expect(code).toMatch(/^[A-Z0-9]{8}$/);

@@ -97,6 +97,13 @@ export async function signInToPanel(page: Page, base: string, key: string): Prom
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** A tax id as the pages show it: 11 digits as a CPF (123.456.789-01), 14 as a CNPJ (12.345.678/0001-90), others as given. */
+export function shownTaxId(taxId: string): string {
+  if (/^\d{11}$/.test(taxId)) return taxId.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+  if (/^\d{14}$/.test(taxId)) return taxId.replace(/^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/, '$1.$2.$3/$4-$5');
+  return taxId;
+}
+
 /** The two stores every browser test file runs on. */
 export const STORES = ['postgresql', 'embedded'] as const;
 export type Store = (typeof STORES)[number];

@@ -481,15 +481,34 @@ function RecordsView(props: {
   return (
     <>
       {tickets.length > 0 && (
-        <section aria-labelledby="tickets-title">
-          <h2 id="tickets-title">{t('app.tickets')}</h2>
-          {tickets.map((ticket) => (
-            <div key={ticket.id} class={props.fresh?.has(ticket.id) ? 'fresh' : undefined}>
-              <TicketView
-                layout={ticket.layout}
-                label={t('app.ticketFor', { ref: ticket.appointment_ref })}
-                pass={passOf(ticket, appointments)}
-              />
+        <section aria-labelledby="tickets-title" class="tickets-now">
+          <div class="row tickets-head">
+            <h2 id="tickets-title">{t('app.tickets')}</h2>
+            <button type="button" class="quiet print-button" onClick={() => window.print()}>
+              {t('ticketHistory.print')}
+            </button>
+          </div>
+          {currentTickets(tickets).map(({ current, older }) => (
+            <div key={current.id} class="ticket-group">
+              <div class={props.fresh?.has(current.id) ? 'fresh' : undefined}>
+                <p class="ticket-valid">{t('ticketHistory.current', { time: i18n.time(current.created_at) })}</p>
+                <TicketView
+                  layout={current.layout}
+                  label={t('app.ticketFor', { ref: current.appointment_ref })}
+                  pass={passOf(current, appointments)}
+                />
+              </div>
+              {older.length > 0 && (
+                <details class="ticket-history">
+                  <summary>{t('ticketHistory.summary', { count: older.length })}</summary>
+                  {older.map((ticket) => (
+                    <div key={ticket.id} class="ticket-replaced">
+                      <p class="muted">{t('ticketHistory.replaced', { time: i18n.time(ticket.created_at) })}</p>
+                      <TicketView layout={ticket.layout} label={t('ticketHistory.olderFor', { ref: ticket.appointment_ref })} />
+                    </div>
+                  ))}
+                </details>
+              )}
             </div>
           ))}
         </section>
@@ -528,6 +547,20 @@ function RecordsView(props: {
       {tickets.length + appointments.length + trips.length === 0 && <p class="empty">{t('app.empty')}</p>}
     </>
   );
+}
+
+/**
+ * One current ticket per appointment and ticket layout: the newest (a new ticket of a layout replaces the one before
+ * it), the older ones kept as its history; groups newest first.
+ */
+function currentTickets(tickets: DriverTicket[]): { current: DriverTicket; older: DriverTicket[] }[] {
+  const newestFirst = [...tickets].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+  const groups = new Map<string, DriverTicket[]>();
+  for (const ticket of newestFirst) {
+    const key = `${ticket.appointment_id} ${ticket.layout_ref}`;
+    groups.set(key, [...(groups.get(key) ?? []), ticket]);
+  }
+  return [...groups.values()].map(([current, ...older]) => ({ current, older }));
 }
 
 function CheckinButton({ state, onCheckIn }: { state?: CheckinState; onCheckIn: () => void }) {

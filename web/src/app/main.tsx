@@ -8,7 +8,7 @@ import { takeTokenFromLink } from './token.js';
 const linked = takeTokenFromLink();
 void startWithLanguage((translator) =>
   render(
-    <I18nProvider initial={translator}>
+    <I18nProvider initial={translator} title="app.pageTitle">
       <DriverApp linked={linked} />
     </I18nProvider>,
     document.getElementById('root')!,

@@ -2,11 +2,16 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
-import { type MessageKey, parseInstant, useI18n } from '../shared/i18n.js';
+import { formatTaxId } from '../shared/format.js';
+import { parseInstant, useI18n } from '../shared/i18n.js';
 import { StatusWord, TicketView } from '../shared/layout.js';
-import { qrDataUrl } from '../shared/qr.js';
 import type { Schemas } from '../shared/schemas.js';
 import { useMay } from './access.js';
+import { AppointmentForm } from './appointment-form.js';
+import { ConfirmDelete } from './confirm-delete.js';
+import { DriverLink } from './driver-link.js';
+import { historyLine } from './history.js';
+import { type LayoutName, useLayoutNames } from './layout-names.js';
 import { liveChanges } from './live.js';
 import { ListTable } from './list-table.js';
 
@@ -74,7 +79,8 @@ function query(filters: Filters, limit: number, cursor?: string) {
     window_from: iso(filters.window_from),
     window_to: iso(filters.window_to),
     updated_since: iso(filters.updated_since),
-    driver_tax_id: given(filters.driver_tax_id.trim()),
+    // Typed as it is shown (123.456.789-01) or as digits: the service keeps digits.
+    driver_tax_id: given(filters.driver_tax_id.trim().replace(/[.\-/\s]/g, '')),
     layout_ref: given(filters.layout_ref.trim()),
     ref_prefix: given(filters.ref_prefix),
     limit,
@@ -98,8 +104,11 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
   const [open, setOpen] = useState<string | null>(null);
   const [live, setLive] = useState<'live' | 'connecting' | null>(null);
   const [version, setVersion] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const shown = useRef<Item[]>([]);
   const client = gateClient(credential);
+  const layoutName = useLayoutNames(credential, noun === 'appointment' ? ['appointment', 'ticket'] : ['trip']);
 
   const ticketsOf = async (refs: string[]) => {
     if (noun !== 'appointment' || refs.length === 0) return {};
@@ -118,12 +127,12 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
       const size = Number(current.limit) || 50;
       const limit = more ? size : Math.min(500, Math.max(size, shown.current.length));
       const filters = query(current, limit, more);
+      // Deleted records are kept, not shown: only ticking their status shows them.
+      const status = current.status.length ? current.status : STATUSES[noun].filter((s) => s !== 'DELETED');
       const page: { items: Item[]; next_cursor: string | null } =
         noun === 'appointment'
-          ? await dataOf(
-              client.GET('/api/v1/appointments', { params: { query: { ...filters, status: current.status as AppointmentStatus[] } } }),
-            )
-          : await dataOf(client.GET('/api/v1/trips', { params: { query: { ...filters, status: current.status as TripStatus[] } } }));
+          ? await dataOf(client.GET('/api/v1/appointments', { params: { query: { ...filters, status: status as AppointmentStatus[] } } }))
+          : await dataOf(client.GET('/api/v1/trips', { params: { query: { ...filters, status: status as TripStatus[] } } }));
       const next = more ? [...shown.current, ...page.items] : page.items;
       const before = new Map(shown.current.map((item) => [recordOf(item).ref, recordOf(item).status]));
       const moved = next.map(recordOf).filter((record) => before.has(record.ref) && before.get(record.ref) !== record.status);
@@ -185,6 +194,7 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
               {i18n.status(status)}
             </label>
           ))}
+          <p class="muted">{t('appointmentForm.deletedHidden')}</p>
         </fieldset>
         <div class="filter-grid">
           <TextFilter
@@ -226,6 +236,30 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
           {problem.text}
         </p>
       )}
+      {noun === 'appointment' && !creating && (
+        <div class="row">
+          <button type="button" class="primary" onClick={() => (setCreating(true), setNotice(null))}>
+            {t('appointmentForm.new')}
+          </button>
+          {notice && (
+            <p class="success" role="status">
+              {notice}
+            </p>
+          )}
+        </div>
+      )}
+      {creating && (
+        <AppointmentForm
+          credential={credential}
+          onClose={() => setCreating(false)}
+          onSaved={(ref) => {
+            setCreating(false);
+            setNotice(t('appointmentForm.created', { ref }));
+            setOpen(ref);
+            void load(filters);
+          }}
+        />
+      )}
       <p class="visually-hidden" aria-live="polite">
         {announcement}
       </p>
@@ -263,11 +297,9 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
                   <StatusWord status={record.status} />
                 </td>
                 <td>{'window_start' in record ? i18n.window(record.window_start, record.window_end) : '—'}</td>
-                <td>{item.driver.tax_id}</td>
+                <td>{formatTaxId(item.driver.tax_id)}</td>
                 <td>{record.license_plate ?? '—'}</td>
-                <td>
-                  <code>{record.layout_ref}</code>
-                </td>
+                <td>{layoutName(noun, record.layout_ref)}</td>
                 {noun === 'appointment' && <td class="ticket-count">{tickets[record.ref]?.length ?? 0}</td>}
                 {noun === 'appointment' && <td>{('booked_by' in record && record.booked_by?.carrier_name) || '—'}</td>}
                 <td>{i18n.time(record.updated_at)}</td>
@@ -287,6 +319,8 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
             recordRef={open}
             version={version}
             tickets={tickets[open]}
+            layoutName={layoutName}
+            onChanged={() => void load(filters)}
             onClose={() => setOpen(null)}
           />
         )}
@@ -328,6 +362,8 @@ function RecordDetail(props: {
   recordRef: string;
   version: number;
   tickets?: Ticket[];
+  layoutName: LayoutName;
+  onChanged: () => void;
   onClose: () => void;
 }) {
   const i18n = useI18n();
@@ -335,6 +371,26 @@ function RecordDetail(props: {
   const { t } = i18n;
   const [logs, setLogs] = useState<LogEntry[] | null>(null);
   const [record, setRecord] = useState<Logged | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    setEditing(false);
+    setCancelling(false);
+    setOutcome(null);
+  }, [props.recordRef]);
+  const cancel = async () => {
+    setCancelling(false);
+    try {
+      await dataOf(gateClient(props.credential).DELETE('/api/v1/appointments', { body: props.recordRef }));
+      setOutcome({ ok: true, text: t('appointmentForm.cancelled', { ref: props.recordRef }) });
+      setReloads((n) => n + 1);
+      props.onChanged();
+    } catch (error) {
+      setOutcome({ ok: false, text: explainError(i18n, error) });
+    }
+  };
   useEffect(() => {
     const client = gateClient(props.credential);
     const params = { query: { refs: [props.recordRef] } };
@@ -349,7 +405,8 @@ function RecordDetail(props: {
       },
       () => setLogs([]),
     );
-  }, [props.recordRef, props.version]);
+  }, [props.recordRef, props.version, reloads]);
+  const appointment = record && 'appointment' in record ? record.appointment : null;
   return (
     <section class="detail" aria-labelledby="detail-title">
       <header class="row">
@@ -358,6 +415,40 @@ function RecordDetail(props: {
           {t('common.close')}
         </button>
       </header>
+      {appointment && appointment.status !== 'DELETED' && !editing && (
+        <div class="row">
+          <button type="button" aria-label={t('appointmentForm.editNamed', { ref: appointment.ref })} onClick={() => setEditing(true)}>
+            {t('appointmentForm.edit')}
+          </button>
+          <ConfirmDelete
+            asking={cancelling}
+            label={t('appointmentForm.cancelNamed', { ref: appointment.ref })}
+            action={t('appointmentForm.cancel')}
+            confirm={t('appointmentForm.cancelConfirm', { ref: appointment.ref })}
+            onAsk={() => setCancelling(true)}
+            onConfirm={() => void cancel()}
+            onKeep={() => setCancelling(false)}
+          />
+        </div>
+      )}
+      {outcome && (
+        <p class={outcome.ok ? 'success' : 'error'} role={outcome.ok ? 'status' : 'alert'}>
+          {outcome.text}
+        </p>
+      )}
+      {appointment && record && editing && (
+        <AppointmentForm
+          credential={props.credential}
+          editing={{ appointment, driver: record.driver }}
+          onClose={() => setEditing(false)}
+          onSaved={(ref) => {
+            setEditing(false);
+            setOutcome({ ok: true, text: t('appointmentForm.saved', { ref }) });
+            setReloads((n) => n + 1);
+            props.onChanged();
+          }}
+        />
+      )}
       {props.noun === 'appointment' && (
         <>
           <h3>{t('board.tickets')}</h3>
@@ -367,8 +458,15 @@ function RecordDetail(props: {
             <ul class="tickets">
               {props.tickets!.map((ticket) => (
                 <li key={ticket.id}>
-                  <code>{ticket.layout_ref}</code> · {i18n.time(ticket.created_at)}
-                  {record && 'appointment' in record && <DrawnTicket credential={props.credential} ticket={ticket} record={record} />}
+                  {props.layoutName('ticket', ticket.layout_ref)} · {i18n.time(ticket.created_at)}
+                  {record && 'appointment' in record && (
+                    <DrawnTicket
+                      credential={props.credential}
+                      ticket={ticket}
+                      record={record}
+                      name={props.layoutName('ticket', ticket.layout_ref)}
+                    />
+                  )}
                   <details>
                     <summary>{t('board.content')}</summary>
                     <pre>{JSON.stringify(ticket.content, null, 2)}</pre>
@@ -385,15 +483,18 @@ function RecordDetail(props: {
         <p class="muted">{t('common.loading')}</p>
       ) : (
         <ol class="logs" aria-label={t('board.historyOf', { ref: props.recordRef })}>
-          {logs.map((log, i) => (
-            <li key={i} data-event={log.event}>
-              <strong>{HISTORY[log.event] ? t(HISTORY[log.event]) : log.event}</strong>{' '}
-              <time class="muted" dateTime={parseInstant(log.created_at).toISOString()}>
-                {i18n.time(log.created_at)}
-              </time>
-              <div>{log.message}</div>
-            </li>
-          ))}
+          {logs.map((log, i) => {
+            const line = historyLine(i18n, props.noun, log, props.layoutName);
+            return (
+              <li key={i} data-event={log.event}>
+                <strong>{line.title}</strong>{' '}
+                <time class="muted" dateTime={parseInstant(log.created_at).toISOString()}>
+                  {i18n.time(log.created_at)}
+                </time>
+                {line.detail && <div>{line.detail}</div>}
+              </li>
+            );
+          })}
         </ol>
       )}
     </section>
@@ -401,7 +502,7 @@ function RecordDetail(props: {
 }
 
 /** A ticket as its driver sees it: its layout drawn by the preview endpoint against the ticket itself. */
-function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData'] }) {
+function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Schemas['AppointmentLogsData']; name: string }) {
   const { t } = useI18n();
   const may = useMay();
   const [layout, setLayout] = useState<Schemas['RenderedLayoutView'] | null | undefined>(undefined);
@@ -429,99 +530,5 @@ function DrawnTicket(props: { credential: Credential; ticket: Ticket; record: Sc
       </article>
     );
   if (layout === undefined) return null;
-  return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.ticket.layout_ref })} />;
+  return <TicketView layout={layout} label={t('board.ticketLabel', { layout: props.name })} />;
 }
-
-/**
- * A sign-in link to the driver app for this record's driver (a driver token of this account, in the link's
- * fragment, which no server sees), as text and as a QR code to scan with the driver's phone, with the short sign-in
- * code to type instead; and revoking them.
- */
-function DriverLink(props: { credential: Credential; taxId: string }) {
-  const i18n = useI18n();
-  const { t } = i18n;
-  const [link, setLink] = useState<{ url: string; expires_at: string; code?: string } | null>(null);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  useEffect(() => {
-    setLink(null);
-    setMessage(null);
-  }, [props.taxId]);
-  const client = gateClient(props.credential);
-  const driver = { params: { path: { tax_id: props.taxId } } };
-  const make = async () => {
-    try {
-      const { token, expires_at, code } = await dataOf(client.POST('/api/v1/drivers/{tax_id}/tokens', driver));
-      // Never a replay (the panel sends no Idempotency-Key): the token is there.
-      setLink({ url: `${location.origin}/app#token=${token!}`, expires_at, code });
-      setMessage(null);
-    } catch (error) {
-      setMessage({ ok: false, text: explainError(i18n, error) });
-    }
-  };
-  const revoke = async () => {
-    try {
-      await dataOf(client.DELETE('/api/v1/drivers/{tax_id}/tokens', driver));
-      setLink(null);
-      setMessage({ ok: true, text: t('board.link.revoked', { taxId: props.taxId }) });
-    } catch (error) {
-      setMessage({ ok: false, text: explainError(i18n, error) });
-    }
-  };
-  return (
-    <section class="driver-link" aria-label={t('board.link.region', { taxId: props.taxId })}>
-      <h3>{t('board.link.title')}</h3>
-      <div class="row">
-        <button type="button" onClick={() => void make()}>
-          {t('board.link.make', { taxId: props.taxId })}
-        </button>
-        <button type="button" class="danger" onClick={() => void revoke()}>
-          {t('board.link.revoke')}
-        </button>
-      </div>
-      {link && (
-        <div class="row link-shown">
-          <img src={qrDataUrl(link.url)} alt={t('board.link.qr')} width={180} height={180} />
-          {link.code && (
-            <p class="sign-in-code">
-              <span>{t('board.link.code')}</span>
-              <strong data-code={link.code}>{spaced(link.code)}</strong>
-              <span class="muted">{t('board.link.codeHint')}</span>
-            </p>
-          )}
-          <p>
-            <a href={link.url} target="_blank" rel="noopener noreferrer">
-              {t('board.link.link')}
-            </a>{' '}
-            <span class="muted">{t('board.link.validUntil', { time: i18n.time(link.expires_at) })}</span>
-          </p>
-        </div>
-      )}
-      {message && (
-        <p class={message.ok ? 'success' : 'error'} role={message.ok ? 'status' : 'alert'}>
-          {message.text}
-        </p>
-      )}
-    </section>
-  );
-}
-
-/** A sign-in code read aloud or typed more easily in two groups: ABCD EFGH. */
-const spaced = (code: string) => (code.length === 8 ? `${code.slice(0, 4)} ${code.slice(4)}` : code);
-
-/** The history's log events the panel names in words; others show as the service wrote them. */
-const HISTORY: Record<string, MessageKey> = {
-  created: 'history.created',
-  updated: 'history.updated',
-  checkin_requested: 'history.checkin_requested',
-  checkin_rejected: 'history.checkin_rejected',
-  checkin_failed: 'history.checkin_failed',
-  checked_in: 'history.checked_in',
-  in_transit: 'history.in_transit',
-  on_going: 'history.on_going',
-  completed: 'history.completed',
-  deleted: 'history.deleted',
-  no_show: 'history.no_show',
-  ticket_created: 'history.ticket_created',
-  ticket_updated: 'history.ticket_updated',
-  ticket_deleted: 'history.ticket_deleted',
-};

@@ -239,7 +239,11 @@ function BookingForm(props: {
   const book = async (event: Event) => {
     event.preventDefault();
     const body = {
-      driver: { tax_id: fields.taxId.trim(), driver_license_number: fields.licence.trim(), license_category: fields.category.trim() },
+      driver: {
+        tax_id: fields.taxId.trim().replace(/[.\-/\s]/g, ''),
+        driver_license_number: fields.licence.trim(),
+        license_category: fields.category.trim(),
+      },
       appointment: {
         ref: fields.ref.trim(),
         layout_ref: fields.layout,

@@ -3,11 +3,13 @@ import type { operations } from '../../../client/schema.js';
 import { ApiError, type Credential, issuesOf } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainBooking } from '../shared/explain.js';
+import { formatTaxId } from '../shared/format.js';
 import { useI18n } from '../shared/i18n.js';
 import { StatusWord } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import { useMay } from './access.js';
 import { ConfirmDelete } from './confirm-delete.js';
+import { DriverLink } from './driver-link.js';
 import { useChanges } from './live.js';
 import { ListTable } from './list-table.js';
 
@@ -54,6 +56,8 @@ export function Bookings({ credential }: { credential: Credential }) {
   const { t } = i18n;
   const client = gateClient(credential);
   const [terminals, setTerminals] = useState<Map<string, string>>(new Map());
+  const [layoutNames, setLayoutNames] = useState<Map<string, string>>(new Map());
+  const [linkFor, setLinkFor] = useState<Item | null>(null);
   const [form, setForm] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [items, setItems] = useState<Item[] | null>(null);
@@ -67,18 +71,28 @@ export function Bookings({ credential }: { credential: Credential }) {
 
   useEffect(() => {
     dataOf(client.GET('/api/v1/terminals')).then(
-      (found) => setTerminals(new Map(found.map((terminal) => [terminal.id, terminal.name]))),
+      (found) => {
+        setTerminals(new Map(found.map((terminal) => [terminal.id, terminal.name])));
+        setLayoutNames(
+          new Map(
+            found.flatMap((terminal) =>
+              terminal.layouts.filter((layout) => layout.name).map((layout) => [`${terminal.id}/${layout.layout_ref}`, layout.name!]),
+            ),
+          ),
+        );
+      },
       () => undefined,
     );
   }, []);
 
   const queryOf = (current: Filters, limit: number, after?: string): ListQuery => ({
-    status: current.status.length ? current.status : undefined,
+    // Cancelled bookings are kept, not shown: only ticking their status shows them.
+    status: current.status.length ? current.status : STATUSES.filter((status) => status !== 'DELETED'),
     terminal_id: current.terminal_id || undefined,
     window_from: instant(current.window_from),
     window_to: instant(current.window_to),
     updated_since: instant(current.updated_since),
-    driver_tax_id: current.driver_tax_id.trim() || undefined,
+    driver_tax_id: current.driver_tax_id.trim().replace(/[.\-/\s]/g, '') || undefined,
     layout_ref: current.layout_ref.trim() || undefined,
     ref_prefix: current.ref_prefix || undefined,
     limit,
@@ -164,6 +178,7 @@ export function Bookings({ credential }: { credential: Credential }) {
               {i18n.status(status)}
             </label>
           ))}
+          <p class="muted">{t('appointmentForm.deletedHidden')}</p>
         </fieldset>
         <div class="filter-grid">
           <div class="stack">
@@ -231,12 +246,20 @@ export function Bookings({ credential }: { credential: Credential }) {
                 <StatusWord status={appointment.status} />
               </td>
               <td>{i18n.window(appointment.window_start, appointment.window_end)}</td>
-              <td>{item.driver.tax_id}</td>
+              <td>{formatTaxId(item.driver.tax_id)}</td>
               <td>{appointment.license_plate ?? '—'}</td>
-              <td>
-                <code>{appointment.layout_ref}</code>
-              </td>
+              <td>{layoutNames.get(`${appointment.terminal_id}/${appointment.layout_ref}`) ?? appointment.layout_ref}</td>
               <td class="row">
+                {appointment.status !== 'DELETED' && may('drivers:write') && (
+                  <button
+                    type="button"
+                    aria-label={t('bookingLink.openNamed', { ref: appointment.ref })}
+                    aria-expanded={linkFor !== null && keyOf(linkFor) === keyOf(item)}
+                    onClick={() => setLinkFor(linkFor && keyOf(linkFor) === keyOf(item) ? null : item)}
+                  >
+                    {t('bookingLink.open')}
+                  </button>
+                )}
                 {appointment.status !== 'DELETED' && may('bookings:write') && (
                   <ConfirmDelete
                     asking={confirming === keyOf(item)}
@@ -257,6 +280,17 @@ export function Bookings({ credential }: { credential: Credential }) {
         <button type="button" onClick={() => void load(filters, cursor)}>
           {t('board.loadMore')}
         </button>
+      )}
+      {linkFor && (
+        <section class="detail" aria-labelledby="booking-link-title">
+          <header class="row">
+            <h2 id="booking-link-title">{t('bookingLink.title', { ref: linkFor.appointment.ref })}</h2>
+            <button type="button" class="quiet" onClick={() => setLinkFor(null)}>
+              {t('common.close')}
+            </button>
+          </header>
+          <DriverLink key={keyOf(linkFor)} credential={credential} taxId={linkFor.driver.tax_id} />
+        </section>
       )}
     </div>
   );

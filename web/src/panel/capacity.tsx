@@ -120,7 +120,11 @@ export function Capacity({ credential }: { credential: Credential }) {
             <td>{rule.name ?? '—'}</td>
             <td>{rule.time_zone}</td>
             <td>{t('rules.slotsOf', { minutes: rule.slot_minutes, capacity: rule.capacity })}</td>
-            <td>{rule.layout_refs ? rule.layout_refs.join(', ') : t('rules.allLayouts')}</td>
+            <td>
+              {rule.layout_refs
+                ? rule.layout_refs.map((ref) => layouts.find((layout) => layout.layout_ref === ref)?.name || ref).join(', ')
+                : t('rules.allLayouts')}
+            </td>
             <td>{rule.bookable_by ? t('rules.carrierCount', { count: rule.bookable_by.length }) : '—'}</td>
             <td class="row">
               <button

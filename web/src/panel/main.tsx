@@ -6,7 +6,7 @@ import { Panel } from './panel.js';
 
 void startWithLanguage((translator) =>
   render(
-    <I18nProvider initial={translator}>
+    <I18nProvider initial={translator} title="panel.title">
       <Panel />
     </I18nProvider>,
     document.getElementById('root')!,

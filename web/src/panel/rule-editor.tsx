@@ -512,7 +512,7 @@ export function RuleEditor(props: {
           label={t('rules.quota')}
           type="number"
           value={form.quota}
-          hint={t('rules.quotaHint')}
+          hint={t('rules.quotaHint', { half: 0.5 })}
           issues={at('carrier_quota')}
           onInput={(v) => set('quota', v)}
         />

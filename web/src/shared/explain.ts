@@ -25,7 +25,7 @@ export function explainCheckin(i18n: Translator, error: unknown): string {
   switch (error.code) {
     case 'CHECKIN_REJECTED':
       return typeof details.reason === 'string' && details.reason
-        ? t('checkin.rejectedWithReason', { reason: details.reason })
+        ? t('checkin.rejectedWithReason', { reason: details.reason.trim().replace(/[.!]+$/, '') })
         : t('checkin.rejected');
     case 'CHECKIN_OUTSIDE_WINDOW':
       return t('checkin.outsideWindow', {

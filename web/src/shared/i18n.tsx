@@ -1,6 +1,6 @@
 import { IntlMessageFormat } from 'intl-messageformat';
 import { type ComponentChildren, createContext } from 'preact';
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import type english from '../messages/en.json';
 
 /**
@@ -77,6 +77,10 @@ export interface Translator {
   time: (iso: string | null | undefined) => string;
   /** A time window, or "any time" when it has neither end. */
   window: (start: string | null | undefined, end: string | null | undefined) => string;
+  /** A number with the language's separators (0,5 in Portuguese and Spanish). */
+  number: (value: number) => string;
+  /** A yes or no in words. */
+  yesNo: (value: boolean) => string;
 }
 
 /**
@@ -91,6 +95,7 @@ export function parseInstant(iso: string): Date {
 export function translator(language: Language, catalog: Catalog): Translator {
   const compiled = new Map<MessageKey, IntlMessageFormat>();
   const dates = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
+  const numbers = new Intl.NumberFormat(language, { maximumFractionDigits: 6 });
   const t = (key: MessageKey, values?: Values): string => {
     let message = compiled.get(key);
     if (!message) {
@@ -110,6 +115,8 @@ export function translator(language: Language, catalog: Catalog): Translator {
     status: (code) => (STATUS_KEYS[code] ? t(STATUS_KEYS[code]) : code),
     time,
     window: (start, end) => (!start && !end ? t('common.anyTime') : t('common.window', { from: time(start), until: time(end) })),
+    number: (value) => numbers.format(value),
+    yesNo: (value) => t(value ? 'format.yes' : 'format.no'),
   };
 }
 
@@ -120,9 +127,15 @@ export async function loadTranslator(language: Language): Promise<Translator> {
 
 const I18n = createContext<{ translator: Translator; choose(language: Language): void } | null>(null);
 
-/** Gives the page its words; `initial` is the translator loaded before the first render. */
-export function I18nProvider({ initial, children }: { initial: Translator; children: ComponentChildren }) {
+/**
+ * Gives the page its words; `initial` is the translator loaded before the first render. `title`: the page's title
+ * (document.title), kept in the chosen language.
+ */
+export function I18nProvider({ initial, title, children }: { initial: Translator; title?: MessageKey; children: ComponentChildren }) {
   const [current, setCurrent] = useState(initial);
+  useEffect(() => {
+    if (title) document.title = current.t(title);
+  }, [current, title]);
   const choose = (language: Language) => {
     remember(language);
     void loadTranslator(language).then((next) => {

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { displayValue } from './format.js';
+import { displayValue, isUuid } from './format.js';
 import { useI18n } from './i18n.js';
 import { qrDataUrl } from './qr.js';
 import type { Schemas } from './schemas.js';
@@ -59,14 +59,16 @@ export function QrCode({ value, size = 180 }: { value: unknown; size?: number })
   return (
     <figure class="qr">
       <img src={qrDataUrl(content)} alt={t('layout.qrCode', { content })} data-qr={content} width={size} height={size} />
-      <figcaption>{content}</figcaption>
+      {/* An id is for the scanner, not for people: only a code people may read or type is written under it. */}
+      {!isUuid(content) && <figcaption>{content}</figcaption>}
     </figure>
   );
 }
 
 /** One element of any kind, card or ticket, drawn the same wherever it appears (driver app and panel preview). */
 export function Element({ element }: { element: RenderedElement }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   switch (element.type) {
     case 'section':
       return <h4 class="el-section">{text(element.title)}</h4>;
@@ -74,7 +76,7 @@ export function Element({ element }: { element: RenderedElement }) {
       return (
         <div class="el-field">
           <span class="el-label">{text(element.label)}</span>
-          <span class="el-value">{displayValue(element.value)}</span>
+          <span class="el-value">{displayValue(element.value, i18n, element.path)}</span>
         </div>
       );
     case 'alert':
@@ -119,16 +121,16 @@ export function Element({ element }: { element: RenderedElement }) {
       return (
         <div class="el-highlight">
           <span class="el-label">{text(element.label)}</span>
-          <span class="el-big">{displayValue(element.value)}</span>
+          <span class="el-big">{displayValue(element.value, i18n, element.path)}</span>
         </div>
       );
     case 'highlight_grid':
       return (
         <div class="el-grid">
-          {((element.items as { label: string; value?: unknown }[] | undefined) ?? []).map((item, i) => (
+          {((element.items as { label: string; path?: string; value?: unknown }[] | undefined) ?? []).map((item, i) => (
             <div key={i} class="el-highlight">
               <span class="el-label">{item.label}</span>
-              <span class="el-big">{displayValue(item.value)}</span>
+              <span class="el-big">{displayValue(item.value, i18n, item.path)}</span>
             </div>
           ))}
         </div>
