@@ -15,6 +15,7 @@ export const GUIDE_PAGES = [
   'webhooks',
   'web',
   'capacity',
+  'layouts',
 ] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
 
