@@ -147,7 +147,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
 
       const terminal = spawnWithOutput(
         process.execPath,
-        ['dist/scripts/sim-terminal.js', '--key', scene.terminal.key, '--url', url, '--reject-all'],
+        ['dist/scripts/sim-terminal.js', '--key', scene.terminal.key, '--url', url, '--reject-all', '--lang', 'en'],
         {},
       );
       try {
