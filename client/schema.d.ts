@@ -11456,6 +11456,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description The language layout texts written in several languages are drawn in: the best match of pt-BR, es and en (`pt`, `pt-PT` are pt-BR, `es-MX` es); without one of them, en, else the first the text gives of pt-BR and es. Texts written as one string are drawn as written. See [layouts](/guide/layouts.md#texts-in-several-languages). */
+        'Accept-Language'?: string;
         /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
@@ -11763,6 +11765,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description The language layout texts written in several languages are drawn in: the best match of pt-BR, es and en (`pt`, `pt-PT` are pt-BR, `es-MX` es); without one of them, en, else the first the text gives of pt-BR and es. Texts written as one string are drawn as written. See [layouts](/guide/layouts.md#texts-in-several-languages). */
+        'Accept-Language'?: string;
         /** @description Makes a retry safe: a new value (a UUID) per operation, the same one on each retry of it. The first answer below 500 is kept 24 h for the caller and sent again to a retry with the same method, path and body, which then writes nothing. [How it works](/guide/idempotency.md). */
         'Idempotency-Key'?: string;
       };
@@ -18579,7 +18583,10 @@ export interface operations {
   DriverAppController_appointments: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language layout texts written in several languages are drawn in: the best match of pt-BR, es and en (`pt`, `pt-PT` are pt-BR, `es-MX` es); without one of them, en, else the first the text gives of pt-BR and es. Texts written as one string are drawn as written. See [layouts](/guide/layouts.md#texts-in-several-languages). */
+        'Accept-Language'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -18738,7 +18745,10 @@ export interface operations {
   DriverAppController_trips: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language layout texts written in several languages are drawn in: the best match of pt-BR, es and en (`pt`, `pt-PT` are pt-BR, `es-MX` es); without one of them, en, else the first the text gives of pt-BR and es. Texts written as one string are drawn as written. See [layouts](/guide/layouts.md#texts-in-several-languages). */
+        'Accept-Language'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -18912,7 +18922,10 @@ export interface operations {
   DriverAppController_tickets: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language layout texts written in several languages are drawn in: the best match of pt-BR, es and en (`pt`, `pt-PT` are pt-BR, `es-MX` es); without one of them, en, else the first the text gives of pt-BR and es. Texts written as one string are drawn as written. See [layouts](/guide/layouts.md#texts-in-several-languages). */
+        'Accept-Language'?: string;
+      };
       path?: never;
       cookie?: never;
     };

@@ -18,76 +18,82 @@ import { driverTokenSecret, signDriverToken } from '../src/modules/auth/driver-t
 import { ENTITIES } from '../src/entities.js';
 import { ConfigError } from '../src/config/config.js';
 import { DataDirLockedError } from '../src/database/data-dir-lock.js';
-import { oneLine } from './command-line.js';
 import { randomBytes } from 'node:crypto';
 import { rolesOf } from '../src/modules/auth/permissions.js';
 import { Passwords } from '../src/modules/users/passwords.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
 import { UsersService } from '../src/modules/users/users.service.js';
+import { commandLine, oneLine } from './command-line.js';
+import { type DemoLanguage, demoLanguage, LANG_USAGE, SEED_WORDS } from './demo-language.js';
 
 /**
  * `npm run seed:demo`: a demo terminal and carrier with a layout of every set, a demo administrator, and a fresh
  * key for each, printed for the panel and Swagger UI's Authorize button. Safe to run again: it reuses the demo
- * accounts and issues new keys.
+ * accounts and issues new keys. Its layouts and demo appointment are written in `--lang pt-BR|es|en` (default: the
+ * environment's LANG, else en).
  */
 const DEMO_TERMINAL = 'Demo Terminal';
 const DEMO_ADMIN = 'Demo Admin';
 const DEMO_DRIVER = { tax_id: '12345678901', driver_license_number: 'SP-998877', license_category: 'E' };
 const DEMO_CARRIER = 'Demo Carrier';
 
-const CARD = {
-  name: 'Demo card',
-  card_layout: [
-    { type: 'section', title: 'Appointment' },
-    { type: 'field', label: 'Plate', path: 'license_plate' },
-    { type: 'field', label: 'Container', path: 'custom_data.container.number' },
-    { type: 'alert', color: 'blue', text: 'Arrive inside your window', icon: 'clock' },
-  ],
-  modal_layout: [
-    { type: 'section', title: 'Driver' },
-    { type: 'field', label: 'Tax id', path: 'driver.tax_id' },
-    { type: 'field', label: 'Licence', path: 'driver.driver_license_number' },
-    { type: 'qrcode', path: 'ref' },
-  ],
-};
+/** The demo's layouts, their texts in `language` (docs/layouts.md: a layout may also give each text in several). */
+function layoutsIn(language: DemoLanguage): [LayoutSet, string, object][] {
+  const w = SEED_WORDS[language];
+  const card = {
+    name: w.cardName,
+    card_layout: [
+      { type: 'section', title: w.appointment },
+      { type: 'field', label: w.plate, path: 'license_plate' },
+      { type: 'field', label: w.container, path: 'custom_data.container.number' },
+      { type: 'alert', color: 'blue', text: w.arrive, icon: 'clock' },
+    ],
+    modal_layout: [
+      { type: 'section', title: w.driver },
+      { type: 'field', label: w.taxId, path: 'driver.tax_id' },
+      { type: 'field', label: w.licence, path: 'driver.driver_license_number' },
+      { type: 'qrcode', path: 'ref' },
+    ],
+  };
+  const ticket = {
+    name: w.ticketName,
+    elements: [
+      { type: 'section', title: w.gatePass },
+      { type: 'highlight', label: w.gate, path: 'content.gate' },
+      {
+        type: 'highlight_grid',
+        items: [
+          { label: w.lane, path: 'content.lane' },
+          { label: w.bay, path: 'content.bay' },
+        ],
+      },
+      { type: 'divider' },
+      { type: 'tag_container', tags: [{ text: w.import, color: 'green' }] },
+      { type: 'attention', text: w.scale, icon: 'warning' },
+      { type: 'instruction', steps: [w.showTicket, w.followSigns] },
+      { type: 'text', text: w.valid },
+    ],
+  };
+  const trip = {
+    ...card,
+    name: w.tripName,
+    card_layout: [
+      { type: 'section', title: w.trip },
+      { type: 'field', label: w.to, path: 'to_location' },
+    ],
+  };
+  return [
+    ['appointment', 'demo-appointment', card],
+    ['ticket', 'demo-ticket', ticket],
+    ['trip', 'demo-trip', trip],
+  ];
+}
 
-const TICKET = {
-  name: 'Demo gate ticket',
-  elements: [
-    { type: 'section', title: 'Gate pass' },
-    { type: 'highlight', label: 'Gate', path: 'content.gate' },
-    {
-      type: 'highlight_grid',
-      items: [
-        { label: 'Lane', path: 'content.lane' },
-        { label: 'Bay', path: 'content.bay' },
-      ],
-    },
-    { type: 'divider' },
-    { type: 'tag_container', tags: [{ text: 'Import', color: 'green' }] },
-    { type: 'attention', text: 'Stop at the scale first', icon: 'warning' },
-    { type: 'instruction', steps: ['Show this ticket at the gate', 'Follow the signs to your bay'] },
-    { type: 'text', text: 'Valid for this visit only.' },
-  ],
-};
-
-const LAYOUTS: [LayoutSet, string, object][] = [
-  ['appointment', 'demo-appointment', CARD],
-  ['ticket', 'demo-ticket', TICKET],
-  [
-    'trip',
-    'demo-trip',
-    {
-      ...CARD,
-      card_layout: [
-        { type: 'section', title: 'Trip' },
-        { type: 'field', label: 'To', path: 'to_location' },
-      ],
-    },
-  ],
-];
+const USAGE = `npm run seed:demo [-- ${LANG_USAGE}]`;
+const options = commandLine({ lang: { type: 'string' } }, USAGE);
 
 async function seed(): Promise<void> {
+  const language = demoLanguage(options.lang);
   const config = loadConfig();
   const database = openDatabase(config, ENTITIES);
   let app: INestApplicationContext | undefined;
@@ -118,7 +124,7 @@ async function seed(): Promise<void> {
         keys[kind] = { id: created.id, key: created.api_key };
       }
     }
-    for (const [set, ref, body] of LAYOUTS) {
+    for (const [set, ref, body] of layoutsIn(language)) {
       const parsed = parseLayoutBody(set, body);
       if (!parsed.value) throw new Error(`demo layout ${ref} is invalid: ${JSON.stringify(parsed.issues)}`);
       const owner = set === 'trip' ? keys.carrier.id : keys.terminal.id;
@@ -151,7 +157,7 @@ async function seed(): Promise<void> {
         ref,
         layout_ref: 'demo-appointment',
         license_plate: 'ABC1D23',
-        summary: 'Import container pickup, berth 3',
+        summary: SEED_WORDS[language].summary,
         window_start: new Date(Date.now() - hour).toISOString(),
         window_end: new Date(Date.now() + 8 * hour).toISOString(),
         custom_data: { container: { number: 'MSCU1234567' } },
@@ -178,7 +184,7 @@ async function seed(): Promise<void> {
     const serviceUrl = `http://localhost:${config.port}`;
     const [start, urlArg] = config.port === 3000 ? ['npm start', ''] : [`PORT=${config.port} npm start`, ` --url ${serviceUrl}`];
 
-    console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}).
+    console.log(`Demo accounts are ready (${database.embedded ? 'embedded store' : 'PostgreSQL'}; layouts in ${language}).
 
   ${DEMO_TERMINAL}  id ${keys.terminal.id}
     X-API-Key: ${keys.terminal.key}
@@ -201,7 +207,7 @@ ${people.map((p) => `  ${p.account.padEnd(14)} ${p.role.padEnd(11)} ${p.email.pa
 
 Next, each in a terminal of its own:
   ${start}
-  npm run sim:terminal -- --key ${keys.terminal.key}${urlArg}
+  npm run sim:terminal -- --key ${keys.terminal.key}${urlArg}${language === 'en' ? '' : ` --lang ${language}`}
   npm run sim:driver -- --token ${driverToken.token} --checkin-next${urlArg}
 
 A truck with no phone (appointment ${ref}-CAM, plate BRA2E19): the gate camera reads it, in the old spelling:

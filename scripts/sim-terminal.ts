@@ -1,13 +1,16 @@
 import { io } from 'socket.io-client';
 import { commandLine } from './command-line.js';
+import { demoLanguage, LANG_USAGE, REFUSALS } from './demo-language.js';
 import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 
 /**
  * A reference terminal server: connects to /terminal, accepts check-ins with a sample ticket, or rejects
- * them by rule. `npm run sim:terminal -- --key <terminal API key>`.
+ * them by rule, with reasons in `--lang pt-BR|es|en` (default: the environment's LANG, else en). The ticket's
+ * content has no words of its own (gate, lane, bay, plate): its layout's texts are the words drivers read.
+ * `npm run sim:terminal -- --key <terminal API key>`.
  */
 const USAGE = `npm run sim:terminal -- --key <terminal API key> [--url ${defaultServiceUrl()}] [--layout demo-ticket]
-                         [--reject-plate ABC1D23 …] [--reject-all] [--delay-ms 0]`;
+                         [--reject-plate ABC1D23 …] [--reject-all] [--delay-ms 0] [${LANG_USAGE}]`;
 
 const values = commandLine(
   {
@@ -17,9 +20,12 @@ const values = commandLine(
     'reject-plate': { type: 'string', multiple: true, default: [] },
     'reject-all': { type: 'boolean', default: false },
     'delay-ms': { type: 'string', default: '0' },
+    lang: { type: 'string' },
   },
   USAGE,
 );
+/** The refusal reasons, which drivers read, in this language; what the simulator prints stays English (it is the operator's). */
+const refusals = REFUSALS[demoLanguage(values.lang)];
 if (!values.key) {
   console.error(`--key is required\n\n${USAGE}`);
   process.exit(64);
@@ -44,7 +50,7 @@ socket.on('checkin:request', async (request: CheckinRequest, ack: (answer: unkno
   await new Promise((resolve) => setTimeout(resolve, Number(values['delay-ms'])));
   if (values['reject-all'] || values['reject-plate'].includes(plate)) {
     console.log('  → rejected');
-    return ack({ accepted: false, reason: values['reject-all'] ? 'The gate is closed' : `Plate ${plate} is not allowed at this gate` });
+    return ack({ accepted: false, reason: values['reject-all'] ? refusals.closed : refusals.plate(plate) });
   }
   lane = (lane % 6) + 1;
   const content = { gate: 'A3', lane, bay: 10 + lane, plate, issued_at: new Date().toISOString() };

@@ -210,6 +210,137 @@ describe('the driver app API', () => {
   });
 });
 
+/** A card and a ticket whose texts are written in pt-BR, es and en, or some of them, beside plain strings. */
+const PLATE = { 'pt-BR': 'Placa', es: 'Placa del camión', en: 'Plate' };
+const CARD_IN_LANGUAGES = {
+  card_layout: [
+    { type: 'section', title: { es: 'Retiro', 'pt-BR': 'Retirada' } },
+    { type: 'field', label: PLATE, path: 'license_plate' },
+    { type: 'alert', color: 'yellow', text: 'MSCU1234567', icon: 'warning' },
+  ],
+  modal_layout: [{ type: 'field', label: { es: 'Contenedor' }, path: 'custom_data.container.number' }],
+};
+const TICKET_IN_LANGUAGES = {
+  elements: [
+    { type: 'highlight', label: { 'pt-BR': 'Portão', es: 'Puerta', en: 'Gate' }, path: 'content.gate' },
+    { type: 'tag_container', tags: [{ text: { 'pt-BR': 'Refrigerado', en: 'Reefer' }, color: 'blue' }] },
+    { type: 'instruction', steps: [{ 'pt-BR': 'Pare na balança', es: 'Pare en la báscula', en: 'Stop at the scale' }, 'Lane 3'] },
+    { type: 'highlight_grid', items: [{ label: { en: 'Bay', es: 'Andén' }, path: 'content.bay' }] },
+  ],
+};
+
+describe('the driver app API: layout texts in the language of the request', () => {
+  const t = useTestApp();
+  let token: string;
+  const asDriver = (path: string, language?: string) => {
+    const request = t.http.get(`/api/v1/driver/${path}`).set('Authorization', `Bearer ${token}`);
+    return language === undefined ? request : request.set('Accept-Language', language);
+  };
+  /** The texts of the scene's appointment card and of its ticket, as the driver routes draw them. */
+  const textsIn = async (language?: string) => {
+    const [appointment] = (await asDriver('appointments', language)).body.data;
+    const [ticket] = (await asDriver('tickets', language)).body.data;
+    const [section, plate, alert] = appointment.layout.card_layout;
+    const [gate, tags, steps, grid] = ticket.layout.elements;
+    return {
+      card: [section.title, plate.label, alert.text, appointment.layout.modal_layout[0].label],
+      ticket: [gate.label, tags.tags[0].text, steps.steps, grid.items[0].label],
+      values: [plate.value, gate.value, grid.items[0].value],
+    };
+  };
+
+  beforeAll(async () => {
+    const scene = await gateScene(t.http);
+    token = scene.token;
+    await putLayout(t.http, scene.terminal.key, 'appointment', 'appt', CARD_IN_LANGUAGES);
+    await putLayout(t.http, scene.terminal.key, 'ticket', 'gate-pass', TICKET_IN_LANGUAGES);
+    const [{ ref }] = (await t.http.get('/api/v1/appointments').set('X-API-Key', scene.terminal.key)).body.data.items.map(
+      (item: { appointment: { ref: string } }) => item.appointment,
+    );
+    const ticket = await t.http
+      .post('/api/v1/tickets')
+      .set('X-API-Key', scene.terminal.key)
+      .send({ appointment_ref: ref, layout_ref: 'gate-pass', content: { gate: 'A3', bay: 12 } });
+    expect(ticket.status).toBe(201);
+  });
+
+  it('draws each text in the language of Accept-Language, best match of pt-BR, es and en', async () => {
+    expect(await textsIn('pt-BR,pt;q=0.9,en;q=0.8')).toEqual({
+      card: ['Retirada', 'Placa', 'MSCU1234567', 'Contenedor'],
+      ticket: ['Portão', 'Refrigerado', ['Pare na balança', 'Lane 3'], 'Bay'],
+      values: ['ABC1D23', 'A3', 12],
+    });
+    expect(await textsIn('es-MX,es;q=0.9')).toEqual({
+      card: ['Retiro', 'Placa del camión', 'MSCU1234567', 'Contenedor'],
+      ticket: ['Puerta', 'Reefer', ['Pare en la báscula', 'Lane 3'], 'Andén'],
+      values: ['ABC1D23', 'A3', 12],
+    });
+    // pt-PT and a lower weight for English still choose Portuguese (Brazil).
+    expect((await textsIn('fr-FR, pt-PT;q=0.8, en;q=0.5')).card[1]).toBe('Placa');
+  });
+
+  it('falls back to en, then to pt-BR, then to es, without a header or with none of the three', async () => {
+    const english = {
+      card: ['Retirada', 'Plate', 'MSCU1234567', 'Contenedor'],
+      ticket: ['Gate', 'Reefer', ['Stop at the scale', 'Lane 3'], 'Bay'],
+      values: ['ABC1D23', 'A3', 12],
+    };
+    expect(await textsIn()).toEqual(english);
+    expect(await textsIn('de-DE, fr;q=0.8')).toEqual(english);
+    expect(await textsIn('en-GB')).toEqual(english);
+  });
+
+  it('answers the layout as saved, objects included, to its owner', async () => {
+    const scene = await gateScene(t.http);
+    await putLayout(t.http, scene.terminal.key, 'ticket', 'gate-pass', TICKET_IN_LANGUAGES);
+    const saved = await t.http.get('/api/v1/layouts/ticket/gate-pass').set('X-API-Key', scene.terminal.key);
+    expect(saved.body.data.elements).toEqual(TICKET_IN_LANGUAGES.elements);
+  });
+
+  it('previews in the language of Accept-Language, saved layouts and drafts alike', async () => {
+    const scene = await gateScene(t.http);
+    await putLayout(t.http, scene.terminal.key, 'ticket', 'gate-pass', TICKET_IN_LANGUAGES);
+    const data = { content: { gate: 'C1', bay: 4 } };
+    const saved = await t.http
+      .post('/api/v1/layouts/ticket/gate-pass/preview')
+      .set({ 'X-API-Key': scene.terminal.key, 'Accept-Language': 'es' })
+      .send({ data });
+    expect(saved.body.data.elements[0]).toEqual({ type: 'highlight', label: 'Puerta', path: 'content.gate', value: 'C1' });
+    const draft = await t.http
+      .post('/api/v1/layouts/ticket/preview')
+      .set({ 'X-API-Key': scene.terminal.key, 'Accept-Language': 'pt-BR' })
+      .send({ layout: TICKET_IN_LANGUAGES, data });
+    expect(draft.body.data.elements[2].steps).toEqual(['Pare na balança', 'Lane 3']);
+  });
+
+  it('refuses a text of an unknown language, an empty object or an empty text, each at its path, and saves nothing', async () => {
+    const scene = await gateScene(t.http);
+    const res = await t.http
+      .put('/api/v1/layouts/ticket/bad-texts')
+      .set('X-API-Key', scene.terminal.key)
+      .send({
+        elements: [
+          { type: 'field', label: { fr: 'Plaque' }, path: 'content.plate' },
+          { type: 'section', title: {} },
+          { type: 'instruction', steps: [{ es: '' }] },
+          { type: 'text', text: 42 },
+        ],
+      });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.errors).toEqual([
+      { path: 'elements[0].label.fr', message: 'is not a language of layout texts: use pt-BR, es, en, written so' },
+      { path: 'elements[1].title', message: 'must give the text in at least one of pt-BR, es, en' },
+      { path: 'elements[2].steps[0].es', message: 'must be a non-empty string' },
+      {
+        path: 'elements[3].text',
+        message:
+          'must be a non-empty string, or an object of the text in each language, such as {"pt-BR": "Placa", "es": "Placa", "en": "Plate"}',
+      },
+    ]);
+    expect((await t.http.get('/api/v1/layouts/ticket/bad-texts').set('X-API-Key', scene.terminal.key)).status).toBe(404);
+  });
+});
+
 describe('layout preview (POST /api/v1/layouts/{set}/{ref}/preview)', () => {
   const t = useTestApp();
   let terminal: TestAccount;

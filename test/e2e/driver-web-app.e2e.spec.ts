@@ -147,7 +147,7 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
 
       const terminal = spawnWithOutput(
         process.execPath,
-        ['dist/scripts/sim-terminal.js', '--key', scene.terminal.key, '--url', url, '--reject-all'],
+        ['dist/scripts/sim-terminal.js', '--key', scene.terminal.key, '--url', url, '--reject-all', '--lang', 'en'],
         {},
       );
       try {
@@ -373,6 +373,35 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
       await page.getByLabel('Sign-in code').waitFor();
       expect(await ticket.count()).toBe(0);
       expect(await page.evaluate('localStorage.getItem("gate.driver.kept")')).toBeNull();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  onPostgresql("draws layout texts written in several languages in the driver's: pt-BR, then English on the switch", async () => {
+    const scene = await gateScene(gate.http);
+    const saved = await gate.http
+      .put('/api/v1/layouts/appointment/appt')
+      .set('X-API-Key', scene.terminal.key)
+      .send({
+        card_layout: [
+          { type: 'field', label: { 'pt-BR': 'Placa', es: 'Placa', en: 'Plate' }, path: 'license_plate' },
+          { type: 'alert', color: 'yellow', text: { 'pt-BR': 'Traga o lacre', en: 'Bring the seal' } },
+        ],
+        modal_layout: [],
+      });
+    expect(saved.status).toBe(200);
+    const { page, problems } = await openPage(browser, { ...PHONE, locale: 'pt-BR' });
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      const card = page.getByRole('article', { name: /^APPOINTMENT-/ });
+      await card.getByText('Traga o lacre').waitFor();
+      await card.getByText('Placa', { exact: true }).waitFor();
+      expect(await card.getByText('Bring the seal').count()).toBe(0);
+      await page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
+      await card.getByText('Bring the seal').waitFor();
+      await card.getByText('Plate', { exact: true }).waitFor();
       expect(problems).toEqual([]);
     } finally {
       await page.context().close();

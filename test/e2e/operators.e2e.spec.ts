@@ -145,6 +145,56 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gate-seed-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+  it('writes its layouts and demo appointment in --lang, else in the language of LANG, else English', async () => {
+    const texts = async (env: Record<string, string>, args: string[] = []) => {
+      const seeded = await script('seed-demo', args, { DATA_DIR: dataDir, PORT: '', LC_ALL: '', LC_MESSAGES: '', ...env });
+      expect(seeded.code).toBe(0);
+      const [terminalKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);
+      const t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+      try {
+        const [ticket] = (await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', terminalKey)).body.data;
+        const [card] = (await t.http.get('/api/v1/layouts/appointment').set('X-API-Key', terminalKey)).body.data;
+        const ref = /appointment (DEMO-\d+)/.exec(seeded.stdout)![1];
+        const [history] = (
+          await t.http
+            .get('/api/v1/appointments/logs')
+            .query({ refs: [ref] })
+            .set('X-API-Key', terminalKey)
+        ).body.data;
+        return {
+          output: seeded.stdout,
+          ticket: [ticket.elements[0].title, ticket.elements[1].label, ticket.elements[2].items.map((i: { label: string }) => i.label)],
+          steps: ticket.elements[6].steps,
+          card: card.modal_layout.map((e: { title?: string; label?: string }) => e.title ?? e.label),
+          summary: history?.data?.appointment.summary,
+        };
+      } finally {
+        await t.close();
+      }
+    };
+    const portuguese = await texts({ LANG: 'C.UTF-8' }, ['--lang', 'pt-BR']);
+    expect(portuguese).toMatchObject({
+      ticket: ['Passe de entrada', 'Portão', ['Faixa', 'Doca']],
+      steps: ['Mostre este ticket no portão', 'Siga a sinalização até a sua doca'],
+      card: ['Motorista', 'CPF', 'CNH', undefined],
+      summary: 'Retirada de contêiner de importação, berço 3',
+    });
+    expect(portuguese.output).toContain('layouts in pt-BR');
+    expect(portuguese.output).toMatch(/npm run sim:terminal -- --key gsk_\S+ --lang pt-BR$/m);
+    expect(await texts({ LANG: 'es_MX.UTF-8' })).toMatchObject({
+      ticket: ['Pase de acceso', 'Puerta', ['Carril', 'Andén']],
+      card: ['Operador', 'RFC', 'Licencia', undefined],
+      summary: 'Retiro de contenedor de importación, muelle 3',
+    });
+    const english = await texts({ LANG: 'C.UTF-8' });
+    expect(english).toMatchObject({ ticket: ['Gate pass', 'Gate', ['Lane', 'Bay']], card: ['Driver', 'Tax id', 'Licence', undefined] });
+    expect(english.output).toMatch(/npm run sim:terminal -- --key gsk_\S+$/m);
+
+    const unknown = await script('seed-demo', ['--lang', 'fr'], { DATA_DIR: dataDir });
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr.trim()).toBe('--lang must be pt-BR, es, en, got "fr"');
+  });
+
   it('says what went wrong in one line, without a stack trace, and exits 1', async () => {
     const broken = await script('seed-demo', [], { DATA_DIR: dataDir, PORT: 'not-a-port' });
     expect(broken.code).toBe(1);

@@ -149,6 +149,62 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
     }
   });
 
+  onPostgresql("edits a layout whose texts are in several languages: the panel's language shown and edited, the others kept", async () => {
+    const terminal = await newTerminal(gate.http);
+    await putLayout(gate.http, terminal.key, 'ticket', 'multi', {
+      name: 'Three languages',
+      elements: [
+        { type: 'section', title: { 'pt-BR': 'Passe do portão', es: 'Pase de acceso', en: 'Gate pass' } },
+        { type: 'highlight', label: { en: 'Gate', es: 'Puerta' }, path: 'content.gate' },
+        { type: 'instruction', steps: ['Lane 3', { 'pt-BR': 'Pare na balança', en: 'Stop at the scale' }] },
+        { type: 'tag_container', tags: [{ text: { 'pt-BR': 'Refrigerado', en: 'Reefer' }, color: 'blue' }] },
+      ],
+    });
+    const { page, context, problems, screenshot } = await openPage(browser);
+    try {
+      await signIn(page, url, terminal.key);
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Tickets' }).click();
+      await page.getByRole('button', { name: 'Edit multi' }).click();
+      const preview = page.getByTestId('preview').getByRole('article');
+      // In English: each text's English, the other languages named and kept.
+      expect(await page.locator('#elements-0-title').inputValue()).toBe('Gate pass');
+      await page.getByText('Also written in Português (Brasil), Español: kept as written.').waitFor();
+      await preview.getByText('Stop at the scale').waitFor();
+
+      // In Portuguese: the Portuguese texts, a missing one empty with what drivers see meanwhile; the preview in Portuguese.
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('pt-BR');
+      await preview.getByText('Pare na balança').waitFor();
+      await preview.getByText('Refrigerado').waitFor();
+      expect(await page.locator('#elements-0-title').inputValue()).toBe('Passe do portão');
+      expect(await page.locator('#elements-1-label').inputValue()).toBe('');
+      await page.getByText('Ainda não escrito neste idioma; escrito em Español, English (mantido como está)').waitFor();
+      expect(await page.locator('#elements-2-steps-0').inputValue()).toBe('Lane 3');
+      await page.locator('#elements-0-title').fill('Passe de entrada');
+      await page.locator('#elements-1-label').fill('Portão');
+      await preview.getByText('Passe de entrada').waitFor();
+      await preview.getByText('Portão').waitFor();
+      await screenshot(`${store}-panel-layout-languages-pt-BR`);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Salvar layout' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Salvo\./ })
+        .waitFor();
+
+      const saved = await gate.http.get('/api/v1/layouts/ticket/multi').set('X-API-Key', terminal.key);
+      expect(saved.body.data.elements).toEqual([
+        { type: 'section', title: { 'pt-BR': 'Passe de entrada', es: 'Pase de acceso', en: 'Gate pass' } },
+        { type: 'highlight', label: { en: 'Gate', es: 'Puerta', 'pt-BR': 'Portão' }, path: 'content.gate' },
+        { type: 'instruction', steps: ['Lane 3', { 'pt-BR': 'Pare na balança', en: 'Stop at the scale' }] },
+        { type: 'tag_container', tags: [{ text: { 'pt-BR': 'Refrigerado', en: 'Reefer' }, color: 'blue' }] },
+      ]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   onPostgresql('adds every element kind of both sets, each saved as the service takes it and drawn in the preview', async () => {
     const terminal = await newTerminal(gate.http);
     const { page, context, problems } = await openPage(browser);

@@ -7,6 +7,7 @@ import {
   type LayoutSet,
   parseLayoutBody,
   TICKET_ELEMENT_TYPES,
+  WORDS_MESSAGE,
 } from '../../src/modules/layouts/layout-schema.js';
 import { CARD_KINDS, layoutBodies, TICKET_KINDS } from '../factories/layout-elements.js';
 
@@ -222,12 +223,62 @@ describe('parseLayoutBody: elements', () => {
     ];
     for (const [text, message] of texts) {
       const expected = (path: string) => (message ? [{ path, message }] : []);
-      expect(ticketIssues({ type: 'text', text })).toEqual(expected('elements[0].text'));
-      expect(ticketIssues({ type: 'section', title: text })).toEqual(expected('elements[0].title'));
+      // Texts drivers read may also be an object of languages: a value that is neither says both forms.
+      const words = (path: string) =>
+        expected(path).map((issue) => (typeof text === 'string' ? issue : { ...issue, message: WORDS_MESSAGE }));
+      expect(ticketIssues({ type: 'text', text })).toEqual(words('elements[0].text'));
+      expect(ticketIssues({ type: 'section', title: text })).toEqual(words('elements[0].title'));
       expect(ticketIssues({ type: 'attention', text: 'x', icon: text })).toEqual(expected('elements[0].icon'));
       expect(cardIssues({ type: 'alert', color: 'red', text: 'x', icon: text })).toEqual(expected('card_layout[0].icon'));
-      expect(cardIssues({ type: 'field', label: text, path: 'a' })).toEqual(expected('card_layout[0].label'));
+      expect(cardIssues({ type: 'field', label: text, path: 'a' })).toEqual(words('card_layout[0].label'));
     }
+  });
+
+  it('takes every text drivers read as a string or as {"pt-BR", "es", "en"} (at least one, only those), and no other field so', () => {
+    const texts = { 'pt-BR': 'Placa', es: 'Placa', en: 'Plate' };
+    const layout = {
+      elements: [
+        { type: 'field', label: texts, path: 'appointment.license_plate' },
+        { type: 'section', title: { es: 'Pase' } },
+        { type: 'tag_container', tags: [{ text: { en: 'Reefer', 'pt-BR': 'Reefer' }, color: 'blue' }] },
+        { type: 'attention', text: { 'pt-BR': 'Pare na balança' }, icon: 'alert' },
+        { type: 'instruction', steps: ['Go to lane 3', { es: 'Espere la luz', en: 'Wait for the light' }] },
+        { type: 'text', text: { en: 'Have a good trip' } },
+        { type: 'highlight', label: { 'pt-BR': 'Portão' }, path: 'content.gate' },
+        { type: 'highlight_grid', items: [{ label: { es: 'Fila' }, path: 'content.row' }] },
+      ],
+    };
+    expect(parseLayoutBody('ticket', structuredClone(layout))).toEqual({ value: { name: null, definition: layout }, issues: [] });
+    const card = {
+      card_layout: [
+        { type: 'section', title: texts },
+        { type: 'alert', color: 'red', text: texts },
+      ],
+      modal_layout: [],
+    };
+    expect(parseLayoutBody('appointment', card).issues).toEqual([]);
+    // icon, color and path are not texts: always strings.
+    expect(ticketIssues({ type: 'attention', text: 'x', icon: { en: 'alert' } })).toEqual([
+      { path: 'elements[0].icon', message: 'must be a non-empty string' },
+    ]);
+  });
+
+  it('names what is wrong in a text of several languages, at the language', () => {
+    expect(cardIssues({ type: 'field', label: {}, path: 'a' })).toEqual([
+      { path: 'card_layout[0].label', message: 'must give the text in at least one of pt-BR, es, en' },
+    ]);
+    expect(cardIssues({ type: 'field', label: { fr: 'Plaque', 'pt-br': 'Placa', en: 'Plate' }, path: 'a' })).toEqual([
+      { path: 'card_layout[0].label.fr', message: 'is not a language of layout texts: use pt-BR, es, en, written so' },
+      { path: 'card_layout[0].label.pt-br', message: 'is not a language of layout texts: use pt-BR, es, en, written so' },
+    ]);
+    expect(ticketIssues({ type: 'instruction', steps: [{ es: '', en: 'x'.repeat(2001) }, { 'pt-BR': 7 }] })).toEqual([
+      { path: 'elements[0].steps[0].es', message: 'must be a non-empty string' },
+      { path: 'elements[0].steps[0].en', message: 'must be at most 2000 characters' },
+      { path: 'elements[0].steps[1].pt-BR', message: 'must be a non-empty string' },
+    ]);
+    expect(ticketIssues({ type: 'tag_container', tags: [{ text: [], color: 'blue' }] })).toEqual([
+      { path: 'elements[0].tags[0].text', message: WORDS_MESSAGE },
+    ]);
   });
 
   it('requires paths to be dot paths of at most 255 characters', () => {
@@ -264,7 +315,7 @@ describe('parseLayoutBody: elements', () => {
     }
     expect(ticketIssues({ type: 'instruction', steps: ['ok', '', 3] })).toEqual([
       { path: 'elements[0].steps[1]', message: 'must be a non-empty string' },
-      { path: 'elements[0].steps[2]', message: 'must be a non-empty string' },
+      { path: 'elements[0].steps[2]', message: WORDS_MESSAGE },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { LayoutDefinition, LayoutElement } from '../../src/modules/layouts/layout-schema.js';
-import { recordContext, renderLayout, resolvePath, ticketContext } from '../../src/modules/layouts/render.js';
+import { layoutLanguageOf, recordContext, renderLayout, resolvePath, textIn, ticketContext } from '../../src/modules/layouts/render.js';
 import { CARD_KINDS, layoutBodies, TICKET_KINDS } from '../factories/layout-elements.js';
 
 const ticketLayout = (...elements: Record<string, unknown>[]) => ({
@@ -199,6 +199,105 @@ describe('renderLayout', () => {
     // The rendered grid items are copies too.
     first.elements!.find((element) => element.type === 'highlight_grid')!.items![0].label = 'changed';
     expect(layout).toEqual(layoutBefore);
+  });
+});
+
+describe('renderLayout: texts in several languages', () => {
+  const plate = { 'pt-BR': 'Placa', es: 'Placa de la unidad', en: 'Plate' };
+  const translatedTicket = ticketLayout(
+    { type: 'field', label: plate, path: 'content.plate' },
+    { type: 'section', title: { es: 'Pase', 'pt-BR': 'Passe' } },
+    { type: 'tag_container', tags: [{ text: { en: 'Reefer', 'pt-BR': 'Refrigerado' }, color: 'blue' }] },
+    { type: 'attention', text: { 'pt-BR': 'Pare na balança', en: 'Stop at the scale' }, icon: 'scale' },
+    { type: 'instruction', steps: ['Lane 3', { es: 'Espere la luz', 'pt-BR': 'Espere o sinal' }] },
+    { type: 'text', text: 'As written' },
+    { type: 'highlight_grid', items: [{ label: { es: 'Fila', en: 'Row' }, path: 'content.row' }] },
+  );
+  const data = { content: { plate: 'ABC1D23', row: 4 } };
+
+  it('draws each text in the language asked', () => {
+    expect(renderLayout(translatedTicket, data, 'pt-BR').elements).toEqual([
+      { type: 'field', label: 'Placa', path: 'content.plate', value: 'ABC1D23' },
+      { type: 'section', title: 'Passe' },
+      { type: 'tag_container', tags: [{ text: 'Refrigerado', color: 'blue' }] },
+      { type: 'attention', text: 'Pare na balança', icon: 'scale' },
+      { type: 'instruction', steps: ['Lane 3', 'Espere o sinal'] },
+      { type: 'text', text: 'As written' },
+      { type: 'highlight_grid', items: [{ label: 'Row', path: 'content.row', value: 4 }] },
+    ]);
+    expect(renderLayout(translatedTicket, data, 'es').elements!.map((element) => element.label ?? element.title ?? element.steps)).toEqual([
+      'Placa de la unidad',
+      'Pase',
+      undefined,
+      undefined,
+      ['Lane 3', 'Espere la luz'],
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('falls back to English, then to pt-BR, then to es, when the text lacks the language or none is asked', () => {
+    for (const language of [null, 'en'] as const) {
+      const elements = renderLayout(translatedTicket, data, language).elements!;
+      expect(elements[0].label).toBe('Plate');
+      expect(elements[1].title).toBe('Passe');
+      expect(elements[4].steps).toEqual(['Lane 3', 'Espere o sinal']);
+    }
+    expect(textIn({ es: 'Solo español' }, 'pt-BR')).toBe('Solo español');
+    expect(renderLayout(translatedTicket, data, 'es').elements![3].text).toBe('Stop at the scale');
+  });
+
+  it('leaves the layout as saved', () => {
+    const before = structuredClone(translatedTicket);
+    renderLayout(translatedTicket, data, 'es');
+    expect(translatedTicket).toEqual(before);
+  });
+
+  it('draws a text as a string in any language, and each of the three languages from an object that has it', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          { 'pt-BR': fc.string({ minLength: 1 }), es: fc.string({ minLength: 1 }), en: fc.string({ minLength: 1 }) },
+          { requiredKeys: [] },
+        ),
+        fc.constantFrom('pt-BR', 'es', 'en', null),
+        (texts, language) => {
+          fc.pre(Object.keys(texts).length > 0);
+          const drawn = textIn(texts, language);
+          const expected = (language && texts[language]) || texts.en || texts['pt-BR'] || texts.es;
+          expect(drawn).toBe(expected);
+          expect(textIn('as is', language)).toBe('as is');
+        },
+      ),
+    );
+  });
+});
+
+describe('the layout language of a request (Accept-Language)', () => {
+  it.each([
+    [undefined, null],
+    ['', null],
+    ['pt-BR', 'pt-BR'],
+    ['pt-br', 'pt-BR'],
+    ['pt', 'pt-BR'],
+    ['pt-PT', 'pt-BR'],
+    ['es-MX,es;q=0.9', 'es'],
+    ['es-419', 'es'],
+    ['en-GB,en;q=0.8', 'en'],
+    ['fr-FR,fr;q=0.9,es;q=0.5,en;q=0.4', 'es'],
+    ['en;q=0.5, pt-BR;q=0.9', 'pt-BR'],
+    ['de, *;q=0.1', null],
+    ['es;q=0, en', 'en'],
+    ['es;q=abc, pt;q=0.2', 'pt-BR'],
+    ['fr, de', null],
+    [['es', 'en'], 'es'],
+  ] as const)('%j → %s', (header, language) => {
+    expect(layoutLanguageOf(header as string | string[] | undefined)).toBe(language);
+  });
+
+  it('takes the earlier of two ranges of the same weight', () => {
+    expect(layoutLanguageOf('es, pt-BR')).toBe('es');
+    expect(layoutLanguageOf('pt-BR, es')).toBe('pt-BR');
   });
 });
 

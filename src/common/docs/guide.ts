@@ -17,6 +17,7 @@ export const GUIDE_PAGES = [
   'capacity',
   'users',
   'gate',
+  'layouts',
 ] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
 

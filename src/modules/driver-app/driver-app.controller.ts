@@ -6,6 +6,8 @@ import { CurrentDriver, DriverAuth } from '../auth/auth.decorators.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import type { RenderedLayout } from '../layouts/render.js';
 import { RenderedLayoutView } from '../layouts/dto/rendered-layout.dto.js';
+import { ApiLayoutLanguage, LayoutLanguage } from '../layouts/layout-language.js';
+import type { LayoutLanguage as LayoutLanguageCode } from '../layouts/layout-schema.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { TicketView } from '../tickets/dto/ticket.dto.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
@@ -151,24 +153,30 @@ export class DriverAppController {
     summary:
       "The driver's live appointments (SCHEDULED, CHECKED_IN, ON_GOING) at the token's terminal, or that the token's carrier booked, with card and modal rendered, and the terminal's name",
   })
+  @ApiLayoutLanguage()
   @ApiEnvelope(200, DriverAppointmentView, [APPOINTMENT], { isArray: true })
-  async appointments(@CurrentDriver() driver: DriverPrincipal) {
-    return ok(await this.driverApp.appointments(driver));
+  async appointments(@CurrentDriver() driver: DriverPrincipal, @LayoutLanguage() language: LayoutLanguageCode | null) {
+    return ok(await this.driverApp.appointments(driver, language));
   }
 
   @Get('trips')
   @ApiOperation({
     summary: "The driver's live trips (PLANNED to ON_GOING) of the token's carrier, with card and modal rendered, and the carrier's name",
   })
+  @ApiLayoutLanguage()
   @ApiEnvelope(200, DriverTripView, [TRIP], { isArray: true })
-  async trips(@CurrentDriver() driver: DriverPrincipal) {
-    return ok(await this.driverApp.trips(driver));
+  async trips(@CurrentDriver() driver: DriverPrincipal, @LayoutLanguage() language: LayoutLanguageCode | null) {
+    return ok(await this.driverApp.trips(driver, language));
   }
 
   @Get('tickets')
   @ApiOperation({ summary: "The tickets of the driver's live appointments, each with its ticket layout rendered" })
+  @ApiLayoutLanguage()
   @ApiEnvelope(200, DriverTicketView, [TICKET], { isArray: true })
-  async tickets(@CurrentDriver() driver: DriverPrincipal): Promise<Envelope<unknown[]>> {
-    return ok(await this.driverApp.tickets(driver));
+  async tickets(
+    @CurrentDriver() driver: DriverPrincipal,
+    @LayoutLanguage() language: LayoutLanguageCode | null,
+  ): Promise<Envelope<unknown[]>> {
+    return ok(await this.driverApp.tickets(driver, language));
   }
 }

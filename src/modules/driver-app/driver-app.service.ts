@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { LayoutSet } from '../layouts/layout-schema.js';
+import type { LayoutLanguage, LayoutSet } from '../layouts/layout-schema.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import type { DriverPrincipal } from '../auth/principal.js';
 import { driverAppView } from '../records/record-view.js';
@@ -25,17 +25,19 @@ export class DriverAppService {
     private readonly ticketRecords: TicketsService,
   ) {}
 
-  appointments(driver: DriverPrincipal) {
-    return this.records(this.appointmentRecords, driver);
+  /** `language`: of layout texts written in several languages, the one to draw (null: English, else the first given). */
+  appointments(driver: DriverPrincipal, language: LayoutLanguage | null = null) {
+    return this.records(this.appointmentRecords, driver, language);
   }
 
-  trips(driver: DriverPrincipal) {
-    return this.records(this.tripRecords, driver);
+  trips(driver: DriverPrincipal, language: LayoutLanguage | null = null) {
+    return this.records(this.tripRecords, driver, language);
   }
 
   private async records(
     records: RecordsService,
     driver: DriverPrincipal,
+    language: LayoutLanguage | null,
   ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const { noun, layoutSet } = records.def;
     const [rows, driverView] = await Promise.all([
@@ -49,11 +51,14 @@ export class DriverAppService {
     return rows.map((row) => {
       const view = driverAppView(records.def, row);
       const layout = layouts.get(layoutKey(row.owner_id, row.layout_ref));
-      return { ...view, layout: layout ? renderLayout(layout, recordContext(noun, view, driverView)) : null };
+      return { ...view, layout: layout ? renderLayout(layout, recordContext(noun, view, driverView), language) : null };
     });
   }
 
-  async tickets(driver: DriverPrincipal): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
+  async tickets(
+    driver: DriverPrincipal,
+    language: LayoutLanguage | null = null,
+  ): Promise<(Record<string, unknown> & { layout: RenderedLayout | null })[]> {
     const [appointments, driverView] = await Promise.all([
       this.appointmentRecords.findLiveOfDriver(driver.driverId, driver.partnerId),
       this.repository.driver(driver.driverId),
@@ -72,7 +77,7 @@ export class DriverAppService {
         appointmentViews.get(row.appointment_id) ?? null,
         driverView,
       );
-      return { ...ticket, layout: layout ? renderLayout(layout, context) : null };
+      return { ...ticket, layout: layout ? renderLayout(layout, context, language) : null };
     });
   }
 

@@ -15,6 +15,12 @@ export const LAYOUT_SET_OWNER: Record<LayoutSet, AccountKind> = {
 
 export const ALERT_COLORS = ['purple', 'blue', 'green', 'yellow', 'red', 'gray'] as const;
 
+/** The languages a layout text may be written in, as keys of its object form (docs/layouts.md). */
+export const LAYOUT_LANGUAGES = ['pt-BR', 'es', 'en'] as const;
+export type LayoutLanguage = (typeof LAYOUT_LANGUAGES)[number];
+/** A text drivers read (a label, title, text, step or tag): one string for every reader, or the text of each language given. */
+export type LayoutText = string | Partial<Record<LayoutLanguage, string>>;
+
 export type LayoutElement = { type: string } & Record<string, unknown>;
 export type CardLayoutDefinition = { card_layout: LayoutElement[]; modal_layout: LayoutElement[] };
 export type TicketLayoutDefinition = { elements: LayoutElement[] };
@@ -23,6 +29,7 @@ export type LayoutDefinition = CardLayoutDefinition | TicketLayoutDefinition;
 /** A field of an element: how to check it. */
 type FieldRule =
   | { kind: 'text'; optional?: boolean }
+  | { kind: 'words' }
   | { kind: 'path' }
   | { kind: 'color'; optional?: boolean }
   | { kind: 'texts' }
@@ -36,22 +43,22 @@ const PATH = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
 /** Element kinds of card and modal layouts (trip and appointment sets). */
 const CARD_ELEMENTS: Record<string, Record<string, FieldRule>> = {
-  section: { title: { kind: 'text' } },
-  field: { label: { kind: 'text' }, path: { kind: 'path' } },
-  alert: { color: { kind: 'color' }, text: { kind: 'text' }, icon: { kind: 'text', optional: true } },
+  section: { title: { kind: 'words' } },
+  field: { label: { kind: 'words' }, path: { kind: 'path' } },
+  alert: { color: { kind: 'color' }, text: { kind: 'words' }, icon: { kind: 'text', optional: true } },
   qrcode: { path: { kind: 'path' } },
 };
 
 /** Element kinds of ticket layouts. */
 const TICKET_ELEMENTS: Record<string, Record<string, FieldRule>> = {
-  field: { label: { kind: 'text' }, path: { kind: 'path' } },
-  section: { title: { kind: 'text' } },
+  field: { label: { kind: 'words' }, path: { kind: 'path' } },
+  section: { title: { kind: 'words' } },
   divider: {},
   tag_container: { tags: { kind: 'tags' } },
-  attention: { text: { kind: 'text' }, icon: { kind: 'text', optional: true } },
+  attention: { text: { kind: 'words' }, icon: { kind: 'text', optional: true } },
   instruction: { steps: { kind: 'texts' } },
-  text: { text: { kind: 'text' } },
-  highlight: { label: { kind: 'text' }, path: { kind: 'path' } },
+  text: { text: { kind: 'words' } },
+  highlight: { label: { kind: 'words' }, path: { kind: 'path' } },
   highlight_grid: { items: { kind: 'items' } },
 };
 
@@ -61,6 +68,22 @@ export const TICKET_ELEMENT_TYPES = Object.keys(TICKET_ELEMENTS);
 function checkText(value: unknown, path: string, issues: ValidationIssue[]): void {
   if (typeof value !== 'string' || value.trim() === '') issues.push({ path, message: 'must be a non-empty string' });
   else if (value.length > MAX_TEXT) issues.push({ path, message: `must be at most ${MAX_TEXT} characters` });
+}
+
+const LANGUAGE_LIST = LAYOUT_LANGUAGES.join(', ');
+export const WORDS_MESSAGE = `must be a non-empty string, or an object of the text in each language, such as {"pt-BR": "Placa", "es": "Placa", "en": "Plate"}`;
+
+/** A text drivers read: a non-empty string, or `{"pt-BR": …, "es": …, "en": …}` with at least one of them, and only those. */
+function checkWords(value: unknown, path: string, issues: ValidationIssue[]): void {
+  if (typeof value === 'string') return checkText(value, path, issues);
+  if (!isPlainObject(value)) return void issues.push({ path, message: WORDS_MESSAGE });
+  const languages = Object.keys(value);
+  if (languages.length === 0) return void issues.push({ path, message: `must give the text in at least one of ${LANGUAGE_LIST}` });
+  for (const language of languages) {
+    if (!(LAYOUT_LANGUAGES as readonly string[]).includes(language)) {
+      issues.push({ path: `${path}.${language}`, message: `is not a language of layout texts: use ${LANGUAGE_LIST}, written so` });
+    } else checkText(value[language], `${path}.${language}`, issues);
+  }
 }
 
 function checkList(value: unknown, path: string, issues: ValidationIssue[], each: (item: unknown, at: string) => void): void {
@@ -83,6 +106,8 @@ function checkField(value: unknown, path: string, rule: FieldRule, issues: Valid
   switch (rule.kind) {
     case 'text':
       return checkText(value, path, issues);
+    case 'words':
+      return checkWords(value, path, issues);
     case 'path':
       if (typeof value !== 'string' || value.length > 255 || !PATH.test(value)) {
         issues.push({ path, message: 'must be a dot path such as driver.tax_id or custom_data.container.number' });
@@ -92,14 +117,14 @@ function checkField(value: unknown, path: string, rule: FieldRule, issues: Valid
       if (!ALERT_COLORS.includes(value as never)) issues.push({ path, message: `must be one of ${ALERT_COLORS.join(', ')}` });
       return;
     case 'texts':
-      return checkList(value, path, issues, (item, at) => checkText(item, at, issues));
+      return checkList(value, path, issues, (item, at) => checkWords(item, at, issues));
     case 'tags':
       return checkList(value, path, issues, (item, at) =>
-        checkObject(item, at, { text: { kind: 'text' }, color: { kind: 'color' } }, issues),
+        checkObject(item, at, { text: { kind: 'words' }, color: { kind: 'color' } }, issues),
       );
     case 'items':
       return checkList(value, path, issues, (item, at) =>
-        checkObject(item, at, { label: { kind: 'text' }, path: { kind: 'path' } }, issues),
+        checkObject(item, at, { label: { kind: 'words' }, path: { kind: 'path' } }, issues),
       );
   }
 }

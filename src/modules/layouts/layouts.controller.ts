@@ -8,10 +8,11 @@ import { AccessTo, Auth, CurrentPartner, Requires } from '../auth/auth.decorator
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { DeletedLayoutView, LayoutDraftPreviewDto, LayoutPreviewDto, LayoutView, PutLayoutDto } from './dto/layout.dto.js';
 import { DraftLayoutPipe, type LayoutDraft, PutLayoutPipe, SentLayout } from './layout-input.pipe.js';
-import { type LayoutBody, LAYOUT_SETS } from './layout-schema.js';
+import { type LayoutBody, type LayoutLanguage as LayoutLanguageCode, LAYOUT_SETS } from './layout-schema.js';
 import { LayoutSetGuard } from './layout-set.guard.js';
 import { LayoutsService } from './layouts.service.js';
 import { RenderedDraftLayoutView, RenderedLayoutView } from './dto/rendered-layout.dto.js';
+import { ApiLayoutLanguage, LayoutLanguage } from './layout-language.js';
 import type { RenderedLayout } from './render.js';
 
 const CARD = {
@@ -32,6 +33,22 @@ const TICKET = {
     { type: 'section', title: 'Gate pass' },
     { type: 'highlight', label: 'Gate', path: 'content.gate' },
     { type: 'instruction', steps: ['Show this ticket at the gate', 'Follow the signs to your bay'] },
+  ],
+};
+/** A ticket whose texts are written in three languages: each driver reads them in theirs. */
+const TICKET_IN_LANGUAGES = {
+  name: 'Gate ticket',
+  elements: [
+    { type: 'section', title: { 'pt-BR': 'Passe do portão', es: 'Pase de acceso', en: 'Gate pass' } },
+    { type: 'highlight', label: { 'pt-BR': 'Portão', es: 'Puerta', en: 'Gate' }, path: 'content.gate' },
+    { type: 'field', label: { 'pt-BR': 'Placa', es: 'Placa', en: 'Plate' }, path: 'appointment.license_plate' },
+    {
+      type: 'instruction',
+      steps: [
+        { 'pt-BR': 'Mostre este ticket no portão', es: 'Muestre este ticket en la puerta', en: 'Show this ticket at the gate' },
+        { 'pt-BR': 'Siga a sinalização até a sua doca', es: 'Siga la señalización hasta su andén', en: 'Follow the signs to your bay' },
+      ],
+    },
   ],
 };
 const stored = (set: string, layout_ref: string, body: object) => ({
@@ -85,6 +102,7 @@ export class LayoutsController {
     {
       card: { summary: 'A trip or appointment layout', value: CARD },
       ticket: { summary: 'A ticket layout', value: TICKET },
+      languages: { summary: 'A ticket layout whose texts are written in pt-BR, es and en', value: TICKET_IN_LANGUAGES },
     },
   )
   @ApiEnvelope(201, LayoutView, CARD_VIEW, { description: 'Created' })
@@ -146,14 +164,16 @@ export class LayoutsController {
       ticket: { summary: 'A ticket layout', value: { layout: TICKET, data: { content: { gate: 'C1', lane: 4 } } } },
     },
   )
+  @ApiLayoutLanguage()
   @ApiEnvelope(200, RenderedDraftLayoutView, RENDERED_CARD)
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   previewDraft(
     @CurrentPartner() principal: PartnerPrincipal,
     @Param('set') set: string,
     @SentLayout(DraftLayoutPipe) draft: LayoutDraft,
+    @LayoutLanguage() language: LayoutLanguageCode | null,
   ): Envelope<Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null }> {
-    return ok(this.layouts.previewDraft(principal, set, draft));
+    return ok(this.layouts.previewDraft(principal, set, draft, language));
   }
 
   @Post(':set/:layout_ref/preview')
@@ -179,6 +199,7 @@ export class LayoutsController {
       ticket: { summary: 'A ticket', value: { data: { content: { gate: 'C1', lane: 4 } } } },
     },
   )
+  @ApiLayoutLanguage()
   @ApiEnvelope(200, RenderedLayoutView, RENDERED_CARD)
   @ApiErrors('NOT_FOUND', ...BODY_ERRORS)
   async preview(
@@ -186,8 +207,9 @@ export class LayoutsController {
     @Param('set') set: string,
     @Param('layout_ref') ref: string,
     @Body() body: LayoutPreviewDto,
+    @LayoutLanguage() language: LayoutLanguageCode | null,
   ): Promise<Envelope<RenderedLayout>> {
-    return ok(await this.layouts.preview(principal, set, ref, body));
+    return ok(await this.layouts.preview(principal, set, ref, body, language));
   }
 
   @Delete(':set/:layout_ref')

@@ -5,7 +5,7 @@ import { AppError } from '../../common/errors/app-error.js';
 import type { PartnerPrincipal, Principal } from '../auth/principal.js';
 import type { DeletedLayoutView, LayoutPreviewDto, LayoutView } from './dto/layout.dto.js';
 import type { LayoutDraft } from './layout-input.pipe.js';
-import { checkLayoutRef, LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutBody, type LayoutSet } from './layout-schema.js';
+import { checkLayoutRef, LAYOUT_SET_OWNER, LAYOUT_SETS, type LayoutBody, type LayoutLanguage, type LayoutSet } from './layout-schema.js';
 import { LayoutUsage } from './layout-usage.js';
 import type { Layout } from './layout.entity.js';
 import { LayoutsRepository } from './layouts.repository.js';
@@ -71,11 +71,17 @@ export class LayoutsService {
    * with `driver`, `custom_data`, and for tickets `content` and `appointment`), so the panel shows what
    * drivers will see.
    */
-  async preview(principal: PartnerPrincipal, setName: string, ref: string, { data }: LayoutPreviewDto): Promise<RenderedLayout> {
+  async preview(
+    principal: PartnerPrincipal,
+    setName: string,
+    ref: string,
+    { data }: LayoutPreviewDto,
+    language: LayoutLanguage | null = null,
+  ): Promise<RenderedLayout> {
     const { ownerId, set } = this.access(principal, setName, ref);
     const layout = await this.layouts.findOne(ownerId, set, ref);
     if (!layout) throw AppError.notFound('Layout', { set, layout_ref: ref });
-    return renderLayout(layout, previewContext(set, data));
+    return renderLayout(layout, previewContext(set, data), language);
   }
 
   /**
@@ -86,10 +92,11 @@ export class LayoutsService {
     principal: PartnerPrincipal,
     setName: string,
     { layout, data, layout_ref }: LayoutDraft,
+    language: LayoutLanguage | null = null,
   ): Omit<RenderedLayout, 'layout_ref'> & { layout_ref: string | null } {
     const { set } = this.access(principal, setName);
     const draft = { ref: layout_ref ?? '', name: layout.name ?? null, definition: layout.definition };
-    return { ...renderLayout(draft, previewContext(set, data)), layout_ref };
+    return { ...renderLayout(draft, previewContext(set, data), language), layout_ref };
   }
 
   async delete(principal: PartnerPrincipal, setName: string, ref: string): Promise<DeletedLayoutView> {

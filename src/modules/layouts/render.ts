@@ -1,4 +1,5 @@
-import type { LayoutDefinition, LayoutElement } from './layout-schema.js';
+import { preferredLanguage } from '../../common/http/accept-language.js';
+import { LAYOUT_LANGUAGES, type LayoutDefinition, type LayoutElement, type LayoutLanguage, type LayoutText } from './layout-schema.js';
 
 /** An element ready to draw: the layout's element plus `value` resolved from its path (null when absent). */
 export type RenderedElement = LayoutElement & { value?: unknown; items?: (Record<string, unknown> & { value: unknown })[] };
@@ -21,7 +22,33 @@ export function resolvePath(data: unknown, path: string): unknown {
   return current === undefined ? null : current;
 }
 
-function renderElement(element: LayoutElement, data: Record<string, unknown>): RenderedElement {
+/** The layout language an `Accept-Language` header prefers (pt-BR, es or en), or null when it names none of them. */
+export const layoutLanguageOf = (acceptLanguage: string | string[] | undefined): LayoutLanguage | null =>
+  preferredLanguage(acceptLanguage, LAYOUT_LANGUAGES);
+
+/**
+ * A layout text in `language`: a string as it is; of the object form, the text of that language, else English,
+ * else the first it gives in the order pt-BR, es (the order its keys were written in is not kept: the database
+ * stores JSON objects with their keys in an order of its own).
+ */
+export function textIn(text: LayoutText, language: LayoutLanguage | null): string {
+  if (typeof text === 'string') return text;
+  return (language && text[language]) || text.en || text['pt-BR'] || text.es || '';
+}
+
+/** The element with its texts (label, title, text, steps, tags' text, grid items' label) in `language`. */
+function translated(element: LayoutElement, language: LayoutLanguage | null): LayoutElement {
+  const out: LayoutElement = { ...element };
+  for (const key of ['label', 'title', 'text'] as const) if (out[key] !== undefined) out[key] = textIn(out[key] as LayoutText, language);
+  if (Array.isArray(out.steps)) out.steps = (out.steps as LayoutText[]).map((step) => textIn(step, language));
+  if (Array.isArray(out.tags)) out.tags = (out.tags as { text: LayoutText }[]).map((tag) => ({ ...tag, text: textIn(tag.text, language) }));
+  if (Array.isArray(out.items))
+    out.items = (out.items as { label: LayoutText }[]).map((item) => ({ ...item, label: textIn(item.label, language) }));
+  return out;
+}
+
+function renderElement(layoutElement: LayoutElement, data: Record<string, unknown>, language: LayoutLanguage | null): RenderedElement {
+  const element = translated(layoutElement, language);
   switch (element.type) {
     case 'field':
     case 'highlight':
@@ -37,17 +64,21 @@ function renderElement(element: LayoutElement, data: Record<string, unknown>): R
         items: (element.items as { label: string; path: string }[]).map((item) => ({ ...item, value: resolvePath(data, item.path) })),
       };
     default:
-      return { ...element };
+      return element;
   }
 }
 
-/** Every part of a layout (card and modal, or ticket elements) with each path resolved against `data`. */
+/**
+ * Every part of a layout (card and modal, or ticket elements) with each path resolved against `data`, and each
+ * text in `language` (textIn: a text given in several languages is drawn in one; null: English, else pt-BR, else es).
+ */
 export function renderLayout(
   layout: { ref: string; name: string | null; definition: LayoutDefinition },
   data: Record<string, unknown>,
+  language: LayoutLanguage | null = null,
 ): RenderedLayout {
   const parts = Object.fromEntries(
-    Object.entries(layout.definition).map(([part, elements]) => [part, elements.map((element) => renderElement(element, data))]),
+    Object.entries(layout.definition).map(([part, elements]) => [part, elements.map((element) => renderElement(element, data, language))]),
   );
   return { layout_ref: layout.ref, name: layout.name, ...parts };
 }

@@ -267,11 +267,13 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
   );
 
   const reload = useCallback(async () => {
+    // Layout texts written in several languages come in the driver's chosen one.
+    const params = { header: { 'Accept-Language': i18nRef.current.language } };
     try {
       const [appointments, trips, tickets] = await Promise.all([
-        dataOf(client.GET('/api/v1/driver/appointments')),
-        dataOf(client.GET('/api/v1/driver/trips')),
-        dataOf(client.GET('/api/v1/driver/tickets')),
+        dataOf(client.GET('/api/v1/driver/appointments', { params })),
+        dataOf(client.GET('/api/v1/driver/trips', { params })),
+        dataOf(client.GET('/api/v1/driver/tickets', { params })),
       ]);
       setRecords({ appointments, trips, tickets });
       setSavedAt(new Date().toISOString());
@@ -375,6 +377,14 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
       socket.close();
     };
   }, [token]);
+
+  // Another language on the switch: the layouts are drawn again in it (not on the first render: the socket's connect loads them).
+  const shownLanguage = useRef(i18n.language);
+  useEffect(() => {
+    if (shownLanguage.current === i18n.language) return;
+    shownLanguage.current = i18n.language;
+    if (navigator.onLine) void reload();
+  }, [i18n.language]);
 
   // A token ends at its expiry even while nothing is asked of the service.
   useEffect(() => {

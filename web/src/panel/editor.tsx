@@ -2,9 +2,19 @@ import { useState } from 'preact/hooks';
 import { ApiError, type Credential, type Issue, issuesOf } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
-import { type MessageKey, useI18n } from '../shared/i18n.js';
+import { LANGUAGE_NAMES, type MessageKey, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
-import { ALERT_COLORS, type FieldKind, kindsOf, type LayoutSet, partsOf } from './elements.js';
+import {
+  ALERT_COLORS,
+  fallbackOf,
+  type FieldKind,
+  kindsOf,
+  type LayoutSet,
+  otherLanguages,
+  partsOf,
+  textOf,
+  withText,
+} from './elements.js';
 import { Preview } from './preview.js';
 
 /** A saved layout, as the service lists it. */
@@ -233,7 +243,8 @@ function ElementEditor(props: {
   const kindLabel = spec ? t(spec.label) : type;
   const name = t('editor.elementName', { part: props.partLabel, n: props.index + 1 });
   const id = (field: string) => `${props.part}-${props.index}-${field}`;
-  const errorsOf = (field: string) => props.issues.filter((issue) => issue.field === field || issue.field.startsWith(`${field}[`));
+  const errorsOf = (field: string) =>
+    props.issues.filter((issue) => issue.field === field || issue.field.startsWith(`${field}[`) || issue.field.startsWith(`${field}.`));
   const others = props.issues.filter((issue) => !spec?.fields.some(([field]) => errorsOf(field).includes(issue)));
   return (
     <fieldset class={`element${props.issues.length ? ' has-error' : ''}`} aria-label={`${name}: ${kindLabel}`}>
@@ -296,6 +307,38 @@ function IssueList({ id, errors }: { id: string; errors: { field: string; messag
   );
 }
 
+/**
+ * A text drivers read, in the panel's language: a string is edited as it is; of a text written in several languages
+ * only the panel's language is edited, and the others are kept (and named below it).
+ */
+function TextInput(props: { id: string; value: unknown; onChange: (value: unknown) => void; describedBy?: string; invalid?: boolean }) {
+  const { t, language } = useI18n();
+  const others = otherLanguages(props.value, language);
+  const fallback = fallbackOf(props.value, language);
+  const noteId = `${props.id}-languages`;
+  const described = [props.describedBy, others.length ? noteId : undefined].filter(Boolean).join(' ') || undefined;
+  return (
+    <>
+      <input
+        id={props.id}
+        lang={others.length ? language : undefined}
+        value={textOf(props.value, language)}
+        placeholder={fallback ?? undefined}
+        aria-invalid={props.invalid || undefined}
+        aria-describedby={described}
+        onInput={(e) => props.onChange(withText(props.value, language, e.currentTarget.value))}
+      />
+      {others.length > 0 && (
+        <span id={noteId} class="muted languages-note">
+          {fallback !== null
+            ? t('editor.notInLanguage', { languages: others.map((other) => LANGUAGE_NAMES[other]).join(', '), text: fallback })
+            : t('editor.otherLanguages', { languages: others.map((other) => LANGUAGE_NAMES[other]).join(', ') })}
+        </span>
+      )}
+    </>
+  );
+}
+
 function FieldEditor(props: {
   id: string;
   label: string;
@@ -312,6 +355,13 @@ function FieldEditor(props: {
   const described = invalid ? errorId : undefined;
   switch (kind) {
     case 'text':
+      return (
+        <div class="stack field-editor">
+          <label for={id}>{label}</label>
+          <TextInput id={id} value={value} onChange={onChange} describedBy={described} invalid={invalid} />
+          <IssueList id={errorId} errors={errors} />
+        </div>
+      );
     case 'optional-text':
     case 'path':
       return (
@@ -352,14 +402,14 @@ function FieldEditor(props: {
         </div>
       );
     case 'steps': {
-      const steps = Array.isArray(value) ? (value as string[]) : [];
+      const steps = Array.isArray(value) ? (value as unknown[]) : [];
       return (
         <div class="stack field-editor">
           <span class="field-title">{label}</span>
           {steps.map((step, i) => (
             <div class="row" key={i}>
               <label for={`${id}-${i}`}>{t('editor.step', { n: i + 1 })}</label>
-              <input id={`${id}-${i}`} value={step} onInput={(e) => onChange(steps.map((s, j) => (j === i ? e.currentTarget.value : s)))} />
+              <TextInput id={`${id}-${i}`} value={step} onChange={(next) => onChange(steps.map((s, j) => (j === i ? next : s)))} />
               <button
                 type="button"
                 aria-label={t('editor.removeStep', { n: i + 1 })}
@@ -378,19 +428,27 @@ function FieldEditor(props: {
     }
     case 'tags':
     case 'items': {
-      const rows = Array.isArray(value) ? (value as Record<string, string>[]) : [];
+      const rows = Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
       const [first, second] = kind === 'tags' ? (['text', 'color'] as const) : (['label', 'path'] as const);
-      const set = (i: number, key: string, text: string) => onChange(rows.map((row, j) => (j === i ? { ...row, [key]: text } : row)));
+      const set = (i: number, key: string, text: unknown) => onChange(rows.map((row, j) => (j === i ? { ...row, [key]: text } : row)));
+      const plain = (row: Record<string, unknown>, key: string) => {
+        const field = row[key];
+        return typeof field === 'string' ? field : '';
+      };
       return (
         <div class="stack field-editor">
           <span class="field-title">{label}</span>
           {rows.map((row, i) => (
             <div class="row" key={i}>
               <label for={`${id}-${i}-${first}`}>{t(kind === 'tags' ? 'editor.tagText' : 'editor.itemLabel', { n: i + 1 })}</label>
-              <input id={`${id}-${i}-${first}`} value={row[first] ?? ''} onInput={(e) => set(i, first, e.currentTarget.value)} />
+              <TextInput id={`${id}-${i}-${first}`} value={row[first] ?? ''} onChange={(next) => set(i, first, next)} />
               <label for={`${id}-${i}-${second}`}>{t(kind === 'tags' ? 'editor.tagColor' : 'editor.itemPath')}</label>
               {kind === 'tags' ? (
-                <select id={`${id}-${i}-${second}`} value={row[second] ?? 'blue'} onChange={(e) => set(i, second, e.currentTarget.value)}>
+                <select
+                  id={`${id}-${i}-${second}`}
+                  value={plain(row, second) || 'blue'}
+                  onChange={(e) => set(i, second, e.currentTarget.value)}
+                >
                   {ALERT_COLORS.map((color) => (
                     <option key={color} value={color}>
                       {colorName(color)}
@@ -400,7 +458,7 @@ function FieldEditor(props: {
               ) : (
                 <input
                   id={`${id}-${i}-${second}`}
-                  value={row[second] ?? ''}
+                  value={plain(row, second)}
                   spellcheck={false}
                   onInput={(e) => set(i, second, e.currentTarget.value)}
                 />

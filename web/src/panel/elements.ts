@@ -1,4 +1,4 @@
-import type { MessageKey, Translator } from '../shared/i18n.js';
+import { type Language, LANGUAGES, type MessageKey, type Translator } from '../shared/i18n.js';
 
 /** What the layout editor knows of each element kind: the fields it edits and a new element's starting values. */
 export type FieldKind = 'text' | 'optional-text' | 'path' | 'color' | 'steps' | 'tags' | 'items';
@@ -94,3 +94,38 @@ export const partsOf = (set: LayoutSet): [part: string, label: MessageKey, add: 
         ['card_layout', 'part.card', 'part.card.add'],
         ['modal_layout', 'part.modal', 'part.modal.add'],
       ];
+
+/**
+ * A text drivers read, as a layout holds it: a string for every driver, or the text of each language given
+ * (`{"pt-BR": …, "es": …, "en": …}`, docs/layouts.md). The editor shows and edits the text of the panel's language
+ * and keeps the others as they are.
+ */
+export type Texts = Partial<Record<Language, string>>;
+
+/** Whether a layout text is the object form (the text of each language given). */
+export const isTexts = (value: unknown): value is Texts => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What the editor shows of a text in `language`: a string as it is; of the object form, that language's text ('' if none). */
+export const textOf = (value: unknown, language: Language): string =>
+  typeof value === 'string' ? value : isTexts(value) ? (value[language] ?? '') : '';
+
+/**
+ * The text after the person typed `text` in `language`: a string (or nothing yet) stays one; in the object form only
+ * that language changes (emptied, it goes; the others are kept), and with no language left it is '' (which the
+ * service refuses as empty, at its field).
+ */
+export function withText(value: unknown, language: Language, text: string): unknown {
+  if (!isTexts(value)) return text;
+  const next: Texts = { ...value };
+  if (text === '') delete next[language];
+  else next[language] = text;
+  return Object.keys(next).length ? next : '';
+}
+
+/** The languages other than `language` a text is written in (none for a string), in the order of the language switch. */
+export const otherLanguages = (value: unknown, language: Language): Language[] =>
+  isTexts(value) ? LANGUAGES.filter((other) => other !== language && value[other] !== undefined) : [];
+
+/** What drivers of `language` see of a text without it: as the service falls back (English, else pt-BR, else es). */
+export const fallbackOf = (value: unknown, language: Language): string | null =>
+  isTexts(value) && !value[language] ? (value.en ?? value['pt-BR'] ?? value.es ?? null) : null;

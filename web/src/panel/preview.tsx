@@ -87,7 +87,8 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     try {
       const drawn = await dataOf(
         gateClient(props.credential).POST('/api/v1/layouts/{set}/preview', {
-          params: { path: { set: props.set } },
+          // Texts written in several languages are previewed in the panel's.
+          params: { path: { set: props.set }, header: { 'Accept-Language': i18n.language } },
           body: {
             layout: JSON.parse(layout) as Schemas['PutLayoutDto'],
             data: data as Record<string, unknown>,
@@ -108,11 +109,11 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     }
   };
 
-  // Redrawn whenever the layout being edited or the sample changes, once typing pauses.
+  // Redrawn whenever the layout being edited, the sample or the panel's language changes, once typing pauses.
   useEffect(() => {
     const timer = setTimeout(() => void render(text, layoutJson), 300);
     return () => clearTimeout(timer);
-  }, [text, layoutJson]);
+  }, [text, layoutJson, i18n.language]);
 
   const sample = (() => {
     try {

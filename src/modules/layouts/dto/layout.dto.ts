@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsDefined, IsObject, IsOptional, IsString, Length } from 'class-validator';
+import { guideUrl } from '../../../common/docs/guide.js';
 import { IsJsonObject, REF_MAX } from '../../../common/validation/validators.js';
 import {
   ALERT_COLORS,
@@ -10,13 +11,24 @@ import {
   type LayoutSet,
 } from '../layout-schema.js';
 
+/**
+ * The two forms of a text drivers read (label, title, text, each of steps, a tag's text, a grid item's label), said
+ * in each element schema's description.
+ */
+const TEXTS =
+  "Each text drivers read (`label`, `title`, `text`, each of `steps`, a tag's `text`, an item's `label`) is a non-empty string, " +
+  'shown as written to every driver, or the text in several languages, `{"pt-BR": "Placa", "es": "Placa", "en": "Plate"}`: ' +
+  "at least one of pt-BR, es and en, only those, each a non-empty string; the driver routes draw it in the language of the request's " +
+  `Accept-Language, else en, else pt-BR, else es ([layouts](${guideUrl('layouts', 'texts-in-several-languages')})).`;
+
 const cardElement = {
   type: 'object',
   required: ['type'],
   description:
     'One of: `{type: "section", title}`, `{type: "field", label, path}`, `{type: "alert", color, text, icon?}` ' +
     `(color: ${ALERT_COLORS.join(', ')}), \`{type: "qrcode", path}\`. \`path\` is a dot path such as driver.tax_id, ` +
-    'custom_data.container.number or appointment.license_plate.',
+    'custom_data.container.number or appointment.license_plate. ' +
+    TEXTS,
   properties: { type: { type: 'string', enum: CARD_ELEMENT_TYPES } },
   additionalProperties: true,
   example: { type: 'field', label: 'Driver', path: 'driver.tax_id' },
@@ -29,7 +41,8 @@ const ticketElement = {
     'One of: `{type: "field", label, path}`, `{type: "section", title}`, `{type: "divider"}`, ' +
     '`{type: "tag_container", tags: [{text, color}]}`, `{type: "attention", text, icon?}`, `{type: "instruction", steps: [string]}`, ' +
     '`{type: "text", text}`, `{type: "highlight", label, path}`, `{type: "highlight_grid", items: [{label, path}]}`. ' +
-    '`path` is a dot path such as content.gate.',
+    '`path` is a dot path such as content.gate. ' +
+    TEXTS,
   properties: { type: { type: 'string', enum: TICKET_ELEMENT_TYPES } },
   additionalProperties: true,
   example: { type: 'highlight', label: 'Gate', path: 'content.gate' },

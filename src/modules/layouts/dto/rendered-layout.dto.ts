@@ -5,7 +5,8 @@ const RENDERED_ELEMENT = {
   required: ['type'],
   additionalProperties: true,
   description:
-    'The layout element as configured, plus `value` resolved from its `path` (null when the data has none); highlight_grid items each get a `value`; a qrcode `value` is the text to encode',
+    'The layout element as configured, plus `value` resolved from its `path` (null when the data has none); highlight_grid items each get a `value`; a qrcode `value` is the text to encode. ' +
+    "Every text (label, title, text, steps, tags' text, items' label) is a string: one written in several languages comes in the language of the request's Accept-Language (else en, else pt-BR, else es)",
   example: { type: 'field', label: 'Container', path: 'custom_data.container.number', value: 'MSCU1234567' },
 };
 
