@@ -146,11 +146,15 @@ describe('demo seed (npm run seed:demo) on the embedded store', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('writes its layouts and demo appointment in --lang, else in the language of LANG, else English', async () => {
+    // Each language seeds a store of its own: the demo appointment's ref is of the minute, and a second seed in the same
+    // minute keeps the first one's appointment (DUPLICATE_KEY is its way of being run twice).
+    let runs = 0;
     const texts = async (env: Record<string, string>, args: string[] = []) => {
-      const seeded = await script('seed-demo', args, { DATA_DIR: dataDir, PORT: '', LC_ALL: '', LC_MESSAGES: '', ...env });
+      const own = join(dataDir, `run-${++runs}`);
+      const seeded = await script('seed-demo', args, { DATA_DIR: own, PORT: '', LC_ALL: '', LC_MESSAGES: '', ...env });
       expect(seeded.code).toBe(0);
       const [terminalKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);
-      const t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir });
+      const t = await startTestApp({ DATABASE_URL: '', DATA_DIR: own });
       try {
         const [ticket] = (await t.http.get('/api/v1/layouts/ticket').set('X-API-Key', terminalKey)).body.data;
         const [card] = (await t.http.get('/api/v1/layouts/appointment').set('X-API-Key', terminalKey)).body.data;

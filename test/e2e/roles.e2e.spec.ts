@@ -41,7 +41,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
  * One representative read and one write of each resource, and what each caller gets, written out from the role
  * table of docs/users.md (not computed from the code's table: this is what checks it). "allowed" is any answer but
  * 403 (the writes send bodies that fail validation or name nothing, so nothing changes); FORBIDDEN carries
- * `details.required`, the permission of the row. `gate`, `audit` and `reports` have no routes yet: no rows for them.
+ * `details.required`, the permission of the row. `audit` and `reports` have no routes yet: no rows for them.
  * `events` has no write and `drivers` no read.
  */
 // prettier-ignore
@@ -61,6 +61,8 @@ const MATRIX: [permission: string, method: 'get' | 'post' | 'put' | 'patch' | 'd
   ['bookings:write',     'delete', () => '/api/v1/bookings',                        {},        [N,     N,     N,     N,     Y,      Y,     N,     N,     N,    Y,    N]],
   ['webhooks:read',      'get',    () => '/api/v1/webhooks',                        undefined, [Y,     N,     N,     N,     Y,      N,     N,     N,     Y,    Y,    N]],
   ['webhooks:write',     'post',   () => '/api/v1/webhooks',                        {},        [Y,     N,     N,     N,     Y,      N,     N,     N,     Y,    Y,    N]],
+  ['gate:read',          'get',    () => '/api/v1/gate/referrals',                  undefined, [Y,     Y,     Y,     Y,     N,      N,     N,     N,     Y,    N,    N]],
+  ['gate:write',         'post',   () => '/api/v1/gate/reads',                      {},        [Y,     Y,     Y,     N,     N,      N,     N,     N,     Y,    N,    N]],
   ['events:read',        'get',    () => '/api/v1/events',                          undefined, [Y,     Y,     N,     N,     Y,      Y,     N,     N,     Y,    Y,    N]],
   ['drivers:write',      'delete', () => '/api/v1/drivers/12345678901/tokens',      undefined, [Y,     Y,     Y,     N,     Y,      Y,     N,     N,     Y,    Y,    N]],
   ['users:read',         'get',    () => '/api/v1/users',                           undefined, [Y,     N,     N,     N,     Y,      N,     N,     N,     Y,    Y,    N]],

@@ -91,7 +91,8 @@ describe('the README walkthrough', () => {
     expect(replay.output()).toContain('#3 ticket.created');
     expect(replay.output()).toContain('Gate: B7');
 
-    // The browser steps: the printed app link shows both tickets on the phone, the panel the checked-in appointment.
+    // The browser steps: the printed app link shows the current ticket on the phone (the first one under its history),
+    // the panel the checked-in appointment.
     const browser = await launchBrowser();
     try {
       const phone = await openPage(browser, PHONE);
@@ -100,7 +101,10 @@ describe('the README walkthrough', () => {
         .getByRole('article', { name: `Ticket for ${appointmentRef}` })
         .getByText('B7')
         .waitFor();
-      expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}` }).count()).toBe(2);
+      // One current ticket per layout: the Swagger one replaced the check-in's, which waits under the history.
+      expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}` }).count()).toBe(1);
+      await phone.page.getByText('History: 1 earlier ticket').waitFor();
+      expect(await phone.page.getByRole('article', { name: `Earlier ticket for ${appointmentRef}` }).count()).toBe(1);
       const panel = await openPage(browser);
       await signInToPanel(panel.page, url, terminalKey);
       await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('Checked in').waitFor();

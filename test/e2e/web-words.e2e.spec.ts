@@ -178,6 +178,7 @@ describe('every word in Portuguese (Brazil)', () => {
     try {
       const { page } = desk;
       await page.goto(`${url}/panel`);
+      await page.getByRole('button', { name: 'Chave de API', exact: true }).click();
       await page.getByLabel('Chave de API').fill(scene.terminal.key);
       expect(await page.title()).toBe('Painel do portão');
       await page.getByRole('button', { name: 'Entrar' }).click();
@@ -221,6 +222,7 @@ describe('appointments planned in the panel', () => {
     try {
       const { page } = desk;
       await page.goto(`${url}/panel`);
+      await page.getByRole('button', { name: 'Chave de API', exact: true }).click();
       await page.getByLabel('Chave de API').fill(terminal.key);
       await page.getByRole('button', { name: 'Entrar' }).click();
       await page.getByRole('button', { name: 'Novo agendamento' }).click();
@@ -378,6 +380,7 @@ describe("a carrier's booking", () => {
     try {
       const { page } = desk;
       await page.goto(`${url}/panel`);
+      await page.getByRole('button', { name: 'Chave de API', exact: true }).click();
       await page.getByLabel('Chave de API').fill(carrier.key);
       await page.getByRole('button', { name: 'Entrar' }).click();
       await page.getByRole('navigation').getByRole('button', { name: 'Reservas' }).click();
