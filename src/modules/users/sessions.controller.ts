@@ -59,12 +59,28 @@ export class SessionsController {
     { $ref: getSchemaPath(SignInDto) },
     {
       password: { summary: 'Email and password', value: { email: 'ana@port-a.example', password: 'correct horse battery staple' } },
-      totp: { summary: 'With the authenticator code', value: { email: 'ana@port-a.example', password: 'correct horse battery staple', totp: '123456' } },
+      totp: {
+        summary: 'With the authenticator code',
+        value: { email: 'ana@port-a.example', password: 'correct horse battery staple', totp: '123456' },
+      },
     },
   )
   @ApiEnvelope(201, SessionView, SIGNED_IN)
-  @ApiErrors(...BODY_ERRORS, 'INVALID_CREDENTIALS', 'SSO_REQUIRED', 'MFA_REQUIRED', 'MFA_SETUP_REQUIRED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')
-  async signIn(@Req() request: Request, @Res({ passthrough: true }) response: Response, @Body() body: SignInDto): Promise<Envelope<SessionView>> {
+  @ApiErrors(
+    ...BODY_ERRORS,
+    'INVALID_CREDENTIALS',
+    'SSO_REQUIRED',
+    'MFA_REQUIRED',
+    'MFA_SETUP_REQUIRED',
+    'RATE_LIMITED',
+    'INTERNAL_ERROR',
+    'SERVICE_UNAVAILABLE',
+  )
+  async signIn(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+    @Body() body: SignInDto,
+  ): Promise<Envelope<SessionView>> {
     const opened = await this.sessions.signIn(body, clientOf(request, this.failures));
     setSessionCookie(request, response, opened.token);
     if (opened.setupOnly) throw mfaSetupRequired(opened);
@@ -76,10 +92,17 @@ export class SessionsController {
   @Requires('session')
   @DuringMfaSetup()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Sign out: end this session', description: 'The cookie is cleared; the session is refused from the next request on, on every instance.' })
+  @ApiOperation({
+    summary: 'Sign out: end this session',
+    description: 'The cookie is cleared; the session is refused from the next request on, on every instance.',
+  })
   @ApiEnvelope(200, SignedOutView, { status: 'signed_out' })
   @ApiErrors('UNAUTHORIZED', 'CSRF_TOKEN_INVALID', 'FORBIDDEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')
-  async signOut(@Req() request: Request, @Res({ passthrough: true }) response: Response, @CurrentPrincipal() principal: Principal): Promise<Envelope<SignedOutView>> {
+  async signOut(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<Envelope<SignedOutView>> {
     await this.sessions.end(principal.sessionId!);
     clearSessionCookie(request, response);
     return ok({ status: 'signed_out' });

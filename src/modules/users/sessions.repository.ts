@@ -25,7 +25,11 @@ export class SessionsRepository {
   }
 
   /** Opens a session of the user (its token's hash given) and stamps their sign-in. */
-  async open(userId: string, tokenHash: string, fields: { mfaSetupOnly: boolean; ip: string | null; userAgent: string | null }): Promise<Session> {
+  async open(
+    userId: string,
+    tokenHash: string,
+    fields: { mfaSetupOnly: boolean; ip: string | null; userAgent: string | null },
+  ): Promise<Session> {
     return this.db.transaction(async (manager) => {
       const session = await manager.save(
         manager.create(Session, {

@@ -66,7 +66,8 @@ export class SessionsService {
     const matches = await this.passwords.verify(candidate?.user.passwordHash ?? null, input.password);
     if (!candidate || !matches || candidate.user.status !== 'active') return this.fail(email, client);
     const { user, passwordsAllowed } = candidate;
-    if (!passwordsAllowed) throw new AppError('SSO_REQUIRED', 'Your organisation signs in through its identity provider: use "Sign in with SSO"');
+    if (!passwordsAllowed)
+      throw new AppError('SSO_REQUIRED', 'Your organisation signs in through its identity provider: use "Sign in with SSO"');
     if (user.mfaEnabled) {
       if (!input.totp) throw new AppError('MFA_REQUIRED', 'Enter the code of your authenticator app (or a recovery code)');
       if (!(await this.mfa.accepts(user, input.totp))) return this.fail(email, client);
@@ -77,7 +78,11 @@ export class SessionsService {
   /** Opens a session of a user already authenticated (a password above, an invitation accepted, an SSO sign-in). */
   async open(user: User, account: Account, client: Client, mfaSetupOnly = false): Promise<Opened> {
     const token = newSessionToken();
-    const session = await this.sessions.open(user.id, hashSessionToken(token), { mfaSetupOnly, ip: client.address, userAgent: client.userAgent });
+    const session = await this.sessions.open(user.id, hashSessionToken(token), {
+      mfaSetupOnly,
+      ip: client.address,
+      userAgent: client.userAgent,
+    });
     const permissions = mfaSetupOnly ? [] : expand(roleGrants(account.kind, user.role));
     return {
       token,

@@ -52,7 +52,11 @@ export class SignInDto {
   @MaxLength(256)
   password: string;
 
-  @ApiProperty({ required: false, description: "The authenticator app's 6-digit code, or a recovery code, when MFA is on", example: '123456' })
+  @ApiProperty({
+    required: false,
+    description: "The authenticator app's 6-digit code, or a recovery code, when MFA is on",
+    example: '123456',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(64)
