@@ -375,7 +375,9 @@ describe('Idempotency-Key on one instance', () => {
             if (!status.startsWith('2')) continue;
             const envelope = response.content?.['application/json']?.schema;
             const holds = Object.keys(model(envelope?.properties?.data)?.properties ?? {}).filter((name) =>
-              ['api_key', 'secret', 'token', 'code', 'password', 'csrf_token', 'invitation_url'].includes(name),
+              ['api_key', 'secret', 'token', 'code', 'password', 'csrf_token', 'invitation_url', 'otpauth_url', 'recovery_codes'].includes(
+                name,
+              ),
             );
             const noStore = (response.headers?.['Cache-Control']?.schema as { enum?: string[] } | undefined)?.enum;
             expect([method, path, noStore]).toEqual([method, path, holds.length > 0 ? ['no-store'] : undefined]);
@@ -395,6 +397,8 @@ describe('Idempotency-Key on one instance', () => {
           'post /api/v1/admin/accounts',
           'post /api/v1/admin/accounts/{id}/api-keys',
           'post /api/v1/drivers/{tax_id}/tokens',
+          'post /api/v1/me/mfa',
+          'post /api/v1/me/mfa/confirm',
           'post /api/v1/webhooks',
           'post /api/v1/webhooks/{id}/rotate-secret',
         ]),
