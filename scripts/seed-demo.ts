@@ -166,7 +166,14 @@ async function seed(): Promise<void> {
     // A second one for the truck with no phone: the gate camera reads its plate (docs/gate.md), in the other spelling.
     const camera = {
       ...item,
-      appointment: { ...item.appointment, ref: `${ref}-CAM`, license_plate: 'BRA2E19', summary: 'Export container drop-off, berth 5' },
+      // Its window opens half an hour after the first one's, so the driver's next appointment is always the first.
+      appointment: {
+        ...item.appointment,
+        ref: `${ref}-CAM`,
+        license_plate: 'BRA2E19',
+        summary: 'Export container drop-off, berth 5',
+        window_start: new Date(Date.now() - hour / 2).toISOString(),
+      },
     };
     // Validated as the API validates a POST body.
     const items = parseBatch([item, camera], 2, createItems(CreateAppointmentItemDto));

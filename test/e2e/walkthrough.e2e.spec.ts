@@ -102,8 +102,8 @@ describe('the README walkthrough', () => {
         .getByText('B7')
         .waitFor();
       // One current ticket per layout: the Swagger one replaced the check-in's, which waits under the history.
-      expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}` }).count()).toBe(1);
-      await phone.page.getByText('History: 1 earlier ticket').waitFor();
+      expect(await phone.page.getByRole('article', { name: `Ticket for ${appointmentRef}`, exact: true }).count()).toBe(1);
+      await phone.page.getByText('History: 1 earlier ticket').click();
       expect(await phone.page.getByRole('article', { name: `Earlier ticket for ${appointmentRef}` }).count()).toBe(1);
       const panel = await openPage(browser);
       await signInToPanel(panel.page, url, terminalKey);
