@@ -68,9 +68,13 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       apiKeyRoom(principal.keyId),
       ...(principal.user ? [userRoom(principal.user.id)] : []),
     ]);
-    // Which terminal's server came and went (the account and the socket, never its key): check-ins need one connected.
-    const terminal = { account: principal.accountId, socket: socket.id, address: socket.handshake.address };
-    this.logger.info({ terminal }, 'terminal server connected');
+    // Which terminal's server came and went (the account, its name and the socket, never its key): check-ins need one
+    // connected. Reading the name now also keeps it for the log lines of the check-ins this server answers.
+    const terminal: Record<string, unknown> = { account: principal.accountId, socket: socket.id, address: socket.handshake.address };
+    void this.checkins
+      .terminalName(principal.accountId)
+      .then((name) => name && (terminal.name = name))
+      .finally(() => this.logger.info({ terminal }, 'terminal server connected'));
     socket.once('disconnect', (reason) => this.logger.info({ terminal: { ...terminal, reason } }, 'terminal server disconnected'));
   }
 

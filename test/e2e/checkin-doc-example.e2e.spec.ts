@@ -58,7 +58,7 @@ describe('the terminal server example of docs/checkin.md', () => {
     } finally {
       server.child.kill();
     }
-    // The service logged the terminal server coming and going and each outcome, by ids, never with the key or token.
+    // The service logged the terminal server coming and going and each outcome, never with the key or token.
     await until(() => gate.logs.some((line) => line.msg === 'terminal server disconnected'), 'the disconnect to be logged');
     const messages = gate.logs.map((line) => line.msg);
     expect(messages).toEqual(
@@ -69,7 +69,15 @@ describe('the terminal server example of docs/checkin.md', () => {
       ]),
     );
     const rejected = gate.logs.find((line) => line.msg === 'check-in not accepted: checkin_rejected (driver)');
-    expect(rejected?.checkin).toMatchObject({ outcome: 'checkin_rejected', reason: 'This plate is not allowed at the gate' });
+    // Besides the ids, the truck and the terminal as people name them: the ref, the plate, the terminal's name.
+    expect(rejected?.checkin).toMatchObject({
+      outcome: 'checkin_rejected',
+      reason: 'This plate is not allowed at the gate',
+      appointment_ref: refused.ref,
+      plate: 'BAD0A00',
+      terminal: scene.terminal.id,
+      terminal_name: scene.terminal.name,
+    });
     const written = JSON.stringify(gate.logs);
     expect(written).not.toContain(scene.terminal.key);
     expect(written).not.toContain(scene.token);

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { AppointmentsModule } from '../appointments/appointments.module.js';
 import { FeedModule } from '../feed/feed.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
@@ -10,6 +11,7 @@ import { CheckinController } from './checkin.controller.js';
 import { CheckinRepository } from './checkin.repository.js';
 import { CheckinService } from './checkin.service.js';
 import { TerminalLink } from './terminal-link.js';
+import { TerminalNames } from './terminal-names.js';
 
 /**
  * The check-in handshake (docs/checkin.md). Its socket namespaces live in src/realtime, which imports this
@@ -22,9 +24,17 @@ export class CheckinModule {
   static withTerminalLink(link: Type<TerminalLink>): DynamicModule {
     return {
       module: CheckinModule,
-      imports: [AppointmentsModule, TripsModule, TicketsModule, FeedModule, MetricsModule],
+      imports: [AccountsModule, AppointmentsModule, TripsModule, TicketsModule, FeedModule, MetricsModule],
       controllers: [CheckinController],
-      providers: [CheckinRepository, CheckinLedger, CheckinAcceptance, CheckinService, link, { provide: TerminalLink, useExisting: link }],
+      providers: [
+        CheckinRepository,
+        CheckinLedger,
+        CheckinAcceptance,
+        CheckinService,
+        TerminalNames,
+        link,
+        { provide: TerminalLink, useExisting: link },
+      ],
       exports: [CheckinService, link],
     };
   }

@@ -16,6 +16,7 @@ import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type AppointmentForCheckin, type CheckinRow, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
 import { TerminalLink } from './terminal-link.js';
+import { TerminalNames } from './terminal-names.js';
 
 /** A plate read at the gate that asks for a check-in (docs/gate.md). */
 export interface PlateReadForCheckin {
@@ -38,6 +39,22 @@ export type PlateCheckin =
 
 /** How often a check-in waiting on another's outcome (a tap and a read at once) looks at it, on any instance. */
 const JOIN_POLL_MS = 50;
+
+/** What a check-in's log line says of it: the ids it came with, then what the appointment found says. */
+interface CheckinSubject {
+  appointment_id?: string;
+  checkin_id?: string;
+  appointment_ref?: string;
+  plate?: string | null;
+  terminal?: string;
+}
+
+/** The appointment's ref, plate and terminal, for the log line. */
+function describe(subject: CheckinSubject, appointment: Pick<AppointmentForCheckin, 'ref' | 'license_plate' | 'terminal_id'>): void {
+  subject.appointment_ref = appointment.ref;
+  subject.plate = appointment.license_plate;
+  subject.terminal = appointment.terminal_id;
+}
 
 export interface CheckinResult {
   checkin_id: string;
@@ -65,23 +82,30 @@ export class CheckinService {
     private readonly tickets: TicketsService,
     private readonly channel: TerminalLink,
     private readonly metrics: MetricsService,
+    private readonly terminalNames: TerminalNames,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /**
+   * A terminal server connected: its name is read now, so the check-ins it answers log it without a query of their
+   * own (and the connection's log line names it too).
+   */
+  terminalName(terminalId: string): Promise<string | null> {
+    return this.terminalNames.of(terminalId);
+  }
+
   requestFromDriver(driver: DriverPrincipal, input: CheckinRequestDto): Promise<CheckinResult> {
-    return this.measured('driver', { appointment_id: input.appointment_id, checkin_id: input.checkin_id }, () =>
-      this.handshake(driver, input),
-    );
+    const subject: CheckinSubject = { appointment_id: input.appointment_id, checkin_id: input.checkin_id };
+    return this.measured('driver', subject, () => this.handshake(driver, input, subject));
   }
 
   confirmFromTerminal(principal: PartnerPrincipal, input: CheckinConfirmDto): Promise<CheckinResult> {
-    return this.measured('terminal', { appointment_ref: input.appointment_ref, terminal: principal.accountId }, () =>
-      this.confirm(principal, input),
-    );
+    const subject: CheckinSubject = { appointment_ref: input.appointment_ref, terminal: principal.accountId };
+    return this.measured('terminal', subject, () => this.confirm(principal, input, subject));
   }
 
-  private async handshake(driver: DriverPrincipal, input: CheckinRequestDto): Promise<CheckinResult> {
+  private async handshake(driver: DriverPrincipal, input: CheckinRequestDto, subject: CheckinSubject): Promise<CheckinResult> {
     const appointmentId = input.appointment_id.toLowerCase();
     const given = input.checkin_id?.toLowerCase();
     const checkinId = given ?? randomUUID();
@@ -95,6 +119,7 @@ export class CheckinService {
     const partners = [appointment?.terminal_id, appointment?.booked_by_id];
     if (!appointment || appointment.driver_id !== driver.driverId || !partners.includes(driver.partnerId))
       throw AppError.notFound('Appointment of this driver', { appointment_id: appointmentId });
+    describe(subject, appointment);
     if (started && appointment.plate_checkin_id) {
       // A plate read at the gate may be asking the terminal about this appointment right now: join it.
       const joined = await this.joinPlate(checkinId, appointment);
@@ -286,7 +311,7 @@ export class CheckinService {
     throw this.ledger.inProgress(checkinId);
   }
 
-  private async confirm(principal: PartnerPrincipal, input: CheckinConfirmDto): Promise<CheckinResult> {
+  private async confirm(principal: PartnerPrincipal, input: CheckinConfirmDto, subject: CheckinSubject): Promise<CheckinResult> {
     const given = input.checkin_id?.toLowerCase();
     const checkinId = given ?? randomUUID();
 
@@ -294,6 +319,7 @@ export class CheckinService {
     if (!appointment || appointment.status === 'DELETED') {
       throw new AppError('APPOINTMENT_NOT_FOUND', `Appointment ${input.appointment_ref} not found`, { refs: [input.appointment_ref] });
     }
+    describe(subject, appointment);
     const previous = given ? await this.ledger.previous(checkinId, appointment.id) : null;
     if (previous?.kind === 'accepted') return this.result(checkinId, appointment, await this.tickets.findByIds(previous.ticketIds));
     this.checkScheduled(appointment);
@@ -302,11 +328,12 @@ export class CheckinService {
 
   /**
    * Counts each handshake by outcome (the error code, lower-cased, when it did not go through), times it, and logs
-   * one line for it (ids only: no token, no key).
+   * one line for it: the ids, and, once the appointment was found, its ref, its plate and the terminal's name, so a
+   * person reading the log knows the truck (never a token or a key).
    */
   private async measured(
     source: 'driver' | 'terminal',
-    subject: Record<string, unknown>,
+    subject: CheckinSubject,
     run: () => Promise<CheckinResult>,
   ): Promise<CheckinResult> {
     const stop = this.metrics.checkinDuration.startTimer({ source });
@@ -322,7 +349,17 @@ export class CheckinService {
     } finally {
       const seconds = stop();
       this.metrics.checkins.inc({ outcome, source });
-      const line = { checkin: { source, outcome, ...subject, ...(reason ? { reason } : {}), ms: Math.round(seconds * 1000) } };
+      const terminalName = subject.terminal ? this.terminalNames.known(subject.terminal) : null;
+      const line = {
+        checkin: {
+          source,
+          outcome,
+          ...subject,
+          ...(terminalName ? { terminal_name: terminalName } : {}),
+          ...(reason ? { reason } : {}),
+          ms: Math.round(seconds * 1000),
+        },
+      };
       if (outcome === 'accepted') this.logger.info(line, `check-in accepted (${source})`);
       else this.logger.warn(line, `check-in not accepted: ${outcome} (${source})`);
     }
