@@ -38,6 +38,9 @@ const THROUGH_PGBOUNCER = [
   'events',
   'event-horizon',
   'scale-out',
+  'gate',
+  'sessions',
+  'panel-socket',
 ];
 
 export default {
