@@ -309,6 +309,11 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
       tickets: [{ layout_ref: 'gate-pass', content: { gate: 'B4', bay: 9 } }],
     }));
     const { page, context, problems, screenshot } = await openPage(browser);
+    // The board moves on the /panel socket's pushes: it never reads the event feed (nor polls anything else).
+    const feedReads: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/v1/events') feedReads.push(request.url());
+    });
     try {
       await signIn(page, url, scene.terminal.key);
       const row = page.locator('tbody tr', { has: page.getByRole('button', { name: /^APPOINTMENT-/ }) });
@@ -335,6 +340,7 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         .getByText('Checked in', { exact: true })
         .waitFor();
       await page.locator('.detail').getByRole('article', { name: 'Ticket Gate ticket' }).getByText('B4', { exact: true }).waitFor();
+      expect(feedReads).toEqual([]);
       await screenshot(`${store}-panel-board`);
       expect(await seriousA11yViolations(page)).toEqual([]);
 
