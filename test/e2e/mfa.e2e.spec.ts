@@ -1,12 +1,27 @@
-import { describe, expect, it } from '@jest/globals';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { newAccount } from '../factories/accounts.js';
 import { newUser, sessionCookieOf, signIn, totpOf, type TestSession } from '../factories/users.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { useTestApp } from '../setup/test-app.js';
 
+/** PostgreSQL and the embedded store (a copy of the migrated template of the run, removed after). */
+const STORES = [
+  { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
+  {
+    store: 'the embedded store',
+    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-people-') }),
+  },
+];
+
 /** A person turns two-factor authentication on and off (docs/users.md#mfa), and an account requires it. */
-describe('MFA', () => {
-  const t = useTestApp({ AUTH_FAILURES_PER_MIN: '1000' });
+describe.each(STORES)('MFA on $store', ({ env }) => {
+  const vars = env();
+  const t = useTestApp({ AUTH_FAILURES_PER_MIN: '1000', ...vars });
+  afterAll(() => {
+    if (vars.DATA_DIR) rmSync(vars.DATA_DIR, { recursive: true, force: true });
+  });
 
   const post = (path: string, session: TestSession, body?: object) => {
     const req = t.http.post(path).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf);

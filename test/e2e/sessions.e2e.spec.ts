@@ -1,13 +1,28 @@
-import { describe, expect, it } from '@jest/globals';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { expand, roleGrants } from '../../src/modules/auth/permissions.js';
 import { newAccount } from '../factories/accounts.js';
 import { newUser, sessionCookieOf, signIn, totpOf } from '../factories/users.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { useTestApp } from '../setup/test-app.js';
 
+/** PostgreSQL and the embedded store (a copy of the migrated template of the run, removed after). */
+const STORES = [
+  { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
+  {
+    store: 'the embedded store',
+    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-people-') }),
+  },
+];
+
 /** People sign in as themselves (docs/users.md#sessions): the cookie, CSRF, the answers' order, throttling, signing out. */
-describe('sessions', () => {
-  const t = useTestApp({ AUTH_FAILURES_PER_MIN: '1000' });
+describe.each(STORES)('sessions on $store', ({ env }) => {
+  const vars = env();
+  const t = useTestApp({ AUTH_FAILURES_PER_MIN: '1000', ...vars });
+  afterAll(() => {
+    if (vars.DATA_DIR) rmSync(vars.DATA_DIR, { recursive: true, force: true });
+  });
 
   /** Password hashes the service has computed, from its own metrics. */
   const hashes = async () => {
