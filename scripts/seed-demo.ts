@@ -206,7 +206,7 @@ async function seed(): Promise<void> {
     (the panel's Accounts page: accounts, keys, a terminal's gate geofence)
 
   Demo driver    tax id ${DEMO_DRIVER.tax_id}, appointment ${ref} (window open for the next 8 hours)
-    driver token for ${DEMO_TERMINAL} (valid until ${driverToken.expires_at}):
+    driver token for ${DEMO_TERMINAL} (valid until ${new Date(driverToken.expires_at).toLocaleString(language, { dateStyle: 'medium', timeStyle: 'short' })}):
     ${driverToken.token}
 
 People (sign in on the panel with an email and its password; new passwords on every run):
