@@ -10,7 +10,7 @@ import { CarriesSecret } from '../../common/secrets/carries-secret.js';
 import { AuthFailures } from '../auth/auth-failures.js';
 import { Public } from '../auth/auth.decorators.js';
 import { rateLimited } from '../auth/rate-limiter.js';
-import { SessionView } from './dto/user.dto.js';
+import { SessionView, SIGNED_IN_EXAMPLE } from './dto/user.dto.js';
 import { AcceptInvitationDto, InvitationView } from './dto/users.dto.js';
 import { setSessionCookie } from './session-cookie.js';
 import { clientOf, mfaSetupRequired } from './sessions.service.js';
@@ -20,23 +20,6 @@ const TOKEN_PARAM = {
   name: 'token',
   description: 'The token of the invitation link (what follows `#invitation=`)',
   example: 'q3ZbX0mUZ0f1yYbqJx8vW2pR6nT4sA9cD7eF5gH1iJk',
-};
-const ACCEPTED = {
-  user: {
-    id: EXAMPLE.userId,
-    email: 'ana@port-a.example',
-    name: 'Ana Souza',
-    role: 'planner',
-    account_id: EXAMPLE.terminalId,
-    status: 'active',
-    mfa_enabled: false,
-    created_at: EXAMPLE.createdAt,
-    last_sign_in_at: EXAMPLE.updatedAt,
-  },
-  account: { id: EXAMPLE.terminalId, kind: 'terminal', name: 'Port A', language: 'pt-BR', require_mfa: false },
-  permissions: ['appointments:read', 'appointments:write', 'tickets:read', 'tickets:write'],
-  csrf_token: 'Vq0mJ0c3m2m7wQ5l8tq1bX2yYw9S6p4nN3kH1dF0aZc',
-  expires_at: EXAMPLE.updatedAt,
 };
 
 /**
@@ -92,7 +75,7 @@ export class InvitationsController {
       named: { summary: 'With a name', value: { password: 'correct horse battery staple', name: 'Ana Souza' } },
     },
   )
-  @ApiEnvelope(201, SessionView, ACCEPTED, { description: 'Accepted and signed in' })
+  @ApiEnvelope(201, SessionView, SIGNED_IN_EXAMPLE, { description: 'Accepted and signed in' })
   @ApiErrors(...BODY_ERRORS, 'INVITATION_EXPIRED', 'MFA_SETUP_REQUIRED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')
   async accept(
     @Req() request: Request,

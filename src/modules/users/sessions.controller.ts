@@ -2,34 +2,15 @@ import { Body, Controller, Delete, HttpCode, Post, Req, Res } from '@nestjs/comm
 import { ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS } from '../../common/docs/api-responses.js';
-import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { CarriesSecret } from '../../common/secrets/carries-secret.js';
 import { AuthFailures } from '../auth/auth-failures.js';
 import { Auth, CurrentPrincipal, DuringMfaSetup, Public, Requires } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
-import { SessionView, SignedOutView, SignInDto } from './dto/user.dto.js';
+import { SessionView, SIGNED_IN_EXAMPLE, SignedOutView, SignInDto } from './dto/user.dto.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import { clientOf, mfaSetupRequired, SessionsService } from './sessions.service.js';
-
-const SIGNED_IN = {
-  user: {
-    id: EXAMPLE.userId,
-    email: 'ana@port-a.example',
-    name: 'Ana Souza',
-    role: 'planner',
-    account_id: EXAMPLE.terminalId,
-    status: 'active',
-    mfa_enabled: false,
-    created_at: EXAMPLE.createdAt,
-    last_sign_in_at: EXAMPLE.updatedAt,
-  },
-  account: { id: EXAMPLE.terminalId, kind: 'terminal', name: 'Port A', language: 'pt-BR', require_mfa: false },
-  permissions: ['appointments:read', 'appointments:write', 'tickets:read', 'tickets:write'],
-  csrf_token: 'Vq0mJ0c3m2m7wQ5l8tq1bX2yYw9S6p4nN3kH1dF0aZc',
-  expires_at: EXAMPLE.updatedAt,
-};
 
 @ApiTags('sessions')
 @ApiExtraModels(SignInDto)
@@ -65,7 +46,7 @@ export class SessionsController {
       },
     },
   )
-  @ApiEnvelope(201, SessionView, SIGNED_IN)
+  @ApiEnvelope(201, SessionView, SIGNED_IN_EXAMPLE)
   @ApiErrors(
     ...BODY_ERRORS,
     'INVALID_CREDENTIALS',

@@ -1,3 +1,4 @@
+import { EXAMPLE } from '../../../common/docs/examples.js';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ACCOUNT_KINDS, ACCOUNT_LANGUAGES, type AccountKind, type AccountLanguage } from '../../accounts/account.entity.js';
@@ -66,3 +67,22 @@ export class SignInDto {
 export class SignedOutView {
   @ApiProperty({ enum: ['signed_out'] }) status: 'signed_out';
 }
+
+/** A person signed in (a sign-in's, or an accepted invitation's, answer), as the OpenAPI examples show it. */
+export const SIGNED_IN_EXAMPLE = {
+  user: {
+    id: EXAMPLE.userId,
+    email: 'ana@port-a.example',
+    name: 'Ana Souza',
+    role: 'planner',
+    account_id: EXAMPLE.terminalId,
+    status: 'active',
+    mfa_enabled: false,
+    created_at: EXAMPLE.createdAt,
+    last_sign_in_at: EXAMPLE.updatedAt,
+  },
+  account: { id: EXAMPLE.terminalId, kind: 'terminal', name: 'Port A', language: 'pt-BR', require_mfa: false },
+  permissions: ['appointments:read', 'appointments:write', 'tickets:read', 'tickets:write'],
+  csrf_token: 'Vq0mJ0c3m2m7wQ5l8tq1bX2yYw9S6p4nN3kH1dF0aZc',
+  expires_at: EXAMPLE.updatedAt,
+};
