@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service.js';
+import { BoundedCache } from '../auth/bounded-cache.js';
 
 /** A name is read again after this long (an account renamed shows in the log within it). */
 const KEPT_MS = 5 * 60_000;
@@ -11,22 +12,20 @@ const MAX_KEPT = 1000;
  */
 @Injectable()
 export class TerminalNames {
-  private readonly names = new Map<string, { name: string | null; until: number }>();
+  private readonly names = new BoundedCache<string | null>(MAX_KEPT, KEPT_MS);
 
   constructor(private readonly accounts: AccountsService) {}
 
   /** The name kept for the terminal, if any: what a check-in's log line says without a query of its own. */
   known(accountId: string): string | null {
-    const kept = this.names.get(accountId);
-    return kept && kept.until > Date.now() ? kept.name : null;
+    return this.names.get(accountId) ?? null;
   }
 
   async of(accountId: string): Promise<string | null> {
     const kept = this.names.get(accountId);
-    if (kept && kept.until > Date.now()) return kept.name;
+    if (kept !== undefined) return kept;
     const name = (await this.accounts.findById(accountId).catch(() => null))?.name ?? null;
-    if (this.names.size >= MAX_KEPT) this.names.clear();
-    this.names.set(accountId, { name, until: Date.now() + KEPT_MS });
+    this.names.set(accountId, name);
     return name;
   }
 }
