@@ -48,7 +48,14 @@ describe.each([
       const logs = await logsOf(t.http, owner.key, noun, [ref]);
       const element = logs.body.data[0];
       expect(element.data[noun].status).toBe(initial);
-      expect(element.data.logs).toEqual([{ event: 'created', message: expect.any(String), created_at: expect.stringMatching(MICROS) }]);
+      expect(element.data.logs).toEqual([
+        {
+          event: 'created',
+          message: expect.any(String),
+          created_at: expect.stringMatching(MICROS),
+          actor: expect.objectContaining({ type: 'api_key' }),
+        },
+      ]);
     });
 
     it('takes an array, answering ids in input order', async () => {
@@ -506,7 +513,14 @@ describe('status transitions', () => {
     const { res, status, newLogs } = await attempt(noun, from, to);
     expect(res.status).toBe(200);
     expect(status).toBe(to);
-    expect(newLogs).toEqual([{ event, message: `Status changed from ${from} to ${to}`, created_at: expect.stringMatching(MICROS) }]);
+    expect(newLogs).toEqual([
+      {
+        event,
+        message: `Status changed from ${from} to ${to}`,
+        created_at: expect.stringMatching(MICROS),
+        actor: expect.objectContaining({ type: 'api_key' }),
+      },
+    ]);
   });
 
   const refused: [Noun, string, string][] = [

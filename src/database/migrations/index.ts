@@ -20,6 +20,7 @@ import { People1763920000000 } from './1763920000000-people.js';
 import { Gate1763930000000 } from './1763930000000-gate.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
+import { Audit1763940000000 } from './1763940000000-audit.js';
 export const MIGRATIONS = [
   Foundation1763874000000,
   TripsAppointments1763877600000,
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   BookableByIndex1763917500000,
   People1763920000000,
   Gate1763930000000,
+  Audit1763940000000,
 ];

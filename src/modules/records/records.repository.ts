@@ -1,3 +1,4 @@
+import type { AuditActor } from '../../database/audit-context.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { LayoutReader } from '../layouts/layout-usage.js';
 import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
@@ -40,6 +41,8 @@ export interface LogLine {
   event: string;
   message: string;
   created_at: string;
+  /** Who made the entry (docs/audit.md#actors); null for entries written before the audit trail. */
+  actor: AuditActor | null;
 }
 
 /** A record locked for a change: its identity, status, driver, layout and window, and its partner (null without). */
@@ -122,7 +125,10 @@ export abstract class RecordsRepository {
          ON CONFLICT (${ownerColumn}, ref) DO NOTHING
          RETURNING *
        ), logged AS (
-         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
+         -- Each by its own request's actor, when several requests' creates are written together (docs/audit.md#actors).
+         INSERT INTO ${logTable} (${logForeignKey}, event, message, actor)
+         SELECT id, 'created', $4, COALESCE(s.scope #> ARRAY['rows', inserted.ref, 'actor'], s.scope->'actor')
+           FROM inserted, (SELECT NULLIF(current_setting('gate.audit', true), '')::jsonb AS scope) s
        ), created AS (
          SELECT i.id, x.ord, ${partner ? `i.${partner.column}` : 'NULL::uuid'} AS partner_id, ${view('i', 'd')} AS data
            FROM inserted i JOIN x ON x.ref = i.ref JOIN drivers d ON d.id = i.driver_id
@@ -300,7 +306,7 @@ export abstract class RecordsRepository {
     const { logTable, logForeignKey } = this.def;
     return this.db.query(
       `SELECT ${logForeignKey} AS record_id, event, message,
-              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_at
+              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_at, actor
          FROM ${logTable}
         WHERE ${logForeignKey} = ANY($1::uuid[])
         ORDER BY ${logForeignKey}, ${logTable}.created_at DESC, id DESC`,

@@ -13,17 +13,13 @@ import { CreateGroups } from './create-groups.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { GuardedRecord, RecordGuard } from './record-guard.js';
-import type { LiveRecordRow, LockedRecord, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
+import type { LiveRecordRow, LockedRecord, LogLine, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
 import { type RecordItem, RecordView } from './record-view.js';
 import { type LogEntry, type MovingRecord, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
 export const MAX_QUERY_REFS = 100;
 
-export interface LogItem {
-  event: string;
-  message: string;
-  created_at: string;
-}
+export type LogItem = Omit<LogLine, 'record_id'>;
 
 export type { LiveRecordRow, RecordItem };
 

@@ -1,3 +1,4 @@
+import { AuditActorView } from '../../audit/dto/audit.dto.js';
 import { ApiProperty } from '@nestjs/swagger';
 
 export class CreatedRecordsView {
@@ -20,4 +21,11 @@ export class LogItemView {
   @ApiProperty({ example: 'created' }) event: string;
   @ApiProperty({ example: 'Trip created' }) message: string;
   @ApiProperty({ example: '2026-11-22T04:48:54.123456', description: 'UTC with microseconds, no zone designator' }) created_at: string;
+  @ApiProperty({
+    type: AuditActorView,
+    nullable: true,
+    description:
+      'Who made the entry, as the audit trail names them ([actors](/guide/audit.md#actors)); null for entries older than the trail',
+  })
+  actor: AuditActorView | null;
 }
