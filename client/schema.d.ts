@@ -2523,6 +2523,17 @@ export interface components {
        * @example 2026-11-22T04:48:54.123456
        */
       created_at: string;
+      /**
+       * @description The entry's facts, by event (docs/statuses.md#history-entries): `created` {layout_ref}; `updated` {fields}; a status move (its event is the new status in lower case) {from, to, via, checkin_id?, outcome?, stage?, read_id?, lane?, plate?}; `checkin_requested` {checkin_id, source, read_id?, resumed?}; `checkin_rejected` and `checkin_failed` {checkin_id, outcome, reason}; `checkin_joined` {checkin_id, joined_checkin_id}; `arrived`, `entered`, `departed` {stage, read_id, lane, plate}; `no_show` {admissible_until}; `ticket_created`, `ticket_updated`, `ticket_deleted` {ticket_id, layout_ref}. Null on entries written before it existed. Unlike `message`, it holds no English sentence: readers draw the entry from `event` and `data` in their own language.
+       * @example {
+       *       "from": "PLANNED",
+       *       "to": "IN_TRANSIT",
+       *       "via": "put"
+       *     }
+       */
+      data: {
+        [key: string]: unknown;
+      } | null;
     };
     TripLogsData: {
       trip: components['schemas']['TripLogView'];
@@ -13773,12 +13784,20 @@ export interface operations {
            *               {
            *                 "event": "in_transit",
            *                 "message": "Status changed from PLANNED to IN_TRANSIT",
-           *                 "created_at": "2026-11-22T05:02:10.456789"
+           *                 "created_at": "2026-11-22T05:02:10.456789",
+           *                 "data": {
+           *                   "from": "PLANNED",
+           *                   "to": "IN_TRANSIT",
+           *                   "via": "put"
+           *                 }
            *               },
            *               {
            *                 "event": "created",
            *                 "message": "Trip created",
-           *                 "created_at": "2026-11-22T04:48:54.123456"
+           *                 "created_at": "2026-11-22T04:48:54.123456",
+           *                 "data": {
+           *                   "layout_ref": "demo-trip"
+           *                 }
            *               }
            *             ]
            *           }
@@ -14999,12 +15018,19 @@ export interface operations {
            *               {
            *                 "event": "ticket_created",
            *                 "message": "Ticket 3ca52219-979d-412b-ab3f-10061b1d4f8d created (layout demo-ticket)",
-           *                 "created_at": "2026-11-22T05:02:10.456789"
+           *                 "created_at": "2026-11-22T05:02:10.456789",
+           *                 "data": {
+           *                   "ticket_id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *                   "layout_ref": "demo-ticket"
+           *                 }
            *               },
            *               {
            *                 "event": "created",
            *                 "message": "Appointment created",
-           *                 "created_at": "2026-11-22T04:48:54.123456"
+           *                 "created_at": "2026-11-22T04:48:54.123456",
+           *                 "data": {
+           *                   "layout_ref": "demo-appointment"
+           *                 }
            *               }
            *             ]
            *           }
