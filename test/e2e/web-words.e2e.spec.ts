@@ -102,7 +102,8 @@ async function brazilianTerminal() {
         window_start: new Date(now - 30 * 60_000).toISOString(),
         window_end: new Date(now + 30 * 60_000).toISOString(),
       },
-      driver(taxId),
+      // A licence as a CNH's registration is written by the state (the factory's own is the tax id's digits).
+      driver(taxId, { driver_license_number: 'SP-482913' }),
     );
     const res = await gate.http.post('/api/v1/appointments').set('X-API-Key', terminal.key).send(item);
     expect(res.status).toBe(201);
@@ -174,6 +175,24 @@ describe('every word in Portuguese (Brazil)', () => {
       await phone.context.close();
     }
 
+    // The checked-in appointment changes: a new plate (an update), then under way (a status change).
+    const put = (appointment: object) =>
+      gate.http.put('/api/v1/appointments').set('X-API-Key', scene.terminal.key).send({ ref: scene.accepted, appointment });
+    expect((await put({ license_plate: 'ABC1D24' })).status).toBe(200);
+    expect((await put({ status: 'ON_GOING' })).status).toBe(200);
+    // Every entry carries its facts, from which the panel draws it.
+    const logged = (await gate.http.get('/api/v1/appointments/logs').query({ refs: scene.accepted }).set('X-API-Key', scene.terminal.key))
+      .body.data[0].data.logs as { event: string; data: unknown }[];
+    expect(logged.map((entry) => entry.event)).toEqual([
+      'on_going',
+      'updated',
+      'ticket_created',
+      'checked_in',
+      'checkin_requested',
+      'created',
+    ]);
+    expect(logged.filter((entry) => entry.data === null)).toEqual([]);
+
     const desk = await openPage(browser, { viewport: { width: 1280, height: 900 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     try {
       const { page } = desk;
@@ -190,6 +209,8 @@ describe('every word in Portuguese (Brazil)', () => {
           await history.getByText('Ticket criado (layout Passe de portão)').waitFor();
           await history.getByText('Check-in aceito pelo servidor do terminal').waitFor();
           await history.getByText('Check-in solicitado pelo motorista').first().waitFor();
+          await history.getByText('Alterado: placa').waitFor();
+          await history.locator('li[data-event="on_going"]').getByText('Check-in feito → Em andamento').waitFor();
         } else {
           await history.getByText('O terminal recusou o check-in: Placa não autorizada neste portão.').waitFor();
         }
@@ -202,6 +223,22 @@ describe('every word in Portuguese (Brazil)', () => {
         }
         await page.setViewportSize({ width: 1280, height: 900 });
       }
+
+      // The layout editor's sample values, taken from a record, as people read them: the window's start a date in
+      // Portuguese, the tax id a CPF.
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Editar retirada' }).click();
+      const values = page.getByRole('definition');
+      await values
+        .filter({ hasText: scene.taxId.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4') })
+        .first()
+        .waitFor();
+      await values
+        .filter({ hasText: /\d{1,2} de [a-z]+\.? de \d{4}/ })
+        .first()
+        .waitFor();
+      await desk.screenshot('words-panel-layout-sample-pt-BR');
+      expect(offending(await visibleTexts(page))).toEqual([]);
       expect(desk.problems).toEqual([]);
     } finally {
       await desk.context.close();
