@@ -167,8 +167,9 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   /**
    * Starts an attempt run by this instance, or resumes an interrupted one; logs it on the appointment when
-   * `message` is given (one statement, with its event): a driver's attempt resumed after an interruption. CHECKIN_IN_PROGRESS when another request holds the same
-   * checkin_id. `manager`: the transaction (of Changes) it belongs to; without one it runs in one of its own.
+   * `message` is given (one statement, with its event): a driver's attempt resumed after an interruption.
+   * CHECKIN_IN_PROGRESS when another request holds the same checkin_id. `manager`: the transaction (of Changes) it
+   * belongs to; without one it runs in one of its own.
    */
   async begin(
     manager: EntityManager | null,
