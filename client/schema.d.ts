@@ -2652,6 +2652,17 @@ export interface components {
        * @example 2026-11-22T04:48:54.123456
        */
       created_at: string;
+      /**
+       * @description The entry's facts, by event (docs/statuses.md#history-entries): `created` {layout_ref}; `updated` {fields}; a status move (its event is the new status in lower case) {from, to, via, checkin_id?, outcome?, stage?, read_id?, lane?, plate?}; `checkin_requested` {checkin_id, source, read_id?, resumed?}; `checkin_rejected` and `checkin_failed` {checkin_id, outcome, reason}; `checkin_joined` {checkin_id, joined_checkin_id}; `arrived`, `entered`, `departed` {stage, read_id, lane, plate}; `no_show` {admissible_until}; `ticket_created`, `ticket_updated`, `ticket_deleted` {ticket_id, layout_ref}. Null on entries written before it existed. Unlike `message`, it holds no English sentence: readers draw the entry from `event` and `data` in their own language.
+       * @example {
+       *       "from": "PLANNED",
+       *       "to": "IN_TRANSIT",
+       *       "via": "put"
+       *     }
+       */
+      data: {
+        [key: string]: unknown;
+      } | null;
       /** @description Who made the entry, as the audit trail names them ([actors](/guide/audit.md#actors)); null for entries older than the trail */
       actor: (components['schemas']['AuditActorView'] | null) | null;
     };
@@ -14414,6 +14425,11 @@ export interface operations {
            *                 "event": "in_transit",
            *                 "message": "Status changed from PLANNED to IN_TRANSIT",
            *                 "created_at": "2026-11-22T05:02:10.456789",
+           *                 "data": {
+           *                   "from": "PLANNED",
+           *                   "to": "IN_TRANSIT",
+           *                   "via": "put"
+           *                 },
            *                 "actor": {
            *                   "type": "user",
            *                   "id": "9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d",
@@ -14425,6 +14441,9 @@ export interface operations {
            *                 "event": "created",
            *                 "message": "Trip created",
            *                 "created_at": "2026-11-22T04:48:54.123456",
+           *                 "data": {
+           *                   "layout_ref": "demo-trip"
+           *                 },
            *                 "actor": {
            *                   "type": "api_key",
            *                   "id": "0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21",
@@ -15652,6 +15671,10 @@ export interface operations {
            *                 "event": "ticket_created",
            *                 "message": "Ticket 3ca52219-979d-412b-ab3f-10061b1d4f8d created (layout demo-ticket)",
            *                 "created_at": "2026-11-22T05:02:10.456789",
+           *                 "data": {
+           *                   "ticket_id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *                   "layout_ref": "demo-ticket"
+           *                 },
            *                 "actor": {
            *                   "type": "user",
            *                   "id": "9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d",
@@ -15663,6 +15686,9 @@ export interface operations {
            *                 "event": "created",
            *                 "message": "Appointment created",
            *                 "created_at": "2026-11-22T04:48:54.123456",
+           *                 "data": {
+           *                   "layout_ref": "demo-appointment"
+           *                 },
            *                 "actor": {
            *                   "type": "api_key",
            *                   "id": "0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21",

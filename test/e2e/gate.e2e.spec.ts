@@ -168,6 +168,27 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
     const messages = logs.body.data[0].data.logs.map((l: { message: string }) => l.message);
     expect(messages).toContain(`Entered through the gate: plate read ${entry.read_id} on lane yard-2`);
     expect(messages).toContain(`Left through the gate: plate read ${exit.read_id} on lane out-1`);
+    // Their data names the read: what a reader draws them from, in its own words.
+    const facts = (event: string) => logs.body.data[0].data.logs.find((l: { event: string }) => l.event === event)?.data;
+    expect(facts('on_going')).toEqual({
+      from: 'CHECKED_IN',
+      to: 'ON_GOING',
+      via: 'put',
+      stage: 'entry',
+      read_id: entry.read_id,
+      lane: 'yard-2',
+      plate: 'JKM4321',
+    });
+    expect(facts('completed')).toEqual({
+      from: 'ON_GOING',
+      to: 'COMPLETED',
+      via: 'put',
+      stage: 'exit',
+      read_id: exit.read_id,
+      lane: 'out-1',
+      plate: 'JKM-4321',
+    });
+    expect(facts('checkin_requested')).toEqual({ checkin_id: expect.any(String), source: 'plate', read_id: entry.read_id });
   });
 
   it('stamps once: a later arrival of a CHECKED_IN appointment matches with no change, and its stamp stays', async () => {

@@ -53,6 +53,7 @@ describe.each([
           event: 'created',
           message: expect.any(String),
           created_at: expect.stringMatching(MICROS),
+          data: { layout_ref: layout },
           actor: expect.objectContaining({ type: 'api_key' }),
         },
       ]);
@@ -212,7 +213,11 @@ describe.each([
       const [row] = await db.query(`SELECT license_plate, summary, custom_data FROM ${table} WHERE ref = $1`, [ref]);
       expect(row).toEqual({ license_plate: 'NEW1234', summary: null, custom_data: { container: { number: 'MSCU1234567' } } });
       const logs = (await logsOf(t.http, owner.key, noun, [ref])).body.data[0].data.logs;
-      expect(logs[0]).toMatchObject({ event: 'updated', message: 'Updated license_plate, summary' });
+      expect(logs[0]).toMatchObject({
+        event: 'updated',
+        message: 'Updated license_plate, summary',
+        data: { fields: ['license_plate', 'summary'] },
+      });
       expect(logs.map((l: { event: string }) => l.event)).toEqual(['updated', 'created']);
     });
 
@@ -518,6 +523,7 @@ describe('status transitions', () => {
         event,
         message: `Status changed from ${from} to ${to}`,
         created_at: expect.stringMatching(MICROS),
+        data: { from, to, via: 'put' },
         actor: expect.objectContaining({ type: 'api_key' }),
       },
     ]);

@@ -18,9 +18,10 @@ import { Capacity1763917000000 } from './1763917000000-capacity.js';
 import { BookableByIndex1763917500000 } from './1763917500000-bookable-by-index.js';
 import { People1763920000000 } from './1763920000000-people.js';
 import { Gate1763930000000 } from './1763930000000-gate.js';
+import { LogData1763935000000 } from './1763935000000-log-data.js';
+import { Audit1763940000000 } from './1763940000000-audit.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
-import { Audit1763940000000 } from './1763940000000-audit.js';
 export const MIGRATIONS = [
   Foundation1763874000000,
   TripsAppointments1763877600000,
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   BookableByIndex1763917500000,
   People1763920000000,
   Gate1763930000000,
+  LogData1763935000000,
   Audit1763940000000,
 ];
