@@ -13,8 +13,8 @@ import { putLayout } from '../factories/layouts.js';
 import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { newUser, signIn, type TestSession, TEST_PASSWORD } from '../factories/users.js';
-import { createEmbeddedDataDir } from '../setup/databases.js';
-import { TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
+import { createEmbeddedDataDir, createTestDatabase, uniqueName } from '../setup/databases.js';
+import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
 
 interface Entry {
   id: string;
@@ -464,6 +464,48 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
 }
 
 describe('on PostgreSQL', () => auditSuite({}, { full: true }));
+
+describe('two instances writing one account at once', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = { DATABASE_URL: database.url, REDIS_PREFIX: uniqueName('gate-audit-two') };
+    apps.push(await startTestApp(env), await startTestApp(env));
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await database.drop();
+  });
+
+  it('seal one chain per account: every seq once, in order, no gap, verified', async () => {
+    const [a, b] = apps;
+    const terminal = await newTerminal(a.http);
+    await putLayout(a.http, terminal.key, 'appointment', 'appt');
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        [a, b, a, b].map((app) =>
+          app.http
+            .post('/api/v1/appointments')
+            .set('X-API-Key', terminal.key)
+            .send(Array.from({ length: 20 }, () => createItem('appointment', 'appt', {}, driver())))
+            .expect(201),
+        ),
+      );
+    }
+    const db = a.app.get(DataSource);
+    await waitFor(async () => (await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE seq IS NULL`))[0].n === 0);
+    const [{ n, max, distinct }] = await db.query(
+      `SELECT count(*)::int AS n, max(seq)::int AS max, count(DISTINCT seq)::int AS distinct FROM audit_entries WHERE account_id = $1`,
+      [terminal.id],
+    );
+    expect([n, distinct, max]).toEqual([n, n, n]);
+    for (const app of apps) {
+      const verified = await app.http.get('/api/v1/audit/verify').set('X-API-Key', terminal.key);
+      expect(verified.body.data).toEqual({ ok: true, checked: n });
+    }
+  });
+});
 describe('on the embedded store', () => {
   const dataDir = createEmbeddedDataDir('gate-audit-');
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -154,7 +154,7 @@ export class Audit1763940000000 implements MigrationInterface {
            WHEN resource = 'appointment' AND o->'departed_at' = 'null' AND n->'departed_at' <> 'null' THEN 'departed'
            WHEN resource = 'user' AND o->'role' IS DISTINCT FROM n->'role' THEN 'role_changed'
            WHEN resource = 'user' AND o->'status' IS DISTINCT FROM n->'status'
-             THEN CASE WHEN n->>'status' = 'active' THEN 'reactivated' ELSE lower(n->>'status') END
+             THEN CASE WHEN n->>'status' <> 'active' THEN lower(n->>'status') WHEN o->>'status' = 'invited' THEN 'activated' ELSE 'reactivated' END
            WHEN resource = 'user' AND o->'password_hash' IS DISTINCT FROM n->'password_hash' THEN 'password_changed'
            WHEN resource = 'user' AND o->'mfa_enabled' IS DISTINCT FROM n->'mfa_enabled'
              THEN CASE WHEN (n->>'mfa_enabled')::boolean THEN 'mfa_enabled' ELSE 'mfa_disabled' END

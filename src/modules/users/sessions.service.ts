@@ -124,13 +124,14 @@ export class SessionsService {
   }
 
   /**
-   * A refused sign-in in the audit trail (docs/audit.md#sign-ins): of the user's account, or of none for an email no
-   * user has; the reason as the entry's change. Never the password or the code.
+   * A refused sign-in in the audit trail (docs/audit.md#sign-ins): of the user's account (or the account whose single
+   * sign-on refused it), or of none for an email no user has; the reason as the entry's change. Never the password or
+   * the code.
    */
-  private failed(email: string, user: User | null, reason: SignInFailure): Promise<void> {
+  failed(email: string, user: User | null, reason: SignInFailure, accountId: string | null = user?.accountId ?? null): Promise<void> {
     return this.audit.record([
       {
-        accountId: user?.accountId ?? null,
+        accountId,
         action: 'session.failed',
         actor: user ? auditActorOfUser(user) : { type: 'user', id: null, name: null, email },
         target: { type: 'user', id: user?.id ?? null, ref: email },
@@ -140,8 +141,8 @@ export class SessionsService {
   }
 }
 
-/** Why a sign-in was refused, as the audit trail says it. */
-type SignInFailure = 'unknown_email' | 'wrong_password' | 'inactive_user' | 'wrong_code' | 'sso_required';
+/** Why a sign-in was refused, as the audit trail says it; a single sign-on's refusal by its error code in lower case. */
+export type SignInFailure = 'unknown_email' | 'wrong_password' | 'inactive_user' | 'wrong_code' | 'sso_required' | `sso_${string}`;
 
 export function clientOf(request: IncomingMessage, failures: AuthFailures): Client {
   const agent = request.headers['user-agent'];
