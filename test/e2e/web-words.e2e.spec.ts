@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { newAccount, newCarrier, type TestAccount } from '../factories/accounts.js';
 import { at, saveRule } from '../factories/capacity.js';
 import { TERMINAL_FENCE } from '../factories/checkin.js';
@@ -8,6 +8,7 @@ import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connectTerminal } from '../factories/sockets.js';
 import { launchBrowser, openPage, PHONE, startWebApp } from '../setup/browser.js';
 import { SERVICE_START_MS } from '../setup/processes.js';
+import { offending, visibleTexts } from '../setup/words.js';
 import type { TestApp } from '../setup/test-app.js';
 
 /**
@@ -30,37 +31,6 @@ afterAll(async () => {
   await service?.close();
   await browser?.close();
 });
-
-/** The English a Brazilian reader must not meet ("check-in", "ticket" and "container" are Brazilian usage). */
-const ENGLISH =
-  /\b(appointments?|drivers?|plates?|gate pass|gates?|lanes?|bays?|tax id|licen[cs]e|import|created|updated|deleted|accepted|rejected|requested|valid|show|follow|stop|arrive|inside|windows?)\b/i;
-const ISO_TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-const BARE_CPF = /(?<![\d.])\d{11}(?![\d.])/;
-
-/** Every text node of the page that a person sees (its element rendered and visible), trimmed, empty ones left out. */
-async function visibleTexts(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const texts = [];
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const element = node.parentElement;
-      const text = node.textContent.trim();
-      if (!text || !element || element.closest('script, style, .visually-hidden, option')) continue;
-      if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
-      texts.push(text);
-    }
-    for (const select of document.querySelectorAll('select')) {
-      if (select.checkVisibility() && select.selectedOptions[0]) texts.push(select.selectedOptions[0].textContent.trim());
-    }
-    document.title && texts.push(document.title);
-    return texts;
-  })()`);
-}
-
-/** What of those a Brazilian reader should not see. */
-const offending = (texts: string[]) =>
-  texts.filter((text) => ENGLISH.test(text) || ISO_TIMESTAMP.test(text) || UUID.test(text) || BARE_CPF.test(text));
 
 let cpfs = 0;
 /** An 11-digit tax id of its own (a CPF's shape). */
