@@ -83,11 +83,11 @@ describe.each(STORES)('the Gate page on %s', (storeName: Store) => {
     await service?.close();
   });
 
-  /** A terminal whose server accepts every check-in with a ticket, and a truck of plate RST2445 due now. */
-  async function terminalWithTruck(): Promise<{ scene: GateScene; truck: { id: string; ref: string } }> {
+  /** A terminal whose server answers every check-in `answer` (with a ticket unless given), and a truck of plate RST2445 due now. */
+  async function terminalWithTruck(answer: object = TICKET): Promise<{ scene: GateScene; truck: { id: string; ref: string } }> {
     const scene = await gateScene(gate.http);
     const truck = await scene.appointment({ ref: uniqueRef('AG'), license_plate: 'RST2445' });
-    sockets.push(await connectTerminal(url, scene.terminal.key, () => TICKET));
+    sockets.push(await connectTerminal(url, scene.terminal.key, () => answer));
     return { scene, truck };
   }
   const sendRead = async (scene: GateScene, body: object) => {
@@ -208,6 +208,38 @@ describe.each(STORES)('the Gate page on %s', (storeName: Store) => {
       await page.getByRole('search').waitFor();
       expect(await seriousA11yViolations(page)).toEqual([]);
       await screenshot(`${storeName}-panel-gate-viewer`);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  onPostgresql('an owner sees why the terminal refused, is told so again on resolving, and closes the read with a note', async () => {
+    const { scene, truck } = await terminalWithTruck({ accepted: false, reason: 'Not cleared by customs' });
+    const owner = await newUser(gate, scene.terminal.id, 'owner');
+    const { page, context, problems } = await openPage(browser, { ...TABLET, locale: 'en-US' });
+    try {
+      await signIn(page, url, owner, { email: 'Email', password: 'Password', out: 'Sign out' });
+      await page.getByRole('navigation').getByRole('button', { name: 'Gate' }).click();
+      await page.getByText('No read waits for a clerk.').waitFor();
+      const sent = read('RST2445', { confidence: 0.99 });
+      const outcome = await sendRead(scene, sent);
+      expect(outcome).toMatchObject({ outcome: 'referred' });
+
+      const referral = page.getByRole('article', { name: 'Read of plate RST2445' });
+      await referral.getByText('The terminal did not accept the check-in. The terminal said: Not cleared by customs').waitFor();
+      await referral.getByRole('button', { name: `It is ${truck.ref}` }).tap();
+      await referral.getByRole('alert').filter({ hasText: 'The terminal refused the check-in: Not cleared by customs' }).waitFor();
+      // Still open, still the clerk's: close it without an appointment.
+      await referral.getByLabel('Note (optional)').fill('Sent to customs');
+      await referral.getByRole('button', { name: 'No appointment: close it' }).tap();
+      await page.getByRole('status').filter({ hasText: 'Plate RST2445: closed without an appointment.' }).waitFor();
+      await page.getByText('No read waits for a clerk.').waitFor();
+      const resolved = await gate.http.get('/api/v1/gate/referrals?status=resolved').set('X-API-Key', scene.terminal.key);
+      expect(resolved.body.data.items[0]).toMatchObject({
+        id: outcome.referral_id,
+        resolution: { outcome: 'rejected', appointment_ref: null, note: 'Sent to customs' },
+      });
       expect(problems).toEqual([]);
     } finally {
       await context.close();
