@@ -102,7 +102,9 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
       expect(await page.locator('tbody tr', { hasText: yesterday }).count()).toBe(0);
       expect(await page.locator('tbody tr', { hasText: tomorrow }).count()).toBe(0);
       expect(await page.getByLabel('Janela a partir de').inputValue()).toMatch(/T00:00$/);
-      // What a gate clerk may not change shows no button: no layouts to draw tickets with, but the driver's link.
+      // What a gate clerk may not change shows no button: no new appointment, no layouts to draw tickets with, but
+      // the driver's link.
+      expect(await page.getByRole('button', { name: 'Novo agendamento' }).count()).toBe(0);
       await page.getByRole('button', { name: today }).click();
       await page.getByRole('button', { name: /^Gerar um link de acesso/ }).waitFor();
       await screenshot(`${storeName}-panel-people-gate-board`);
@@ -154,6 +156,8 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
         await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('button', { name: 'Sign out' }).waitFor();
         expect(await navigation(page)).toEqual(pages);
+        await page.getByRole('button', { name: 'Apply filters' }).waitFor();
+        expect(await page.getByRole('button', { name: 'New appointment' }).count()).toBe(role === 'viewer' ? 0 : 1);
         await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
         await page.locator('tbody tr', { hasText: 'card' }).waitFor();
         expect(await page.getByRole('button', { name: 'Create layout' }).count()).toBe(role === 'viewer' ? 0 : 1);
