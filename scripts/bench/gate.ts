@@ -63,7 +63,7 @@ export interface GateBenchOptions {
  * 0..5 on even n, its Mercosul letter A..F on odd n: both spellings stored), and two digits. The fourth character is 1,
  * so no fill plate folds like a read's (9 there).
  */
-export const fillPlate = (n: number) => {
+const fillPlate = (n: number) => {
   const [m, q] = [n % 17576, Math.floor(n / 17576)];
   const letters = [Math.floor(m / 676), Math.floor(m / 26) % 26, m % 26].map((c) => String.fromCharCode(65 + c)).join('');
   return `${letters}1${n % 2 ? String.fromCharCode(65 + q) : q}${String(n % 100).padStart(2, '0')}`;
