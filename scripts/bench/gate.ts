@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { AppointmentsService } from '../../src/modules/appointments/appointments.service.js';
 import { matchRead, type PlateRead, searchKeys } from '../../src/modules/gate/matching.js';
 import { countRoundTrips } from './checkin-cost.js';
-import { acceptingTerminal, connectSocket, roundTrip } from './sockets.js';
+import { acceptingTerminal, connectSocket, roundTrip, ticketArrival } from './sockets.js';
 import { type Figures, figures, now, round, timed } from './stats.js';
 
 export interface GateFigures {
@@ -136,37 +136,30 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
     };
     const [readers, tappers] = [await connect(readTax), await connect(tapTax)];
     let readSeq = 0;
-    const readTrip = (driver: Socket, appointmentId: string, plate: string) =>
-      new Promise<number>((resolve, reject) => {
-        const started = now();
-        const onEvent = (event: { type: string; data: { appointment_id?: string } }) => {
-          if (event.type === 'ticket.created' && event.data.appointment_id === appointmentId) {
-            driver.off('event', onEvent);
-            resolve(now() - started);
-          }
-        };
-        driver.on('event', onEvent);
-        // The camera's spelling: lower case, a dash.
-        const body = {
-          read_id: `bench-${process.pid}-${++readSeq}`,
-          lane: 'in-1',
-          stage: 'arrival',
-          plate: `${plate.slice(0, 3).toLowerCase()}-${plate.slice(3)}`,
-          confidence: 0.97,
-          read_at: new Date().toISOString(),
-        };
-        fetch(`${o.base}/api/v1/gate/reads`, {
-          method: 'POST',
-          headers: { 'X-API-Key': o.terminal.key, 'Content-Type': 'application/json' },
-          body: JSON.stringify(body),
+    /** From the POST of a read (the camera's spelling: lower case, a dash) until the ticket on its driver's socket. */
+    const readTrip = (driver: Socket, appointmentId: string, plate: string) => {
+      const ticket = ticketArrival(driver, appointmentId);
+      const body = {
+        read_id: `bench-${process.pid}-${++readSeq}`,
+        lane: 'in-1',
+        stage: 'arrival',
+        plate: `${plate.slice(0, 3).toLowerCase()}-${plate.slice(3)}`,
+        confidence: 0.97,
+        read_at: new Date().toISOString(),
+      };
+      fetch(`${o.base}/api/v1/gate/reads`, {
+        method: 'POST',
+        headers: { 'X-API-Key': o.terminal.key, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+        .then(async (res) => {
+          const answer = (await res.json()) as { data?: { outcome: string }[] };
+          if (res.status !== 201 || answer.data?.[0].outcome !== 'matched')
+            throw new Error(`read: ${res.status} ${JSON.stringify(answer)}`);
         })
-          .then(async (res) => {
-            const answer = (await res.json()) as { data?: { outcome: string }[] };
-            if (res.status !== 201 || answer.data?.[0].outcome !== 'matched')
-              throw new Error(`read: ${res.status} ${JSON.stringify(answer)}`);
-          })
-          .catch((error: Error) => (driver.off('event', onEvent), reject(error)));
-      });
+        .catch(ticket.fail);
+      return ticket.arrived;
+    };
     const readsAtOnce = (r: number) => Promise.all(rounds[r].reads.map(({ id, plate }, i) => readTrip(readers[i], id, plate)));
     const tapsAtOnce = (r: number) => Promise.all(rounds[r].taps.map((id, i) => roundTrip(tappers[i], id)));
     for (let r = 0; r <= o.rounds; r++) {
