@@ -251,6 +251,9 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
     const low = await scene.appointment({ license_plate: 'LOW4567' });
     const sched = await scene.appointment({ license_plate: 'EXT7777' });
     const look = await scene.appointment({ license_plate: 'OBS2020' });
+    // Mercosul plates read with a look-alike: the first letter, and the fifth (B, Mercosul's 1, read as 8).
+    const lookFirst = await scene.appointment({ license_plate: 'BRA2E19' });
+    const lookFifth = await scene.appointment({ license_plate: 'KMN4B21' });
     const later = await scene.appointment({ license_plate: 'LAT3030', window_start: minutes(180), window_end: minutes(240) });
     // Another terminal's truck with a plate read here: never a match, never a candidate.
     const other = await newTerminal(t.http);
@@ -266,6 +269,8 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
       [read('LOW4567', { confidence: 0.5 }), 'low_confidence', [low.id]],
       [read('EXT7777', { stage: 'exit' }), 'wrong_status', [sched.id]],
       [read('085-2020'), 'lookalike', [look.id]],
+      [read('8RA2E19'), 'lookalike', [lookFirst.id]],
+      [read('KMN-4821'), 'lookalike', [lookFifth.id]],
       [read('LAT3030'), 'outside_window', [later.id]],
       [read('NOM9999'), 'no_match', []],
     ];
@@ -283,7 +288,8 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
       expect(found!.candidates.map((c: { appointment: { id: string } }) => c.appointment.id).sort()).toEqual([...candidates].sort());
     }
     // Nothing moved.
-    for (const { id } of [twinA, twinB, low, sched, look, later]) expect((await stateOf(id)).status).toBe('SCHEDULED');
+    for (const { id } of [twinA, twinB, low, sched, look, lookFirst, lookFifth, later])
+      expect((await stateOf(id)).status).toBe('SCHEDULED');
     const feed = await t.http.get('/api/v1/events?limit=500').set('X-API-Key', scene.terminal.key);
     const opened = (feed.body.data.items as { type: string; data: Record<string, any> }[]).filter((e) => e.type === 'gate.referral_opened');
     // Each read of a batch acts on its own: their events come in the order they were decided.

@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('the README walkthrough', () => {
-  it('seed, start, terminal simulator, driver simulator: a ticket arrives on the driver', async () => {
+  it('seed, start, terminal simulator, driver simulator, camera: tickets arrive on the driver; a clerk resolves a read', async () => {
     const port = String(await freePort());
     const seed = npm(['seed:demo'], { PORT: port });
     expect(await seed.exit).toBe(0);
@@ -94,6 +94,15 @@ describe('the README walkthrough', () => {
     expect(replay.output()).toContain('#3 ticket.created');
     expect(replay.output()).toContain('Gate: B7');
 
+    // A truck with no phone: the camera command as the seed printed it reads the Mercosul plate in its old spelling, and
+    // the terminal simulator is asked as for a tap.
+    const cameraLine = /npm run sim:camera -- (--key \S+ --plate BRA-2419 --stage arrival --url \S+)$/m.exec(seed.output())?.[1];
+    expect(cameraLine).toBe(`--key ${terminalKey} --plate BRA-2419 --stage arrival --url ${url}`);
+    const camera = npm(['sim:camera', '--', ...cameraLine!.split(' ')], {});
+    expect(await camera.exit).toBe(0);
+    expect(camera.output()).toContain(`matched appointment ${appointmentRef}-CAM`);
+    expect(terminal.output()).toContain(`appointment ${appointmentRef}-CAM, plate BRA2E19`);
+
     // The browser steps: the printed app link shows the current ticket on the phone (the first one under its history),
     // the panel the checked-in appointment.
     const browser = await launchBrowser();
@@ -110,8 +119,35 @@ describe('the README walkthrough', () => {
       expect(await phone.page.getByRole('article', { name: `Earlier ticket for ${appointmentRef}` }).count()).toBe(1);
       const panel = await openPage(browser);
       await signInToPanel(panel.page, url, terminalKey);
-      await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('Checked in').waitFor();
-      expect([...phone.problems, ...panel.problems]).toEqual([]);
+      // Both demo appointments are checked in now: the row of each by its ref.
+      for (const ref of [appointmentRef, `${appointmentRef}-CAM`])
+        await panel.page.locator(`tbody tr[data-ref="${ref}"]`).getByText('Checked in').waitFor();
+      // The camera's truck: its ticket on the phone too.
+      await phone.page
+        .getByRole('article', { name: `Ticket for ${appointmentRef}-CAM`, exact: true })
+        .getByText('A3')
+        .waitFor();
+
+      // The read again, too unsure to act alone: the gate clerk the seed printed resolves it on the Gate page.
+      const [, clerkEmail, clerkPassword] = /^ +Demo Terminal +gate +(\S+) +(\S+)$/m.exec(seed.output()) ?? [];
+      const clerk = await openPage(browser);
+      await clerk.page.goto(`${url}/panel`);
+      await clerk.page.getByLabel('Email').fill(clerkEmail);
+      await clerk.page.getByLabel('Password').fill(clerkPassword);
+      await clerk.page.getByLabel('Password').press('Enter');
+      await clerk.page.getByRole('navigation').getByRole('button', { name: 'Gate' }).click();
+      await clerk.page.getByRole('region', { name: "Today's arrivals" }).getByText(`${appointmentRef}-CAM`).waitFor();
+      await clerk.page.locator('[data-live="live"]').waitFor();
+      const unsure = npm(['sim:camera', '--', ...cameraLine!.split(' '), '--confidence', '0.5'], {});
+      expect(await unsure.exit).toBe(0);
+      expect(unsure.output()).toContain('referred to a clerk');
+      const referral = clerk.page.getByRole('article', { name: 'Read of plate BRA-2419' });
+      await referral.getByRole('button', { name: `It is ${appointmentRef}-CAM` }).click();
+      await clerk.page
+        .getByRole('status')
+        .filter({ hasText: `Plate BRA-2419 resolved as ${appointmentRef}-CAM.` })
+        .waitFor();
+      expect([...phone.problems, ...panel.problems, ...clerk.problems]).toEqual([]);
     } finally {
       await browser.close();
     }
