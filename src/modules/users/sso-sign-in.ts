@@ -145,16 +145,17 @@ export class SsoSignIn {
         throw grantError(error);
       }
     }
-    if (typeof email !== 'string' || !email.includes('@') || verified === false || verified === 'false')
-      throw new SsoError('SSO_EMAIL_UNVERIFIED', 'The provider gave no verified email address');
-    return this.signIn(sso, normaliseEmail(email), typeof name === 'string' ? name.slice(0, 255) : null, client);
+    if (typeof email !== 'string' || !email.includes('@')) throw new SsoError('SSO_EMAIL_UNVERIFIED', 'The provider gave no email address');
+    const unverified = verified === false || verified === 'false';
+    return this.signIn(sso, normaliseEmail(email), typeof name === 'string' ? name.slice(0, 255) : null, client, unverified);
   }
 
   /** Signs the person in: a user of the account, created with the default role when new. */
-  private async signIn(sso: AccountSso, email: string, name: string | null, client: Client): Promise<Opened> {
+  private async signIn(sso: AccountSso, email: string, name: string | null, client: Client, unverified: boolean): Promise<Opened> {
     // The person signing in is who the changes below are made by (docs/audit.md#sign-ins); a refusal is recorded.
     actAs({ type: 'user', id: null, name, email });
     try {
+      if (unverified) throw new SsoError('SSO_EMAIL_UNVERIFIED', 'The provider gave no verified email address');
       return await this.signInAs(sso, email, name, client);
     } catch (error) {
       if (error instanceof SsoError) {
