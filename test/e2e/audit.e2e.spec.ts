@@ -14,6 +14,7 @@ import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { newUser, signIn, type TestSession, TEST_PASSWORD } from '../factories/users.js';
 import { createEmbeddedDataDir, createTestDatabase, uniqueName } from '../setup/databases.js';
+import { describeEmbedded } from '../setup/pgbouncer.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
 
 interface Entry {
@@ -506,7 +507,7 @@ describe('two instances writing one account at once', () => {
     }
   });
 });
-describe('on the embedded store', () => {
+describeEmbedded('on the embedded store', () => {
   const dataDir = createEmbeddedDataDir('gate-audit-');
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   auditSuite({ DATABASE_URL: '', DATA_DIR: dataDir }, { full: false });

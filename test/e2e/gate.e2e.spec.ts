@@ -10,6 +10,7 @@ import { gateScene, type GateScene, minutes } from '../factories/checkin.js';
 import { createItem, driver } from '../factories/records.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { createEmbeddedDataDir, createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
+import { THROUGH_PGBOUNCER } from '../setup/pgbouncer.js';
 import { spawnWithOutput } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -23,7 +24,15 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 /** Every test runs on PostgreSQL and on the embedded store. */
 const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
-  { store: 'the embedded store', env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-gate-') }) },
+  // In the direct run only (describeEmbedded).
+  ...(THROUGH_PGBOUNCER
+    ? []
+    : [
+        {
+          store: 'the embedded store',
+          env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-gate-') }),
+        },
+      ]),
 ];
 
 const urlOf = (app: TestApp) => `http://127.0.0.1:${(app.app.getHttpServer().address() as { port: number }).port}`;
