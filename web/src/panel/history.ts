@@ -1,4 +1,5 @@
 import type english from '../messages/en.json';
+import { type AuditActor, actorWords } from './audit-words.js';
 
 type MessageKey = keyof typeof english;
 
@@ -20,6 +21,8 @@ type LayoutName = (set: 'appointment' | 'ticket' | 'trip', ref: string | null | 
 export interface HistoryEntry {
   event: string;
   data?: Record<string, unknown> | null;
+  /** Who made it, as the audit trail names them; null on entries logged before the trail. */
+  actor?: AuditActor | null;
 }
 
 /**
@@ -32,6 +35,8 @@ export interface HistoryLine {
   title: string;
   /** What happened, when there is more to say than the title: "Ticket criado (layout Passe de portão)". */
   detail: string | null;
+  /** Who made it, in words ("Feito por: Ana Souza (ana@terminal.example)"); null when the entry does not say. */
+  by: string | null;
 }
 
 const EVENTS: Record<string, MessageKey> = {
@@ -91,7 +96,8 @@ export function historyLine(i18n: HistoryWords, noun: 'appointment' | 'trip', en
   // A status move's event is its new status in lower case: one the panel has no word for reads as the status.
   const title = EVENTS[entry.event] ? t(EVENTS[entry.event]) : to ? i18n.status(to) : t('historyLine.other');
   const detail = data ? detailOf(i18n, noun, entry.event, data, layoutName) : null;
-  return { title, detail: detail === title ? null : detail };
+  const by = entry.actor ? t('board.by', { who: actorWords(i18n, entry.actor) }) : null;
+  return { title, detail: detail === title ? null : detail, by };
 }
 
 function detailOf(
