@@ -18,6 +18,7 @@ export const PAGE_NAMES = [
   'users',
   'account',
   'keys',
+  'audit',
   'me',
   'accounts',
 ] as const;
@@ -48,6 +49,7 @@ const RULES: readonly PageRule[] = [
   { page: 'account', label: 'panel.nav.account', kinds: ['terminal', 'carrier'], needs: 'account:read' },
   { page: 'keys', label: 'panel.nav.keys', kinds: ['terminal', 'carrier'], needs: 'keys:read' },
   { page: 'accounts', label: 'panel.nav.accounts', kinds: ['admin'], needs: 'accounts:read' },
+  { page: 'audit', label: 'panel.nav.audit', kinds: ['terminal', 'carrier', 'admin'], needs: 'audit:read' },
   { page: 'me', label: 'panel.nav.me', kinds: ['terminal', 'carrier', 'admin'], needs: 'session' },
 ];
 
