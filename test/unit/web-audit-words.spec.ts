@@ -32,7 +32,12 @@ const pt = wordsOf('pt-BR');
 const names = (_set: string, ref: string | null | undefined) => (ref === 'demo-ticket' ? 'Passe de portão' : (ref ?? '—'));
 
 const ID = 'bc7aadae-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
-const entry = (action: string, target: AuditEntryLike['target'], changes: AuditEntryLike['changes'] = null): AuditEntryLike => ({
+/** An entry as the API answers it (its target with its id, which the words never use). */
+const entry = (
+  action: string,
+  target: { type: string; id: string | null; ref: string | null },
+  changes: AuditEntryLike['changes'] = null,
+): AuditEntryLike => ({
   action,
   target,
   changes,
