@@ -1,6 +1,6 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { MessageKey, Translator } from '../shared/i18n.js';
+import type { MessageKey } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
 
 /** Who is signed in (GET /api/v1/me): the account's kind and name, the person (a session or a user's key) and what they may do. */
@@ -85,16 +85,4 @@ export function useMay(): May {
   return useContext(Access);
 }
 
-const ROLE_WORDS: Record<string, MessageKey> = {
-  owner: 'role.owner',
-  planner: 'role.planner',
-  gate: 'role.gate',
-  viewer: 'role.viewer',
-  dispatcher: 'role.dispatcher',
-  admin: 'role.admin',
-};
-
-/** A role as a word ("Gate clerk", "Porteiro"); a role the panel does not know shows as the service named it. */
-export function roleWord(t: Translator['t'], role: string): string {
-  return ROLE_WORDS[role] ? t(ROLE_WORDS[role]) : role;
-}
+export { roleWord } from './role-words.js';

@@ -1,5 +1,7 @@
 import type english from '../messages/en.json';
 import { formatTaxId, isUuid } from '../shared/format.js';
+import type { LayoutName } from './layout-names.js';
+import { roleWord } from './role-words.js';
 
 type MessageKey = keyof typeof english;
 
@@ -114,9 +116,6 @@ export interface AuditEntryLike {
   changes: Record<string, unknown[]> | null;
 }
 
-/** A layout as people know it (layout-names.ts). */
-type LayoutName = (set: 'appointment' | 'ticket' | 'trip', ref: string | null | undefined) => string;
-
 /** The target as people know it: a record's ref, a person's email, a key's label in «», a layout's name. */
 function targetWords(entry: AuditEntryLike, layoutName: LayoutName): string | null {
   const ref = entry.target.ref;
@@ -146,8 +145,8 @@ export function whatWords(i18n: AuditWords, entry: AuditEntryLike, layoutName: L
   return target ? `${actionSentence(i18n, entry.action)} ${target}` : actionSentence(i18n, entry.action);
 }
 
-/** The fields of the trail's changes the panel has words for; others show as the service names them. */
-const FIELDS: Record<string, MessageKey> = {
+/** A record's fields as words, as its history and the trail name them. */
+export const RECORD_FIELDS: Record<string, MessageKey> = {
   window_start: 'historyLine.field.window_start',
   window_end: 'historyLine.field.window_end',
   start_tolerance: 'historyLine.field.start_tolerance',
@@ -157,6 +156,11 @@ const FIELDS: Record<string, MessageKey> = {
   layout_ref: 'historyLine.field.layout_ref',
   custom_data: 'historyLine.field.custom_data',
   status: 'historyLine.field.status',
+};
+
+/** The fields of the trail's changes the panel has words for; others show as the service names them. */
+const FIELDS: Record<string, MessageKey> = {
+  ...RECORD_FIELDS,
   driver_id: 'historyLine.field.driver',
   name: 'users.name',
   email: 'users.email',
@@ -184,15 +188,6 @@ const FIELDS: Record<string, MessageKey> = {
   content: 'audit.field.content',
 };
 
-const ROLES: Record<string, MessageKey> = {
-  owner: 'role.owner',
-  planner: 'role.planner',
-  gate: 'role.gate',
-  viewer: 'role.viewer',
-  dispatcher: 'role.dispatcher',
-  admin: 'role.admin',
-};
-
 const USER_STATUSES: Record<string, MessageKey> = {
   invited: 'users.status.invited',
   active: 'users.status.active',
@@ -212,7 +207,7 @@ function valueWords(i18n: AuditWords, field: string, value: unknown): string {
   if (typeof value === 'string') {
     if (ISO_INSTANT.test(value)) return i18n.time(value);
     if (field === 'status') return USER_STATUSES[value] ? t(USER_STATUSES[value]) : i18n.status(value);
-    if (field === 'role' && ROLES[value]) return t(ROLES[value]);
+    if (field === 'role') return roleWord(t, value);
     if (field.endsWith('tax_id')) return formatTaxId(value);
     return value;
   }
