@@ -61,8 +61,8 @@ export function Audit({ credential, kind }: { credential: Credential; kind: Acco
   const [cursor, setCursor] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [verdict, setVerdict] = useState<{ ok: boolean; text: string } | null>(null);
-  /** Every actor seen on this page, by id, in words: the actor filter's choices. */
-  const [actors, setActors] = useState<Map<string, string>>(new Map());
+  /** Every actor seen on this page, by id: the actor filter's choices. */
+  const [actors, setActors] = useState<Map<string, Entry['actor']>>(new Map());
   const asked = useRef(0);
 
   useEffect(() => {
@@ -87,7 +87,7 @@ export function Audit({ credential, kind }: { credential: Credential; kind: Acco
       setProblem(null);
       setActors((seen) => {
         const next = new Map(seen);
-        for (const { actor } of page.items) if (actor.id && !next.has(actor.id)) next.set(actor.id, actorWords(i18n, actor));
+        for (const { actor } of page.items) if (actor.id && !next.has(actor.id)) next.set(actor.id, actor);
         return next.size === seen.size ? seen : next;
       });
     } catch (error) {
@@ -193,9 +193,9 @@ export function Audit({ credential, kind }: { credential: Credential; kind: Acco
             <label for="audit-actor">{t('audit.actor')}</label>
             <select id="audit-actor" value={form.actor} onChange={(e) => update('actor', e.currentTarget.value)}>
               <option value="">{t('audit.anyone')}</option>
-              {[...actors].map(([id, words]) => (
+              {[...actors].map(([id, actor]) => (
                 <option key={id} value={id}>
-                  {words}
+                  {actorWords(i18n, actor)}
                 </option>
               ))}
               <option value={TYPED}>{t('audit.actorTyped')}</option>
