@@ -4430,7 +4430,14 @@ export interface operations {
   };
   AuditController_verify: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Only entries at or after this instant (ISO 8601 with a zone) */
+        from?: string;
+        /** @description Only entries before this instant (ISO 8601 with a zone) */
+        to?: string;
+        /** @description Admin keys only: the account whose trail to read; absent, the entries of no account (failed sign-ins of unknown emails) */
+        account_id?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;

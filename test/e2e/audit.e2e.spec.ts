@@ -389,6 +389,8 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
       }
       const badFormat = await t.http.get('/api/v1/audit/export').query({ format: 'xml' }).set('X-API-Key', account.key);
       expect([badFormat.status, badFormat.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+      const badRange = await t.http.get('/api/v1/audit/verify').query({ from: 'yesterday' }).set('X-API-Key', account.key);
+      expect([badRange.status, badRange.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
     });
 
     it('chains every entry: verify holds, and finds an entry edited and one deleted in SQL; the chain survives a purge', async () => {

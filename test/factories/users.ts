@@ -26,9 +26,9 @@ export async function newUser(
   t: Pick<TestApp, 'app'>,
   accountId: string,
   role: Role,
-  options: { mfa?: boolean; status?: 'active' | 'deactivated' | 'invited' } = {},
+  options: { mfa?: boolean; status?: 'active' | 'deactivated' | 'invited'; email?: string } = {},
 ): Promise<TestUser> {
-  const email = `user-${randomUUID()}@gate.test`;
+  const email = options.email ?? `user-${randomUUID()}@gate.test`;
   const mfaSecret = options.mfa ? generateSecret() : null;
   const hash = await t.app.get(Passwords).hash(TEST_PASSWORD);
   const [{ id }] = await t.app.get(DataSource).query(

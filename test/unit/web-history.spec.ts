@@ -141,9 +141,21 @@ describe('history lines in pt-BR', () => {
     ['appointment', { event: 'ticket_created', message: `Ticket ${ID} created (layout demo-ticket)` }, 'Ticket emitido', null],
   ] as const)('%s entry %#: %s', (noun, entry, title, detail) => {
     const line = historyLine(pt, noun, entry, names);
-    expect(line).toEqual({ title, detail });
+    expect(line).toEqual({ title, detail, by: null });
     expect(`${line.title} ${line.detail ?? ''}`).not.toMatch(
       /[0-9a-f]{8}-[0-9a-f]{4}-|\d{4}-\d\d-\d\dT|\b(created|accepted|requested|terminal server|by the|lane|plate)\b/,
     );
+  });
+});
+
+describe('who made each history entry, in pt-BR', () => {
+  it.each([
+    [{ type: 'user', id: ID, name: 'Ana Souza', email: 'ana@terminal.example' }, 'Feito por: Ana Souza (ana@terminal.example)'],
+    [{ type: 'api_key', id: ID, name: 'ERP', key_id: ID }, 'Feito por: chave «ERP»'],
+    [{ type: 'driver', id: ID, name: null, tax_id: '12345678901' }, 'Feito por: motorista CPF 123.456.789-01'],
+    [{ type: 'terminal', id: ID, name: null, key_id: ID }, 'Feito por: o servidor do terminal'],
+    [{ type: 'system', id: null, name: 'no-show sweep' }, 'Feito por: o serviço (marcação de não comparecimentos)'],
+  ])('%o', (actor, by) => {
+    expect(historyLine(pt, 'appointment', { event: 'updated', data: { fields: ['summary'] }, actor }, names).by).toBe(by);
   });
 });

@@ -11,14 +11,7 @@ import type { Principal } from '../auth/principal.js';
 import type { AuditEntryView } from './audit-chain.js';
 import type { AuditFilter } from './audit.repository.js';
 import { AuditService, type AuditVerification } from './audit.service.js';
-import {
-  AUDIT_LIMIT,
-  AuditExportQuery,
-  AuditPageQuery,
-  AuditPageView,
-  type AuditRangeQuery,
-  AuditVerificationView,
-} from './dto/audit.dto.js';
+import { AUDIT_LIMIT, AuditExportQuery, AuditPageQuery, AuditPageView, AuditRangeQuery, AuditVerificationView } from './dto/audit.dto.js';
 
 const EXAMPLE_ENTRY: AuditEntryView = {
   id: '3d9c1f7e-2b4a-4e58-9c61-0f8e7d6c5b4a',

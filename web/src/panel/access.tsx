@@ -1,6 +1,6 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { MessageKey, Translator } from '../shared/i18n.js';
+import type { MessageKey } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
 
 /** Who is signed in (GET /api/v1/me): the account's kind and name, the person (a session or a user's key) and what they may do. */
@@ -19,6 +19,7 @@ export const PAGE_NAMES = [
   'users',
   'account',
   'keys',
+  'audit',
   'me',
   'accounts',
 ] as const;
@@ -50,6 +51,7 @@ const RULES: readonly PageRule[] = [
   { page: 'account', label: 'panel.nav.account', kinds: ['terminal', 'carrier'], needs: 'account:read' },
   { page: 'keys', label: 'panel.nav.keys', kinds: ['terminal', 'carrier'], needs: 'keys:read' },
   { page: 'accounts', label: 'panel.nav.accounts', kinds: ['admin'], needs: 'accounts:read' },
+  { page: 'audit', label: 'panel.nav.audit', kinds: ['terminal', 'carrier', 'admin'], needs: 'audit:read' },
   { page: 'me', label: 'panel.nav.me', kinds: ['terminal', 'carrier', 'admin'], needs: 'session' },
 ];
 
@@ -85,16 +87,4 @@ export function useMay(): May {
   return useContext(Access);
 }
 
-const ROLE_WORDS: Record<string, MessageKey> = {
-  owner: 'role.owner',
-  planner: 'role.planner',
-  gate: 'role.gate',
-  viewer: 'role.viewer',
-  dispatcher: 'role.dispatcher',
-  admin: 'role.admin',
-};
-
-/** A role as a word ("Gate clerk", "Porteiro"); a role the panel does not know shows as the service named it. */
-export function roleWord(t: Translator['t'], role: string): string {
-  return ROLE_WORDS[role] ? t(ROLE_WORDS[role]) : role;
-}
+export { roleWord } from './role-words.js';

@@ -493,6 +493,7 @@ function RecordDetail(props: {
                   {i18n.time(log.created_at)}
                 </time>
                 {line.detail && <div>{line.detail}</div>}
+                {line.by && <div class="muted">{line.by}</div>}
               </li>
             );
           })}

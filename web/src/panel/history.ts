@@ -1,17 +1,10 @@
 import type english from '../messages/en.json';
+import { type AuditActor, type AuditWords, actorWords, RECORD_FIELDS } from './audit-words.js';
 
 type MessageKey = keyof typeof english;
 
-/**
- * What the history needs of the page's Translator (web/src/shared/i18n.tsx), named here so the module stands alone
- * (its unit test runs it outside a browser).
- */
-export interface HistoryWords {
-  language: string;
-  t: (key: MessageKey, values?: Record<string, string | number | Date>) => string;
-  status: (code: string) => string;
-  time: (iso: string | null | undefined) => string;
-}
+/** What the history needs of the page's Translator: what the audit trail's words need. */
+export type HistoryWords = AuditWords;
 
 /** A layout as people know it: its name, else its ref (layout-names.ts gives the panel's). */
 type LayoutName = (set: 'appointment' | 'ticket' | 'trip', ref: string | null | undefined) => string;
@@ -20,6 +13,8 @@ type LayoutName = (set: 'appointment' | 'ticket' | 'trip', ref: string | null | 
 export interface HistoryEntry {
   event: string;
   data?: Record<string, unknown> | null;
+  /** Who made it, as the audit trail names them; null on entries logged before the trail. */
+  actor?: AuditActor | null;
 }
 
 /**
@@ -32,6 +27,8 @@ export interface HistoryLine {
   title: string;
   /** What happened, when there is more to say than the title: "Ticket criado (layout Passe de portão)". */
   detail: string | null;
+  /** Who made it, in words ("Feito por: Ana Souza (ana@terminal.example)"); null when the entry does not say. */
+  by: string | null;
 }
 
 const EVENTS: Record<string, MessageKey> = {
@@ -56,18 +53,7 @@ const EVENTS: Record<string, MessageKey> = {
 };
 
 /** The fields an update names, as words. */
-const FIELDS: Record<string, MessageKey> = {
-  window_start: 'historyLine.field.window_start',
-  window_end: 'historyLine.field.window_end',
-  start_tolerance: 'historyLine.field.start_tolerance',
-  end_tolerance: 'historyLine.field.end_tolerance',
-  license_plate: 'historyLine.field.license_plate',
-  summary: 'historyLine.field.summary',
-  layout_ref: 'historyLine.field.layout_ref',
-  custom_data: 'historyLine.field.custom_data',
-  status: 'historyLine.field.status',
-  driver: 'historyLine.field.driver',
-};
+const FIELDS: Record<string, MessageKey> = { ...RECORD_FIELDS, driver: 'historyLine.field.driver' };
 
 const FAILURES: Record<string, MessageKey> = {
   offline: 'historyLine.failed.offline',
@@ -91,7 +77,8 @@ export function historyLine(i18n: HistoryWords, noun: 'appointment' | 'trip', en
   // A status move's event is its new status in lower case: one the panel has no word for reads as the status.
   const title = EVENTS[entry.event] ? t(EVENTS[entry.event]) : to ? i18n.status(to) : t('historyLine.other');
   const detail = data ? detailOf(i18n, noun, entry.event, data, layoutName) : null;
-  return { title, detail: detail === title ? null : detail };
+  const by = entry.actor ? t('board.by', { who: actorWords(i18n, entry.actor) }) : null;
+  return { title, detail: detail === title ? null : detail, by };
 }
 
 function detailOf(

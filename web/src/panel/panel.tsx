@@ -7,6 +7,7 @@ import { AccessProvider, type Me, mayOf, type Page, pageOfHash, pagesOf, roleWor
 import { AccountSettings } from './account-settings.js';
 import { AccountKeys } from './account-keys.js';
 import { Accounts } from './accounts.js';
+import { Audit } from './audit.js';
 import { Board } from './board.js';
 import { Booking } from './booking.js';
 import { Bookings } from './bookings.js';
@@ -190,6 +191,7 @@ function SignedPanel(props: { credential: Credential; me: Me; onSignOut: () => v
             {page === 'users' && <Users credential={credential} kind={kind} />}
             {page === 'account' && <AccountSettings credential={credential} kind={kind} />}
             {page === 'keys' && <AccountKeys credential={credential} />}
+            {page === 'audit' && <Audit credential={credential} kind={kind} />}
             {page === 'me' && <MyAccount credential={credential} me={me} onChanged={props.onChanged} onSignedOut={props.onSignOut} />}
           </>
         )}
