@@ -18,10 +18,11 @@ describe('Periodic', () => {
       finished++;
     }, 5);
     job.start();
-    await sleep(120);
+    // Until a few runs have followed each other (however slow the machine's timers are), then stop during one.
+    while (runs < 3) await sleep(5);
     await job.stop();
     expect(most).toBe(1);
-    expect(runs).toBeGreaterThan(1);
+    expect(runs).toBeGreaterThanOrEqual(3);
     expect(finished).toBe(runs);
     const after = runs;
     await sleep(40);
