@@ -155,9 +155,9 @@ export const DISPATCH = `
      LIMIT $1 FOR UPDATE SKIP LOCKED
   ),
   batch AS (
-    SELECT s.id AS webhook_id, s.events AS filter, e.id, e.seq, e.tx, e.type, e.created_at, e.data
+    SELECT s.id AS webhook_id, s.events AS filter, e.id, e.seq, e.tx, e.type, e.created_at
       FROM subs s CROSS JOIN LATERAL (
-        SELECT id, seq, tx, type, created_at, data FROM account_events e
+        SELECT id, seq, tx, type, created_at FROM account_events e
          WHERE e.account_id = s.account_id AND (e.tx, e.seq) > (s.cursor_tx, s.cursor_seq) AND e.tx < $3::bigint
          ORDER BY e.tx, e.seq LIMIT $2
       ) e
@@ -202,8 +202,9 @@ export const DISPATCH = `
   )
   SELECT q.id, q.webhook_id, q.event_id, q.event_seq, q.event_type, q.event_created_at, q.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-         w.updated_at::text AS version, m.data::text AS data, false AS slow, NULL::int AS queued, NULL::int AS read
-    FROM queued q JOIN webhooks w ON w.id = q.webhook_id JOIN matched m ON m.webhook_id = q.webhook_id AND m.id = q.event_id
+         w.updated_at::text AS version, e.data::text AS data, false AS slow, NULL::int AS queued, NULL::int AS read
+    FROM queued q JOIN webhooks w ON w.id = q.webhook_id
+    JOIN account_events e ON e.account_id = w.account_id AND e.seq = q.event_seq
    WHERE q.locked_by IS NOT NULL
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
