@@ -295,12 +295,12 @@ export const RELEASE = `
      AND d.status = 'pending'`;
 
 /**
- * The outcome of delivery `d` in the array parameter `param` (the arrays are in the order of the ids, $1): the
- * statements that write outcomes reach each delivery by its id (`= ANY($1)`, the primary key) rather than by a join,
- * so their plan does not depend on how many deliveries the statistics say there are (the table is a queue, often
- * nearly empty when analyzed, and a join planned for one row went through every delivery for each outcome).
+ * What the outcome `key` of delivery `d` is (`s` status, `a` attempt, `r` retry in ms, `i` instance), from `m`, the
+ * outcomes as one JSON object keyed by delivery id. The statement that writes outcomes reaches each delivery by its id
+ * (`= ANY($1)`, the primary key) and its outcome by this lookup, not by a join: the table is a queue, often nearly
+ * empty when analyzed, and a join planned for one delivery went through every delivery for each outcome.
  */
-const at = (param: string, type: string) => `(${param}::${type}[])[array_position($1::bigint[], d.id)]`;
+const at = (key: string) => `(m.o #>> ARRAY[d.id::text, '${key}'])`;
 
 /**
  * Outcomes wait this long for others to share their statement: a busy sender writes dozens of attempts' outcomes
@@ -520,20 +520,24 @@ export class WebhooksRepository {
          SELECT x.*, d.webhook_id, d.event_id, d.event_seq, d.event_type
            FROM x CROSS JOIN LATERAL (SELECT webhook_id, event_id, event_seq, event_type FROM webhook_deliveries d WHERE d.id = x.id) d
        ),
+       m AS (
+         SELECT jsonb_object_agg(id::text, jsonb_build_object('s', status, 'a', attempt, 'r', retry_in_ms, 'i', instance_id)) AS o FROM x
+       ),
        updated AS (
          UPDATE webhook_deliveries d
-            SET status = CASE WHEN ${at('$3', 'text')} = 'retrying' THEN 'pending' ELSE ${at('$3', 'text')} END,
-                next_attempt_at = CASE WHEN ${at('$3', 'text')} = 'retrying' THEN now() + ${at('$7', 'float8')} * interval '1 millisecond'
+            SET status = CASE WHEN ${at('s')} = 'retrying' THEN 'pending' ELSE ${at('s')} END,
+                next_attempt_at = CASE WHEN ${at('s')} = 'retrying' THEN now() + ${at('r')}::float8 * interval '1 millisecond'
                                        ELSE d.next_attempt_at END,
                 locked_until = NULL, locked_by = NULL
-          WHERE d.id = ANY($1::bigint[]) AND ${at('$3', 'text')} <> 'delivered'
-            AND d.locked_by = ${at('$8', 'uuid')} AND d.attempts = ${at('$2', 'int')}
+           FROM m
+          WHERE d.id = ANY($1::bigint[]) AND ${at('s')} <> 'delivered'
+            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
          RETURNING d.id, d.next_attempt_at
        ),
        delivered AS (
-         DELETE FROM webhook_deliveries d
-          WHERE d.id = ANY($1::bigint[]) AND ${at('$3', 'text')} = 'delivered'
-            AND d.locked_by = ${at('$8', 'uuid')} AND d.attempts = ${at('$2', 'int')}
+         DELETE FROM webhook_deliveries d USING m
+          WHERE d.id = ANY($1::bigint[]) AND ${at('s')} = 'delivered'
+            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
        ),
        logged AS (
          INSERT INTO webhook_attempts (delivery_id, webhook_id, event_id, event_seq, event_type, attempt, status, response_status,
