@@ -171,7 +171,9 @@ interface Sending {
  * Claiming ahead: for the webhooks this instance is sending that answer promptly and that no other instance is
  * sending, a claim may take more deliveries than it sends at once, CLAIM_AHEAD in all, shared evenly among them
  * (and after every other webhook's turn); they wait here, and each goes the moment an attempt of its webhook ends,
- * without waiting for a claim statement (which is what bounded one webhook's throughput). Their leases cover
+ * without waiting for a claim statement (which is what bounded one webhook's throughput). The dispatcher does the
+ * same as it queues: DISPATCH leases to its instance what a claim would take next, under the same limits, so a burst
+ * of events goes out with no claim statement at all. Their leases cover
  * AHEAD_WAIT_MS of waiting plus a whole attempt; what waits longer, or whose webhook slows, fails, changes, is
  * paused or turns out to be held by another instance too, is given back unsent (its attempt not counted). The
  * limit per webhook is not a p-limit/p-queue: it must hold across instances, so the claim statement enforces it
