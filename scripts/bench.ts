@@ -457,14 +457,26 @@ async function scaleSection(cleanUp: CleanUp): Promise<{ figures: ScaleFigures; 
 async function webhooksSection(
   cleanUp: CleanUp,
 ): Promise<{ figures: { delivery: WebhookFigures; fairness: FairnessFigures }; targets: Target[] }> {
-  const { base, name } = await newService(cleanUp);
+  const { base, name, child } = await newService(cleanUp);
   const terminal = await newTerminal(base, { name: 'Webhook terminal' });
+  // CPU time of the service process and of PostgreSQL's backends on this database (the latter only when local).
+  const watcher = new pg.Client({ connectionString: dbUrl(name) });
+  await watcher.connect();
+  cleanUp.add('the CPU watcher', () => watcher.end());
+  const serviceCpu = async () => {
+    const { rows } = await watcher.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    const local = rows.filter(({ pid }) => isProcessNamed(pid, 'postgres'));
+    return { process: cpuMsOf(child.pid!) ?? 0, postgres: local.reduce((sum, { pid }) => sum + (cpuMsOf(pid) ?? 0), 0) };
+  };
   const figures = await webhookBench(
     (method, path, body) => terminal.api.call(method, path, body),
     appointmentItems,
     BATCH,
     WEBHOOK_MAX_IN_FLIGHT,
     () => analyze(name),
+    serviceCpu,
   );
   printWebhooks(figures, say);
   const noisy = await newTerminal(base, { name: 'Noisy webhook terminal' });

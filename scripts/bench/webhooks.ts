@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { BarePosts } from './bare-posts.js';
+import { cpuMsOf } from './processes.js';
 import { type Figures, figures, now, round, sleep } from './stats.js';
 
 /** An authenticated call to the service: the answer's `data`. */
@@ -27,6 +28,11 @@ export interface WebhookFigures {
   floor_ms: number;
   /** As many at once as one webhook may have attempts under way (WEBHOOK_MAX_IN_FLIGHT). */
   concurrency: number;
+  /**
+   * CPU time per round, the mean of the rounds (10 ms ticks): the service process and PostgreSQL's backends from the
+   * create to the last arrival (the create's own work included), and the floor's client process for its POSTs.
+   */
+  cpu_ms: { service: number; postgres: number; floor: number };
 }
 
 export interface FairnessFigures {
@@ -108,7 +114,7 @@ async function until(check: () => boolean, what: string, timeoutMs: number): Pro
 }
 
 /** The floor's client (scripts/bench/bare-posts.ts), a process of its own: each round, how long its POSTs took, in ms. */
-function barePostsClient(): { round(message: BarePosts): Promise<number>; close(): void } {
+function barePostsClient(): { round(message: BarePosts): Promise<number>; pid: number; close(): void } {
   const child = fork(fileURLToPath(new URL('./bare-posts.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return {
     round: (message) =>
@@ -122,6 +128,7 @@ function barePostsClient(): { round(message: BarePosts): Promise<number>; close(
         });
         child.send(message);
       }),
+    pid: child.pid!,
     close: () => child.disconnect(),
   };
 }
@@ -142,6 +149,7 @@ export async function webhookBench(
   count: number,
   concurrency: number,
   analyze: () => Promise<void>,
+  cpu: () => Promise<{ process: number; postgres: number }>,
   rounds = 5,
 ): Promise<WebhookFigures> {
   const target = await receiver();
@@ -155,16 +163,23 @@ export async function webhookBench(
     await floor.round({ url: target.url, requests: target.keep, concurrency });
 
     const runs: { delays: number[]; floorMs: number }[] = [];
+    const used = { service: 0, postgres: 0, floor: 0 };
     for (let round = 0; round < rounds; round++) {
       target.arrivals.clear();
       target.keep = [];
+      const before = await cpu();
       await call('POST', '/api/v1/appointments', items(`hook-${round}`, count));
       const answered = now();
       await until(() => target.arrivals.size >= count, `${count} deliveries`, 120_000);
+      const after = await cpu();
+      used.service += after.process - before.process;
+      used.postgres += after.postgres - before.postgres;
       const delays = [...target.arrivals.values()].map((at) => Math.max(0, at - answered));
       const requests = target.keep;
       target.keep = null;
+      const floorBefore = cpuMsOf(floor.pid) ?? 0;
       runs.push({ delays, floorMs: await floor.round({ url: target.url, requests, concurrency }) });
+      used.floor += (cpuMsOf(floor.pid) ?? 0) - floorBefore;
     }
     const ratio = (run: (typeof runs)[number]) => Math.max(...run.delays) / run.floorMs;
     const median = [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)];
@@ -176,6 +191,7 @@ export async function webhookBench(
       per_event: figures(median.delays, true),
       floor_ms: round(median.floorMs),
       concurrency,
+      cpu_ms: { service: round(used.service / rounds), postgres: round(used.postgres / rounds), floor: round(used.floor / rounds) },
     };
   } finally {
     floor.close();
@@ -275,5 +291,8 @@ export function printWebhooks(f: WebhookFigures, say: (line: string) => void): v
     `  first delivered ${f.first_ms} ms, last ${f.last_ms} ms after the create's answer (its commit); per event p50 ${f.per_event.p50}, p95 ${f.per_event.p95}, p99 ${f.per_event.p99} ms`,
   );
   say(`  floor: the same ${f.events} POSTs to the same receiver from a bare client process, ${f.concurrency} at once: ${f.floor_ms} ms`);
-  say(`  rounds (last ms / floor ms): ${f.rounds.map((r) => `${r.last_ms} / ${r.floor_ms}`).join(', ')}\n`);
+  say(`  rounds (last ms / floor ms): ${f.rounds.map((r) => `${r.last_ms} / ${r.floor_ms}`).join(', ')}`);
+  say(
+    `  CPU per round (mean): service ${f.cpu_ms.service} ms and PostgreSQL ${f.cpu_ms.postgres} ms (the create included), floor client ${f.cpu_ms.floor} ms\n`,
+  );
 }

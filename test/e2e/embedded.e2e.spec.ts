@@ -9,8 +9,9 @@ import { InstanceLiveness } from '../../src/database/instance-liveness.js';
 import { newTerminal } from '../factories/accounts.js';
 import { putLayout, TICKET_LAYOUT } from '../factories/layouts.js';
 import { createItem, createRecords, driver } from '../factories/records.js';
+import { createWebhook, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
 import { createEmbeddedDataDir } from '../setup/databases.js';
-import { freePort, spawnWithOutput, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
+import { freePort, spawnWithOutput, SPAWNING_TEST_MS, until, untilReady } from '../setup/processes.js';
 import { startTestApp } from '../setup/test-app.js';
 
 // These tests start the service as a process (npm start, kill -9, restarts).
@@ -83,6 +84,48 @@ describe('the embedded store (no DATABASE_URL)', () => {
       expect([resumed.status, resumed.headers['idempotent-replayed']]).toEqual([200, undefined]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('delivers webhooks and retries them, deletes delivered rows and keeps every attempt in the log', async () => {
+    const dataDir = createEmbeddedDataDir('gate-embedded-');
+    dirs.push(dataDir);
+    const app = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' });
+    // Fails the first attempt of each event, answers 204 to the second: a retry, its log, then the row deleted.
+    const seen = new Set<string>();
+    const receiver = await startReceiver((request) => {
+      const id = String(request.headers['webhook-id']);
+      if (seen.has(id)) return 204;
+      seen.add(id);
+      return 503;
+    });
+    try {
+      const terminal = await newTerminal(app.http);
+      await putLayout(app.http, terminal.key, 'appointment', 'card');
+      const hook = await createWebhook(app.http, terminal.key, { url: receiver.url, events: ['appointment.created'] });
+      await createRecords(
+        app.http,
+        terminal.key,
+        'appointment',
+        Array.from({ length: 3 }, () => createItem('appointment', 'card')),
+      );
+      await untilReceived(receiver, 6);
+      const db = app.app.get(DataSource);
+      await until(async () => (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries`))[0].n === 0, 'the deliveries deleted');
+      const log = (await app.http.get(`/api/v1/webhooks/${hook.id}/deliveries`).set('X-API-Key', terminal.key)).body.data;
+      expect(log.items.map((a: { attempt: number; status: string }) => [a.attempt, a.status]).sort()).toEqual([
+        [1, 'retrying'],
+        [1, 'retrying'],
+        [1, 'retrying'],
+        [2, 'delivered'],
+        [2, 'delivered'],
+        [2, 'delivered'],
+      ]);
+      expect(new Set(log.items.map((a: { id: string }) => a.id)).size).toBe(6);
+      expect(new Set(log.items.map((a: { event_id: string }) => a.event_id)).size).toBe(3);
+    } finally {
+      await receiver.close();
+      await app.close();
     }
   });
 

@@ -248,10 +248,14 @@ describe('the horizon: the feed waits only for the event writers of its own data
         [...mine].sort((a, b) => a.seq - b.seq).map((e) => [e.data.round, e.data.i]),
       );
     }
-    // The dispatcher reads the feed behind the same horizon: each event queued once.
+    // The dispatcher reads the feed behind the same horizon: each event queued once (a delivered delivery's row is
+    // deleted with its outcome; its attempt keeps its id and event).
     await untilReceived(receiver, written, `${written} deliveries`, 30_000);
     const [queued] = await db.query(
-      `SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS distinct_events FROM webhook_deliveries WHERE webhook_id = $1`,
+      `SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS distinct_events FROM (
+         SELECT id, event_id FROM webhook_deliveries WHERE webhook_id = $1
+         UNION SELECT delivery_id, event_id FROM webhook_attempts WHERE webhook_id = $1
+       ) queued`,
       [webhook.id],
     );
     expect(queued).toEqual({ n: written, distinct_events: written });

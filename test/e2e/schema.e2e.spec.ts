@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
 import { GatePlateFold1763945000000 } from '../../src/database/migrations/1763945000000-gate-plate-fold.js';
+import { WebhookAttemptsKeepEvent1763960000000 } from '../../src/database/migrations/1763960000000-webhook-attempts-keep-event.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 import { plateFold, plateKey } from '../../src/modules/gate/plates.js';
@@ -197,5 +198,65 @@ describe('schema: migrations and entities agree', () => {
       );
     });
     expect(found).toEqual([{ ref: 'OLD' }]);
+  });
+
+  it('moves the event of delivered deliveries into their attempts, the rows deleted, and back', async () => {
+    const db = t.app.get(DataSource);
+    await revertThrough(WebhookAttemptsKeepEvent1763960000000.name);
+    const [{ id: account }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
+    // Its cursor past every event: the app's dispatcher and senders leave it alone while the test runs.
+    const [{ id: webhook }] = await db.query(
+      `INSERT INTO webhooks (account_id, url, secret, cursor_tx, cursor_seq, enabled)
+       VALUES ($1, 'https://example.com', 's', 9223372036854775807, 0, false) RETURNING id`,
+      [account],
+    );
+    const delivery = async (seq: number, status: string) =>
+      (
+        await db.query(
+          `INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, event_type, event_created_at, status, attempts)
+           VALUES ($1, gen_random_uuid(), $2, 'appointment.created', now(), $3, 2) RETURNING id, event_id`,
+          [webhook, seq, status],
+        )
+      )[0] as { id: string; event_id: string };
+    const [delivered, retrying] = [await delivery(7, 'delivered'), await delivery(8, 'pending')];
+    for (const [d, attempt, status] of [
+      [delivered, 1, 'retrying'],
+      [delivered, 2, 'delivered'],
+      [retrying, 1, 'retrying'],
+    ] as const)
+      await db.query(
+        `INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, status, duration_ms, instance_id)
+         VALUES ($1, $2, $3, $4, 5, gen_random_uuid())`,
+        [d.id, webhook, attempt, status],
+      );
+    const attempts = () =>
+      db.query(
+        `SELECT delivery_id, event_id, event_seq::int, event_type, attempt FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id`,
+        [webhook],
+      );
+    const deliveries = () => db.query(`SELECT id, status, attempts FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id`, [webhook]);
+
+    await db.runMigrations({ transaction: 'each' });
+    const event = (d: { id: string; event_id: string }, seq: number, attempt: number) => ({
+      delivery_id: d.id,
+      event_id: d.event_id,
+      event_seq: seq,
+      event_type: 'appointment.created',
+      attempt,
+    });
+    expect(await attempts()).toEqual([event(delivered, 7, 1), event(delivered, 7, 2), event(retrying, 8, 1)]);
+    expect(await deliveries()).toEqual([{ id: retrying.id, status: 'pending', attempts: 2 }]);
+
+    await revertThrough(WebhookAttemptsKeepEvent1763960000000.name);
+    expect(await deliveries()).toEqual([
+      { id: delivered.id, status: 'delivered', attempts: 2 },
+      { id: retrying.id, status: 'pending', attempts: 2 },
+    ]);
+    expect(await db.query(`SELECT delivery_id, attempt FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id`, [webhook])).toEqual([
+      { delivery_id: delivered.id, attempt: 1 },
+      { delivery_id: delivered.id, attempt: 2 },
+      { delivery_id: retrying.id, attempt: 1 },
+    ]);
+    await db.runMigrations({ transaction: 'each' });
   });
 });

@@ -225,11 +225,14 @@ describe('webhooks: deliveries claimed ahead on one instance', () => {
       const { rows } = await db.query(`SELECT count(*)::int AS n FROM webhook_attempts WHERE webhook_id = $1`, [hook.id]);
       return rows[0].n === EVENTS;
     }, 'the outcomes');
+    // Each delivered at its first attempt: logged once, its delivery row deleted with the outcome.
     const { rows } = await db.query(
-      `SELECT status, attempts, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY 1, 2`,
+      `SELECT status, attempt, count(*)::int AS n, count(DISTINCT event_id)::int AS events FROM webhook_attempts WHERE webhook_id = $1 GROUP BY 1, 2`,
       [hook.id],
     );
-    expect(rows).toEqual([{ status: 'delivered', attempts: 1, n: EVENTS }]);
+    expect(rows).toEqual([{ status: 'delivered', attempt: 1, n: EVENTS, events: EVENTS }]);
+    const { rows: left } = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [hook.id]);
+    expect(left).toEqual([{ n: 0 }]);
   });
 
   it('pausing gives back what waits ahead: nothing more is sent; resumed, every event follows once', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { retryDelayMs } from '../../src/modules/webhooks/webhook-deliveries.js';
+import { retryDelayMs, WebhookDeliveries } from '../../src/modules/webhooks/webhook-deliveries.js';
 import { refusedRange } from '../../src/modules/webhooks/webhook-url.js';
 import { newCarrier, newTerminal, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
@@ -441,6 +441,44 @@ describe('webhooks', () => {
       'the event of the pause to be delivered',
     );
     expect(watcher.received).toHaveLength(1);
+  });
+
+  it('purges deliveries and logged attempts past EVENT_RETENTION_DAYS, each on its own, and keeps the younger', async () => {
+    const db = t.app.get(DataSource);
+    // A paused webhook: the app's senders leave its rows alone while the test runs.
+    const hook = await createWebhook(t.http, terminal.key, { url: 'http://127.0.0.1:9/purge' });
+    await t.http.patch(`/api/v1/webhooks/${hook.id}`).set('X-API-Key', terminal.key).send({ enabled: false });
+    const days = t.config.eventRetentionDays;
+    const delivery = async (age: number) =>
+      (
+        await db.query(
+          `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_created_at, status, created_at)
+           VALUES ($1, gen_random_uuid(), 'webhook.test', now(), 'failed', now() - make_interval(days => $2)) RETURNING id, event_id`,
+          [hook.id, age],
+        )
+      )[0] as { id: string; event_id: string };
+    const attempt = (d: { id: string; event_id: string }, age: number) =>
+      db.query(
+        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event_id, event_type, attempt, status, duration_ms, instance_id, created_at)
+         VALUES ($1, $2, $3, 'webhook.test', 1, 'delivered', 5, gen_random_uuid(), now() - make_interval(days => $4))`,
+        [d.id, hook.id, d.event_id, age],
+      );
+    // A delivery gone long ago (delivered: its row deleted, its attempt kept), an old failed one, a young one.
+    const [gone, old, young] = [await delivery(days + 2), await delivery(days + 1), await delivery(1)];
+    await db.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [gone.id]);
+    await attempt(gone, days + 2);
+    await attempt(old, days + 1);
+    await attempt(young, 1);
+
+    expect(await t.app.get(WebhookDeliveries).purgeOld()).toBeGreaterThanOrEqual(2);
+    const left = async (table: string) =>
+      (
+        await db.query(`SELECT ${table === 'webhook_deliveries' ? 'id' : 'delivery_id AS id'} FROM ${table} WHERE webhook_id = $1`, [
+          hook.id,
+        ])
+      ).map((row: { id: string }) => row.id);
+    expect(await left('webhook_deliveries')).toEqual([young.id]);
+    expect(await left('webhook_attempts')).toEqual([young.id]);
   });
 
   it('waits exponentially longer between attempts, with jitter', () => {

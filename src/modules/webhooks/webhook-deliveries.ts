@@ -157,8 +157,6 @@ interface Sending {
   answered: boolean;
   /** And it failed. */
   failed: boolean;
-  /** Moves it to the slow lane once SLOW_MS have passed. */
-  slowMark?: NodeJS.Timeout;
 }
 
 /**
@@ -173,7 +171,9 @@ interface Sending {
  * Claiming ahead: for the webhooks this instance is sending that answer promptly and that no other instance is
  * sending, a claim may take more deliveries than it sends at once, CLAIM_AHEAD in all, shared evenly among them
  * (and after every other webhook's turn); they wait here, and each goes the moment an attempt of its webhook ends,
- * without waiting for a claim statement (which is what bounded one webhook's throughput). Their leases cover
+ * without waiting for a claim statement (which is what bounded one webhook's throughput). The dispatcher does the
+ * same as it queues: DISPATCH leases to its instance what a claim would take next, under the same limits, so a burst
+ * of events goes out with no claim statement at all. Their leases cover
  * AHEAD_WAIT_MS of waiting plus a whole attempt; what waits longer, or whose webhook slows, fails, changes, is
  * paused or turns out to be held by another instance too, is given back unsent (its attempt not counted). The
  * limit per webhook is not a p-limit/p-queue: it must hold across instances, so the claim statement enforces it
@@ -206,6 +206,8 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private aheadEach = 0;
   /** Webhooks changed on this instance while a claim ran: what that claim took for them is given back. */
   private readonly changedMeanwhile = new Set<string>();
+  /** The same while a dispatch ran: what it leased for them is given back. */
+  private readonly changedWhileDispatching = new Set<string>();
   /** Deliveries being given back, until their leases are cleared. */
   private readonly releasing = new Set<Promise<void>>();
   private committed?: Subscription;
@@ -271,6 +273,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
    */
   changed(webhookId: string): void {
     this.changedMeanwhile.add(webhookId);
+    this.changedWhileDispatching.add(webhookId);
     this.giveBack(this.waiting.take(webhookId));
   }
 
@@ -291,11 +294,61 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     if (this.hooked.size) await this.wake();
   }
 
+  /**
+   * Queues what committed, round after round; what a round leases to this instance (a claim ahead made by the
+   * dispatcher: see DISPATCH) waits here and starts at once, as claimed deliveries do.
+   */
   private async dispatchAll(): Promise<void> {
     for (let round = 0; round < 20 && !this.stopped; round++) {
-      const { read } = await this.repository.dispatch(DISPATCH_SUBSCRIPTIONS, DISPATCH_EVENTS);
+      const { slowHere } = this.localHealth();
+      const here = this.sendingHerePrompt();
+      const lease = {
+        instanceId: this.instance.id,
+        leaseSeconds: this.leaseSeconds(),
+        maxInFlight: this.config.webhookMaxInFlight,
+        ahead: Math.floor(CLAIM_AHEAD / Math.max(1, here.size)),
+        total: Math.max(0, CLAIM_AHEAD + this.config.webhookConcurrency - this.busy.prompt - this.waiting.size),
+        slowHere: [...slowHere],
+      };
+      this.changedWhileDispatching.clear();
+      const claimedAt = performance.now();
+      const { leased, read } = await this.repository.dispatch(DISPATCH_SUBSCRIPTIONS, DISPATCH_EVENTS, lease);
+      if (leased.length) this.aheadEach = lease.ahead;
+      this.hold(leased, claimedAt, this.changedWhileDispatching);
       if (read === 0) return;
     }
+  }
+
+  /** Holds deliveries leased to this instance until they start, unless the service stops or their webhook changed meanwhile. */
+  private hold(deliveries: ClaimedDelivery[], claimedAt: number, changedMeanwhile: Set<string>): void {
+    for (const delivery of deliveries) this.waiting.add({ delivery, claimedAt });
+    if (this.stopped) this.giveBack(this.waiting.takeAll());
+    for (const webhookId of changedMeanwhile) this.giveBack(this.waiting.take(webhookId));
+    this.startWaiting();
+  }
+
+  /** A lease: the wait of a delivery held ahead, then a whole attempt, then the time to write its outcome. */
+  private leaseSeconds(): number {
+    return (AHEAD_WAIT_MS + this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
+  }
+
+  /** The webhooks this instance sends in the prompt lane: attempts under way there, or deliveries held ahead. */
+  private sendingHerePrompt(): Set<string> {
+    const here = new Set<string>();
+    for (const [webhookId] of this.waiting.webhooks()) here.add(webhookId);
+    for (const { sending } of this.inFlight.values()) if (!sending.answered && sending.lane === 'prompt') here.add(sending.webhookId);
+    return here;
+  }
+
+  /** The webhooks with an attempt of this instance overdue, and those with one that failed (its outcome not written yet). */
+  private localHealth(): { overdue: Set<string>; failing: Set<string>; slowHere: Set<string> } {
+    const overdue = new Set<string>();
+    const failing = new Set<string>();
+    for (const { sending } of this.inFlight.values()) {
+      if (sending.overdue) overdue.add(sending.webhookId);
+      if (sending.failed) failing.add(sending.webhookId);
+    }
+    return { overdue, failing, slowHere: new Set([...overdue, ...failing]) };
   }
 
   /**
@@ -304,27 +357,18 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
    */
   private async claimAndSend(): Promise<void> {
     const slots = this.config.webhookConcurrency;
-    const leaseSeconds = (AHEAD_WAIT_MS + this.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
+    const leaseSeconds = this.leaseSeconds();
     while (!this.stopped) {
       const free = (lane: Lane) => Math.max(0, slots - this.busy[lane]);
       const asked = { prompt: free('prompt') + Math.max(slots, CLAIM_AHEAD - this.waiting.size), slow: free('slow') };
       if (asked.prompt + asked.slow === 0) return;
-      const overdue = new Set<string>();
-      const finished: string[] = [];
-      const failing = new Set<string>();
+      const { overdue, failing } = this.localHealth();
+      const finished = [...this.inFlight].filter(([, { sending }]) => sending.answered).map(([id]) => id);
       // The webhooks sent here in the prompt lane, which share what may be held ahead.
-      const here = new Set<string>();
+      const here = this.sendingHerePrompt();
       const held: { webhookId: string; version: string }[] = [];
-      for (const [webhookId, queue] of this.waiting.webhooks()) {
-        here.add(webhookId);
+      for (const [webhookId, queue] of this.waiting.webhooks())
         for (const version of new Set(queue.map(({ delivery }) => delivery.version))) held.push({ webhookId, version });
-      }
-      for (const [id, { sending }] of this.inFlight) {
-        if (sending.overdue) overdue.add(sending.webhookId);
-        if (sending.answered) finished.push(id);
-        else if (sending.lane === 'prompt') here.add(sending.webhookId);
-        if (sending.failed) failing.add(sending.webhookId);
-      }
       this.aheadEach = Math.floor(CLAIM_AHEAD / Math.max(1, here.size));
       this.changedMeanwhile.clear();
       const claimedAt = performance.now();
@@ -345,11 +389,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       // are now), or claimed by another instance too at the same instant (given back: that one keeps it).
       for (const { webhookId, version } of dropped)
         this.giveBack(this.waiting.take(webhookId, ({ delivery }) => delivery.version === version));
-      for (const delivery of claimed) this.waiting.add({ delivery, claimedAt });
-      // Changed on this instance while the claim ran (or the service is stopping): not sent as claimed.
-      if (this.stopped) this.giveBack(this.waiting.takeAll());
-      for (const webhookId of this.changedMeanwhile) this.giveBack(this.waiting.take(webhookId));
-      this.startWaiting();
+      this.hold(claimed, claimedAt, this.changedMeanwhile);
       // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again. Unless a
       // prompt webhook was not sent here before: its deliveries ahead are claimed now, while its first ones go.
       if (claimed.length < asked.prompt + asked.slow && claimed.every((d) => d.slow || here.has(d.webhook_id))) return;
@@ -402,18 +442,6 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     };
     this.busy[sending.lane]++;
     this.sendingOf.set(sending.webhookId, (this.sendingOf.get(sending.webhookId) ?? 0) + 1);
-    // Past the slow mark the attempt moves to the slow lane: its prompt slot takes the next due delivery now, and
-    // what waits for its webhook is given back (a slow webhook is not held ahead).
-    sending.slowMark = setTimeout(() => {
-      sending.overdue = true;
-      this.giveBack(this.waiting.take(sending.webhookId));
-      if (sending.lane === 'slow') return;
-      this.busy.prompt--;
-      this.busy.slow++;
-      sending.lane = 'slow';
-      this.startWaiting();
-      this.send();
-    }, SLOW_MS);
     const done = this.deliver(delivery, sending)
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
       .finally(() => this.inFlight.delete(delivery.id));
@@ -425,7 +453,6 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
    * is written. A failure gives back what waits for its webhook: a failing webhook is probed one delivery at a time.
    */
   private slotFreed(sending: Sending, ok: boolean): void {
-    clearTimeout(sending.slowMark);
     sending.answered = true;
     sending.failed = !ok;
     this.busy[sending.lane]--;
@@ -443,7 +470,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private async deliver(delivery: ClaimedDelivery, sending: Sending): Promise<void> {
     let result: SendResult = { ok: false, status: null, error: 'not sent', durationMs: 0 };
     try {
-      result = await this.attempt(delivery);
+      result = await this.attempt(delivery, () => this.overdue(sending));
     } finally {
       this.slotFreed(sending, result.ok);
     }
@@ -501,24 +528,42 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  /** The HTTP call of one attempt (none for an event no longer kept). */
-  private async attempt(delivery: ClaimedDelivery): Promise<SendResult> {
-    if (delivery.data === null) return { ok: false, status: null, error: 'the event is no longer kept', durationMs: 0 };
-    return this.sender.send({
-      url: delivery.url,
-      eventId: delivery.event_id,
-      body: deliveryBody({
-        type: delivery.event_type,
-        created_at: delivery.event_created_at,
-        data: delivery.data,
-        id: delivery.event_id,
-        seq: delivery.event_seq,
-      }),
-      secrets: [delivery.secret, ...(delivery.previous_secret ? [delivery.previous_secret] : [])],
-    });
+  /**
+   * Past the slow mark the attempt moves to the slow lane: its prompt slot takes the next due delivery now, and what
+   * waits for its webhook is given back (a slow webhook is not held ahead).
+   */
+  private overdue(sending: Sending): void {
+    sending.overdue = true;
+    this.giveBack(this.waiting.take(sending.webhookId));
+    if (sending.lane === 'slow') return;
+    this.busy.prompt--;
+    this.busy.slow++;
+    sending.lane = 'slow';
+    this.startWaiting();
+    this.send();
   }
 
-  /** Deletes every delivery older than EVENT_RETENTION_DAYS, with its attempts; how many. */
+  /** The HTTP call of one attempt (none for an event no longer kept); `overdue` once it reaches the slow mark. */
+  private async attempt(delivery: ClaimedDelivery, overdue: () => void): Promise<SendResult> {
+    if (delivery.data === null) return { ok: false, status: null, error: 'the event is no longer kept', durationMs: 0 };
+    return this.sender.send(
+      {
+        url: delivery.url,
+        eventId: delivery.event_id,
+        body: deliveryBody({
+          type: delivery.event_type,
+          created_at: delivery.event_created_at,
+          data: delivery.data,
+          id: delivery.event_id,
+          seq: delivery.event_seq,
+        }),
+        secrets: [delivery.secret, ...(delivery.previous_secret ? [delivery.previous_secret] : [])],
+      },
+      { afterMs: SLOW_MS, then: overdue },
+    );
+  }
+
+  /** Deletes every delivery and every logged attempt older than EVENT_RETENTION_DAYS; how many (the larger count of a batch's two). */
   async purgeOld(): Promise<number> {
     let total = 0;
     for (;;) {

@@ -100,7 +100,12 @@ export class WebhookSender {
     });
   }
 
-  send(outgoing: Outgoing): Promise<SendResult> {
+  /**
+   * One POST. `slow`, when given, is called once if the attempt is still under way `slow.afterMs` after it started.
+   * One timer per attempt serves the slow mark, the time to answer and the cap on reading the answer: it is set for
+   * the nearest of them and set again for the next only when it fires (a prompt attempt ends before its first).
+   */
+  send(outgoing: Outgoing, slow?: { afterMs: number; then: () => void }): Promise<SendResult> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     let url: URL;
@@ -119,18 +124,41 @@ export class WebhookSender {
       let received = 0;
       let controller: Dispatcher.DispatchController | null = null;
       let timedOut = false;
+      let done = false;
+      /** performance.now() when the status and headers came. */
+      let answeredAt = 0;
+      let slowDue = slow !== undefined;
       const settle = (error: unknown) => {
+        done = true;
         clearTimeout(timer);
         const ok = status !== null && status >= 200 && status < 300;
         // Once the status is in, it alone decides: a body cut short or past its cap changes nothing.
         const why = status === null ? describe(error, this.timeoutMs) : ok ? null : `answered ${status}`;
         resolve({ ok, status, error: why, durationMs: took() });
       };
+      // The next deadline: no answer in time, or its body read for too long; the slow mark first while it is due.
+      const deadline = () => {
+        const end = status === null ? started + this.timeoutMs : answeredAt + ANSWER_READ_MS;
+        return slowDue ? Math.min(end, started + slow!.afterMs) : end;
+      };
       // A timer of our own, cleared when done: AbortSignal.timeout's would fire later anyway, each making an exception.
-      let timer = setTimeout(() => {
-        timedOut = true;
-        controller?.abort(new NoAnswer());
-      }, this.timeoutMs);
+      const tick = () => {
+        if (done) return;
+        const at = performance.now();
+        if (slowDue && at >= started + slow!.afterMs) {
+          slowDue = false;
+          slow!.then();
+        }
+        if (at >= deadline()) {
+          if (status === null) {
+            timedOut = true;
+            controller?.abort(new NoAnswer());
+          } else controller?.abort(new Error('answer read cut short'));
+          return;
+        }
+        timer = setTimeout(tick, deadline() - at);
+      };
+      let timer = setTimeout(tick, deadline() - started);
       this.agent.dispatch(
         {
           origin: url.origin,
@@ -150,8 +178,13 @@ export class WebhookSender {
           },
           onResponseStart: (answer, statusCode) => {
             status = statusCode;
-            clearTimeout(timer);
-            timer = setTimeout(() => answer.abort(new Error('answer read cut short')), ANSWER_READ_MS);
+            answeredAt = performance.now();
+            controller = answer;
+            // The timer waits for the slow mark, which comes before the cap on reading; otherwise it is set for the cap.
+            if (!slowDue) {
+              clearTimeout(timer);
+              timer = setTimeout(tick, ANSWER_READ_MS);
+            }
           },
           onResponseData: (answer, chunk) => {
             received += chunk.length;

@@ -70,9 +70,9 @@ export class Webhook {
 }
 
 /**
- * One event to send to one webhook: `pending` until a 2xx (`delivered`) or the last attempt (`failed`). A sender
- * claims it with a lease (`locked_until`, `locked_by` the instance id); a killed instance's rows are taken over
- * once the lease has passed. A test event carries its own `payload`; others are read from the feed by `event_seq`.
+ * One event to send to one webhook: `pending` until a 2xx (then its row is deleted, its attempts kept) or the last
+ * attempt (`failed`). A sender claims it with a lease (`locked_until`, `locked_by` the instance id), or the dispatcher
+ * leases it as it queues it; a killed instance's rows are taken over once the lease has passed. A test event carries its own `payload`; others are read from the feed by `event_seq`.
  */
 @Entity('webhook_deliveries')
 @Index('webhook_deliveries_due_idx', { synchronize: false })
@@ -124,20 +124,19 @@ export class WebhookDelivery {
   createdAt: Date;
 }
 
-/** One HTTP attempt of a delivery, as the delivery log shows it. */
+/**
+ * One HTTP attempt of a delivery, as the delivery log shows it. It keeps the event's id, seq and type: a delivered
+ * delivery's row is deleted with its outcome, and its attempts stay in the log (purged after EVENT_RETENTION_DAYS).
+ */
 @Entity('webhook_attempts')
 @Index('webhook_attempts_webhook_idx', ['webhookId', 'id'])
-@Index('webhook_attempts_delivery_idx', ['deliveryId'])
 export class WebhookAttempt {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS', primaryKeyConstraintName: 'webhook_attempts_pkey' })
   id: string;
 
+  /** The delivery's id (its row is gone once delivered). */
   @Column({ name: 'delivery_id', type: 'bigint' })
   deliveryId: string;
-
-  @ManyToOne(() => WebhookDelivery, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'delivery_id', foreignKeyConstraintName: 'webhook_attempts_delivery_id_fkey' })
-  delivery?: WebhookDelivery;
 
   @Column({ name: 'webhook_id', type: 'uuid' })
   webhookId: string;
@@ -145,6 +144,15 @@ export class WebhookAttempt {
   @ManyToOne(() => Webhook, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'webhook_id', foreignKeyConstraintName: 'webhook_attempts_webhook_id_fkey' })
   webhook?: Webhook;
+
+  @Column({ name: 'event_id', type: 'uuid' })
+  eventId: string;
+
+  @Column({ name: 'event_seq', type: 'bigint', nullable: true })
+  eventSeq: string | null;
+
+  @Column({ name: 'event_type', type: 'text' })
+  eventType: string;
 
   @Column({ type: 'int' })
   attempt: number;

@@ -116,16 +116,38 @@ export interface AttemptRow {
 const MATCHES = (filter: string, type: string) =>
   `(${filter} IS NULL OR ${type} = ANY(${filter}) OR split_part(${type}, '.', 1) || '.*' = ANY(${filter}))`;
 
+/** What the dispatcher may lease to its instance as it queues (see DISPATCH). */
+export interface DispatchLease {
+  instanceId: string;
+  leaseSeconds: number;
+  /** WEBHOOK_MAX_IN_FLIGHT. */
+  maxInFlight: number;
+  /** How many each webhook may hold beyond WEBHOOK_MAX_IN_FLIGHT, as a claim ahead would. */
+  ahead: number;
+  /** How many in all (the instance's room ahead, and its free prompt slots). */
+  total: number;
+  /** Webhooks slow or failing on this instance, whatever is stored yet: never leased ahead. */
+  slowHere: string[];
+}
+
 /**
  * Reads the feed of up to $1 enabled subscriptions with events waiting (a paused one keeps its place, and goes on
  * from it when resumed; claimed with SKIP LOCKED, so instances share the work and never queue one event twice),
  * at most $2 events each, only below the horizon $3 (read just before, in a statement of its own, exactly as the
  * feed: an event that commits late is never skipped), queues a delivery for each event that matches, and advances
  * each cursor past what it read. One statement, so one transaction.
+ *
+ * And leases to its instance ($4, for $5 seconds, the attempt counted) what it queues for a webhook that answers
+ * promptly (not slow, not failing, nor so on this instance: $9), that no other instance holds and that has no due
+ * delivery unclaimed (so a webhook's older deliveries go first): up to $6 + $7 of each webhook, counting what it
+ * holds, and $8 in all, each webhook's first before any webhook's second. These are the deliveries a claim would
+ * take ahead next, under the same limits; the dispatcher hands them to its senders without a claim statement and
+ * without a second row version. Answers the leased deliveries as a claim does, then a row without an id with the
+ * counts.
  */
 export const DISPATCH = `
   WITH subs AS (
-    SELECT w.id, w.account_id, w.events, w.cursor_tx, w.cursor_seq FROM webhooks w
+    SELECT w.id, w.account_id, w.events, w.cursor_tx, w.cursor_seq, w.slow, w.failing_since FROM webhooks w
      WHERE w.enabled AND EXISTS (
        SELECT 1 FROM account_events e
         WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < $3::bigint
@@ -140,19 +162,54 @@ export const DISPATCH = `
          ORDER BY e.tx, e.seq LIMIT $2
       ) e
   ),
+  matched AS (
+    SELECT b.*, row_number() OVER (PARTITION BY b.webhook_id ORDER BY b.tx, b.seq) AS turn
+      FROM batch b WHERE ${MATCHES('b.filter', 'b.type')}
+  ),
+  leasable AS MATERIALIZED (
+    SELECT s.id, $6::int + $7::int - COALESCE(f.n, 0) AS room FROM subs s
+      LEFT JOIN LATERAL (
+        SELECT count(*)::int AS n, bool_or(d.locked_by <> $4) AS others FROM webhook_deliveries d
+         WHERE d.webhook_id = s.id AND d.status = 'pending' AND d.locked_until >= now()
+      ) f ON true
+     WHERE NOT s.slow AND s.failing_since IS NULL AND s.id <> ALL($9::uuid[]) AND NOT COALESCE(f.others, false)
+       AND NOT EXISTS (
+         SELECT 1 FROM webhook_deliveries d
+          WHERE d.webhook_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.locked_until IS NULL OR d.locked_until < now())
+       )
+  ),
+  leased AS (
+    SELECT m.webhook_id, m.id FROM (
+      SELECT m.webhook_id, m.id, row_number() OVER (ORDER BY m.turn, m.webhook_id) AS place
+        FROM matched m JOIN leasable l ON l.id = m.webhook_id WHERE m.turn <= l.room
+    ) m WHERE m.place <= $8::int
+  ),
   queued AS (
-    INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, event_type, event_created_at)
-    SELECT webhook_id, id, seq, type, created_at FROM batch WHERE ${MATCHES('filter', 'type')} ORDER BY webhook_id, tx, seq
-    RETURNING 1
+    INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, event_type, event_created_at, attempts, locked_until, locked_by)
+    SELECT m.webhook_id, m.id, m.seq, m.type, m.created_at,
+           CASE WHEN l.id IS NULL THEN 0 ELSE 1 END,
+           CASE WHEN l.id IS NOT NULL THEN now() + make_interval(secs => $5) END,
+           CASE WHEN l.id IS NOT NULL THEN $4::uuid END
+      FROM matched m LEFT JOIN leased l ON l.webhook_id = m.webhook_id AND l.id = m.id
+     ORDER BY m.webhook_id, m.tx, m.seq
+    RETURNING id, webhook_id, event_id, event_seq, event_type, event_created_at, attempts, locked_by
   ),
   advanced AS (
     UPDATE webhooks w SET cursor_tx = last.tx, cursor_seq = last.seq
       FROM (SELECT DISTINCT ON (webhook_id) webhook_id, tx, seq FROM batch ORDER BY webhook_id, tx DESC, seq DESC) last
      WHERE w.id = last.webhook_id
-    RETURNING 1
   )
-  SELECT (SELECT count(*)::int FROM queued) AS queued, (SELECT count(*)::int FROM advanced) AS advanced,
-         (SELECT count(*)::int FROM batch) AS read`;
+  SELECT q.id, q.webhook_id, q.event_id, q.event_seq, q.event_type, q.event_created_at, q.attempts, w.url, w.secret,
+         CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
+         w.updated_at::text AS version, e.data::text AS data, false AS slow, NULL::int AS queued, NULL::int AS read
+    FROM queued q JOIN webhooks w ON w.id = q.webhook_id
+    JOIN account_events e ON e.account_id = w.account_id AND e.seq = q.event_seq
+   WHERE q.locked_by IS NOT NULL
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+         (SELECT count(*)::int FROM queued), (SELECT count(*)::int FROM batch)
+   ORDER BY id`;
 
 /**
  * Claims due deliveries for this instance ($4) for $3 seconds (the lease), fairly: each enabled webhook may have
@@ -213,7 +270,7 @@ export const CLAIM_DUE = `
   ),
   claimed AS (
     UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3), locked_by = $4, attempts = d.attempts + 1
-      FROM due WHERE d.id = due.id
+     WHERE d.id = ANY(ARRAY(SELECT id FROM due))
     RETURNING d.id, d.webhook_id, d.event_id, d.event_seq, d.event_type, d.event_created_at, d.payload, d.attempts
   )
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
@@ -234,8 +291,16 @@ export const CLAIM_DUE = `
  */
 export const RELEASE = `
   UPDATE webhook_deliveries d SET locked_until = NULL, locked_by = NULL, attempts = d.attempts - 1
-    FROM unnest($1::bigint[], $2::int[]) AS x(id, attempt)
-   WHERE d.id = x.id AND d.attempts = x.attempt AND d.locked_by = $3 AND d.status = 'pending'`;
+   WHERE d.id = ANY($1::bigint[]) AND d.attempts = ($2::int[])[array_position($1::bigint[], d.id)] AND d.locked_by = $3
+     AND d.status = 'pending'`;
+
+/**
+ * What the outcome `key` of delivery `d` is (`s` status, `a` attempt, `r` retry in ms, `i` instance), from `m`, the
+ * outcomes as one JSON object keyed by delivery id. The statement that writes outcomes reaches each delivery by its id
+ * (`= ANY($1)`, the primary key) and its outcome by this lookup, not by a join: the table is a queue, often nearly
+ * empty when analyzed, and a join planned for one delivery went through every delivery for each outcome.
+ */
+const at = (key: string) => `(m.o #>> ARRAY[d.id::text, '${key}'])`;
 
 /**
  * Outcomes wait this long for others to share their statement: a busy sender writes dozens of attempts' outcomes
@@ -366,15 +431,26 @@ export class WebhooksRepository {
     return rows.map((row) => row.account_id);
   }
 
-  /** See DISPATCH: how many subscriptions advanced, events read and deliveries queued. */
-  async dispatch(subscriptions: number, eventsEach: number): Promise<{ queued: number; advanced: number; read: number }> {
+  /** See DISPATCH: the deliveries leased to this instance, how many were queued, and how many events read. */
+  async dispatch(
+    subscriptions: number,
+    eventsEach: number,
+    lease: DispatchLease,
+  ): Promise<{ leased: ClaimedDelivery[]; queued: number; read: number }> {
     const horizon = await this.events.horizon();
-    const [row] = await this.run<{ queued: number; advanced: number; read: number }>('dispatch', DISPATCH, [
+    const rows = await this.run<ClaimedDelivery & { queued: number | null; read: number | null }>('dispatch', DISPATCH, [
       subscriptions,
       eventsEach,
       horizon,
+      lease.instanceId,
+      lease.leaseSeconds,
+      lease.maxInFlight,
+      lease.ahead,
+      lease.total,
+      lease.slowHere,
     ]);
-    return row;
+    const counts = rows.find((row) => row.id === null)!;
+    return { leased: rows.filter((row) => row.id !== null), queued: counts.queued!, read: counts.read! };
   }
 
   /** See CLAIM_DUE. */
@@ -405,8 +481,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * Writes how attempts ended: the delivery is delivered, failed or pending again at its next attempt (only while
-   * this instance still holds its claim of that attempt), and the attempt is logged. Each webhook's health goes
+   * Writes how attempts ended: a delivered delivery is deleted, another is failed or pending again at its next
+   * attempt (only while this instance still holds its claim of that attempt), and the attempt is logged with the
+   * event's id, seq and type (the log outlives the delivery). Each webhook's health goes
    * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
    * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement.
    * Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause
@@ -418,8 +495,8 @@ export class WebhooksRepository {
 
   private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(
     async (inputs) => {
-      // A delivery deleted (with its webhook, or purged) while the statement ran fails the attempt's insert on its
-      // foreign key: once more, the delivery is no longer seen, and the others' outcomes are written.
+      // A webhook deleted while the statement ran fails the attempt's insert on its foreign key: once more, its
+      // delivery is no longer seen, and the others' outcomes are written.
       for (let attempt = 1; ; attempt++) {
         try {
           return await this.writeOutcomes(inputs);
@@ -439,25 +516,39 @@ export class WebhooksRepository {
          SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::smallint[], $5::int[], $6::text[], $7::float8[], $8::uuid[], $9::bool[])
                   AS x(id, attempt, status, response_status, duration_ms, error, retry_in_ms, instance_id, slow)
        ),
+       t AS (
+         SELECT x.*, d.webhook_id, d.event_id, d.event_seq, d.event_type
+           FROM x CROSS JOIN LATERAL (SELECT webhook_id, event_id, event_seq, event_type FROM webhook_deliveries d WHERE d.id = x.id) d
+       ),
+       m AS (
+         SELECT jsonb_object_agg(id::text, jsonb_build_object('s', status, 'a', attempt, 'r', retry_in_ms, 'i', instance_id)) AS o FROM x
+       ),
        updated AS (
          UPDATE webhook_deliveries d
-            SET status = CASE WHEN x.status = 'retrying' THEN 'pending' ELSE x.status END,
-                next_attempt_at = CASE WHEN x.status = 'retrying' THEN now() + x.retry_in_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
+            SET status = CASE WHEN ${at('s')} = 'retrying' THEN 'pending' ELSE ${at('s')} END,
+                next_attempt_at = CASE WHEN ${at('s')} = 'retrying' THEN now() + ${at('r')}::float8 * interval '1 millisecond'
+                                       ELSE d.next_attempt_at END,
                 locked_until = NULL, locked_by = NULL
-           FROM x
-          WHERE d.id = x.id AND d.locked_by = x.instance_id AND d.attempts = x.attempt
+           FROM m
+          WHERE d.id = ANY($1::bigint[]) AND ${at('s')} <> 'delivered'
+            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
          RETURNING d.id, d.next_attempt_at
        ),
+       delivered AS (
+         DELETE FROM webhook_deliveries d USING m
+          WHERE d.id = ANY($1::bigint[]) AND ${at('s')} = 'delivered'
+            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
+       ),
        logged AS (
-         INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, status, response_status, duration_ms, error, next_attempt_at, instance_id)
-         SELECT x.id, d.webhook_id, x.attempt, x.status, x.response_status, x.duration_ms, x.error,
-                CASE WHEN x.status = 'retrying' THEN u.next_attempt_at END, x.instance_id
-           FROM x JOIN webhook_deliveries d ON d.id = x.id LEFT JOIN updated u ON u.id = x.id
+         INSERT INTO webhook_attempts (delivery_id, webhook_id, event_id, event_seq, event_type, attempt, status, response_status,
+                                       duration_ms, error, next_attempt_at, instance_id)
+         SELECT t.id, t.webhook_id, t.event_id, t.event_seq, t.event_type, t.attempt, t.status, t.response_status, t.duration_ms, t.error,
+                CASE WHEN t.status = 'retrying' THEN u.next_attempt_at END, t.instance_id
+           FROM t LEFT JOIN updated u ON u.id = t.id
        ),
        health AS (
-         SELECT d.webhook_id, bool_or(x.status = 'delivered') AS ok, bool_or(x.status = 'delivered' AND NOT x.slow) AS prompt
-           FROM x JOIN webhook_deliveries d ON d.id = x.id
-          GROUP BY d.webhook_id
+         SELECT webhook_id, bool_or(status = 'delivered') AS ok, bool_or(status = 'delivered' AND NOT slow) AS prompt
+           FROM t GROUP BY webhook_id
        ),
        changed AS (
          SELECT w.id, h.ok, h.prompt FROM webhooks w JOIN health h ON h.webhook_id = w.id
@@ -531,9 +622,9 @@ export class WebhooksRepository {
   /** The webhook's attempts, newest first, below attempt id `before` when given. */
   attempts(webhookId: string, before: string | null, limit: number): Promise<AttemptRow[]> {
     return this.db.query(
-      `SELECT a.id, d.event_id, d.event_seq, d.event_type, a.attempt, a.status, a.response_status, a.duration_ms, a.error,
+      `SELECT a.id, a.event_id, a.event_seq, a.event_type, a.attempt, a.status, a.response_status, a.duration_ms, a.error,
               a.next_attempt_at, a.created_at
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+         FROM webhook_attempts a
         WHERE a.webhook_id = $1 AND ($2::bigint IS NULL OR a.id < $2::bigint)
         ORDER BY a.id DESC LIMIT $3`,
       [webhookId, before, limit],
@@ -551,16 +642,24 @@ export class WebhooksRepository {
     return row;
   }
 
-  /** Deletes up to `limit` deliveries (and their attempts) older than `days` days; how many. */
+  /**
+   * Deletes up to `limit` deliveries and up to `limit` attempts older than `days` days; the larger count. Attempts
+   * are taken in id order, which is their order of creation: the oldest `limit`, of which those past the retention.
+   */
   async purgeOlderThan(days: number, limit: number): Promise<number> {
     const [{ purged }] = await this.run<{ purged: number }>(
       'purge',
-      `WITH purged AS (
+      `WITH deliveries AS (
          DELETE FROM webhook_deliveries WHERE id IN (
            SELECT id FROM webhook_deliveries WHERE created_at < now() - make_interval(days => $1) LIMIT $2 FOR UPDATE SKIP LOCKED
          ) RETURNING 1
+       ),
+       attempts AS (
+         DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts ORDER BY id LIMIT $2)
+            AND created_at < now() - make_interval(days => $1)
+         RETURNING 1
        )
-       SELECT count(*)::int AS purged FROM purged`,
+       SELECT GREATEST((SELECT count(*) FROM deliveries), (SELECT count(*) FROM attempts))::int AS purged`,
       [days, limit],
     );
     return purged;
