@@ -283,16 +283,20 @@ export class Audit1763940000000 implements MigrationInterface {
            FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`,
       );
     }
-    // Each entry of a record's log names who made it.
-    for (const log of ['trip_logs', 'appointment_logs']) {
-      await db.query(
-        `ALTER TABLE ${log} ADD COLUMN actor jsonb DEFAULT (NULLIF(current_setting('gate.audit', true), '')::jsonb -> 'actor')`,
-      );
-    }
+    // Each entry of a record's log names who made it: the actor of the transaction's scope, by default.
+    await db.query(
+      `CREATE FUNCTION audit_actor() RETURNS jsonb LANGUAGE sql STABLE AS $$
+         SELECT NULLIF(current_setting('gate.audit', true), '')::jsonb -> 'actor'
+       $$`,
+    );
+    for (const log of ['trip_logs', 'appointment_logs']) await db.query(`ALTER TABLE ${log} ADD COLUMN actor jsonb DEFAULT audit_actor()`);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    // The sealers' order (entries, then anchors), so a sealer of a running instance never deadlocks with this.
+    await db.query(`LOCK TABLE audit_entries, audit_anchors IN ACCESS EXCLUSIVE MODE`);
     for (const log of ['trip_logs', 'appointment_logs']) await db.query(`ALTER TABLE ${log} DROP COLUMN actor`);
+    await db.query(`DROP FUNCTION audit_actor()`);
     for (const t of TABLES) {
       for (const trigger of ['audit_inserts', 'audit_updates', 'audit_deletes']) await db.query(`DROP TRIGGER ${trigger} ON ${t.table}`);
     }

@@ -63,6 +63,14 @@ export abstract class RecordLog {
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
+
+  /** Who made the entry (docs/audit.md#actors): by default the actor of the transaction's audit scope; null before the trail. */
+  @Column({
+    type: 'jsonb',
+    nullable: true,
+    default: () => 'audit_actor()',
+  })
+  actor: Record<string, unknown> | null;
 }
 
 /** Columns every record has that the engine writes itself, never from an item's fields. */
