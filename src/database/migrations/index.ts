@@ -18,6 +18,7 @@ import { Capacity1763917000000 } from './1763917000000-capacity.js';
 import { BookableByIndex1763917500000 } from './1763917500000-bookable-by-index.js';
 import { People1763920000000 } from './1763920000000-people.js';
 import { Gate1763930000000 } from './1763930000000-gate.js';
+import { Reports1763950000000 } from './1763950000000-reports.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   BookableByIndex1763917500000,
   People1763920000000,
   Gate1763930000000,
+  Reports1763950000000,
 ];
