@@ -13,6 +13,16 @@ const APPOINTMENT_TRIGGERS = [
 ] as const;
 
 /**
+ * Per appointment, the wait of its first check-in accepted with tickets (accepted first; of those accepted together, the
+ * first asked): its request to its acceptance, when its tickets were stored, in whole seconds.
+ */
+function firstWaits(checkins: string): string {
+  return `SELECT DISTINCT ON (appointment_id) appointment_id, trunc(extract(epoch FROM updated_at - created_at))::int AS seconds
+            FROM ${checkins} WHERE status = 'accepted' AND cardinality(ticket_ids) > 0
+           ORDER BY appointment_id, updated_at, created_at`;
+}
+
+/**
  * The deltas of one statement's rows: `+` each new row's contribution, `-` each old row's, summed per rollup key,
  * written as appended rows (no row is ever updated, so writers never wait on each other's rollup rows).
  */
@@ -47,7 +57,8 @@ function deltasSql(sources: readonly string[]): string {
  * - Statement-level AFTER triggers with transition tables on appointments write one statement's deltas in one
  *   statement, in the change's transaction, whatever wrote it (REST, bookings, check-in, gate, no-show sweep).
  * - `ticket_wait_seconds`: check-in request to its tickets, set once on the appointment by a trigger on checkins
- *   when an attempt is accepted with tickets (its tickets are written with its acceptance, at its `updated_at`).
+ *   when an attempt is accepted with tickets (its tickets are written with its acceptance, at its `updated_at`); the
+ *   first such attempt counts (a driver's attempt that joined a plate read's comes later, with the same tickets).
  */
 export class Reports1763950000000 implements MigrationInterface {
   name = 'Reports1763950000000';
@@ -103,8 +114,7 @@ export class Reports1763950000000 implements MigrationInterface {
         `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
            UPDATE appointments a SET ticket_wait_seconds = w.seconds
-             FROM (SELECT appointment_id, min(trunc(extract(epoch FROM updated_at - created_at)))::int AS seconds
-                     FROM reports_new WHERE status = 'accepted' AND cardinality(ticket_ids) > 0 GROUP BY appointment_id) AS w
+             FROM (${firstWaits('reports_new')}) AS w
             WHERE a.id = w.appointment_id AND a.ticket_wait_seconds IS NULL;
            RETURN NULL;
          END $$`,
@@ -116,10 +126,7 @@ export class Reports1763950000000 implements MigrationInterface {
     }
     // An existing database: its appointments' waits and figures, as `npm run cli -- reports:rebuild` computes them.
     await db.query(
-      `UPDATE appointments a SET ticket_wait_seconds = w.seconds
-         FROM (SELECT appointment_id, min(trunc(extract(epoch FROM updated_at - created_at)))::int AS seconds
-                 FROM checkins WHERE status = 'accepted' AND cardinality(ticket_ids) > 0 GROUP BY appointment_id) AS w
-        WHERE a.id = w.appointment_id`,
+      `UPDATE appointments a SET ticket_wait_seconds = w.seconds FROM (${firstWaits('checkins')}) AS w WHERE a.id = w.appointment_id`,
     );
     await db.query(
       `INSERT INTO reports_rollups SELECT f.terminal_id, f.quarter, f.carrier_id, f.layout_ref, sum(f.appointments), sum(f.deleted),

@@ -75,6 +75,8 @@ export class ReportsRepository {
        ), counts AS (
          SELECT grouping(key) = 1 AS total, key, ${COUNTERS.map((c) => `sum(${c})::int AS ${c}`).join(', ')}
            FROM counted GROUP BY GROUPING SETS ((key), ())
+        -- A key whose deltas cancel out (its appointments moved away) is no group.
+         HAVING grouping(key) = 1 OR sum(appointments) <> 0 OR sum(deleted) <> 0
        ), valued AS (
          SELECT ${keySql(group, 'quarter')} AS key, kind, value, n
            FROM reports_histograms WHERE ${owner} AND quarter >= $5 AND quarter < $6
@@ -123,8 +125,9 @@ export class ReportsRepository {
       await manager.query(`LOCK TABLE reports_rollups, reports_histograms IN EXCLUSIVE MODE`);
       await manager.query(
         `UPDATE appointments a SET ticket_wait_seconds = w.seconds
-           FROM (SELECT appointment_id, min(trunc(extract(epoch FROM updated_at - created_at)))::int AS seconds
-                   FROM checkins WHERE status = 'accepted' AND cardinality(ticket_ids) > 0 GROUP BY appointment_id) AS w
+           FROM (SELECT DISTINCT ON (appointment_id) appointment_id, trunc(extract(epoch FROM updated_at - created_at))::int AS seconds
+                   FROM checkins WHERE status = 'accepted' AND cardinality(ticket_ids) > 0
+                  ORDER BY appointment_id, updated_at, created_at) AS w
           WHERE a.id = w.appointment_id AND a.ticket_wait_seconds IS DISTINCT FROM w.seconds`,
       );
       await manager.query(`DELETE FROM reports_rollups`);
