@@ -51,20 +51,25 @@ function rangeOf(query: { from: string; to: string; time_zone?: string }): { fro
   return { from, to, zone };
 }
 
+/** One formatter per zone: building an Intl.DateTimeFormat costs far more than formatting with it. */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+
 /** The local day or hour of an instant, as the groups' keys spell it. */
 function localKey(at: number, zone: string, group: 'day' | 'hour'): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
+  let clock = clocks.get(zone);
+  if (!clock) {
+    if (clocks.size >= 1000) clocks.clear();
+    clock = new Intl.DateTimeFormat('en-CA', {
       timeZone: zone,
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
       hour: '2-digit',
       hourCycle: 'h23',
-    })
-      .formatToParts(at)
-      .map((part) => [part.type, part.value]),
-  );
+    });
+    clocks.set(zone, clock);
+  }
+  const parts = Object.fromEntries(clock.formatToParts(at).map((part) => [part.type, part.value]));
   const day = `${parts.year}-${parts.month}-${parts.day}`;
   return group === 'day' ? day : `${day}T${parts.hour}:00`;
 }
