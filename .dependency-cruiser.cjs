@@ -13,7 +13,7 @@
 const TIERS = [
   ['drivers', 'idempotency'],
   ['auth'],
-  ['accounts', 'health', 'metrics'],
+  ['accounts', 'audit', 'health', 'metrics'],
   ['events', 'layouts', 'users'],
   ['feed'],
   ['records'],

@@ -41,6 +41,7 @@ const THROUGH_PGBOUNCER = [
   'gate',
   'sessions',
   'panel-socket',
+  'audit',
 ];
 
 export default {

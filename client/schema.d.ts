@@ -77,6 +77,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who did what: the account's audit trail, newest first
+     * @description Every change the service makes and every sign-in, with its actor, request and changes. Admin keys read any account with `account_id`. [The audit trail](/guide/audit.md).
+     *
+     *     Requires `audit:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['AuditController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/audit/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every entry of a range, streamed in seq order, as NDJSON or CSV
+     * @description Memory stays flat however long the range. Each NDJSON line is an entry as the trail answers it, with its hash: [verify it offline](/guide/audit.md#verifying).
+     *
+     *     Requires `audit:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['AuditController_export'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/audit/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Recomputes the account's hash chain over a range
+     * @description An entry edited or deleted in the database breaks it there. [Tamper evidence](/guide/audit.md#verifying).
+     *
+     *     Requires `audit:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['AuditController_verify'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/admin/accounts': {
     parameters: {
       query?: never;
@@ -1512,6 +1578,69 @@ export interface components {
       /** @description Pass as `after` next time; the same cursor comes back while nothing new has committed (null while no event was ever read) */
       next_cursor: string | null;
     };
+    AuditActorView: {
+      /** @enum {string} */
+      type: 'user' | 'api_key' | 'driver' | 'terminal' | 'system';
+      /** @description The user's, key's, driver's or terminal's id; null for the service itself */
+      id: string | null;
+      /** @description The person's name, the key's label, the terminal's name, or the service's job */
+      name: string | null;
+      /** @description A user's email */
+      email?: string;
+      /** @description The key a user or account used */
+      key_id?: string;
+      /** @description A driver's tax id */
+      tax_id?: string;
+    };
+    AuditTargetView: {
+      /** @example appointment */
+      type: string;
+      id: string | null;
+      /** @description The target's ref where it has one (a record's ref, a user's email, a key's label) */
+      ref?: string | null;
+    };
+    AuditEntryDto: {
+      /** Format: uuid */
+      id: string;
+      /** @description The entry's place in its account's chain: 1, 2, 3… with no gap */
+      seq: number;
+      /**
+       * Format: date-time
+       * @description When the change was made (its transaction)
+       */
+      at: string;
+      /** Format: uuid */
+      account_id: string | null;
+      actor: components['schemas']['AuditActorView'];
+      /**
+       * @description `<resource>.<verb>` ([actions](/guide/audit.md#actions))
+       * @example appointment.updated
+       */
+      action: string;
+      target: components['schemas']['AuditTargetView'];
+      /** @description For updates, `{field: [before, after]}`; a secret shows as "[withheld]" */
+      changes: {
+        [key: string]: unknown[];
+      } | null;
+      request_id: string | null;
+      ip: string | null;
+      user_agent: string | null;
+      /** @description SHA-256 (hex) of the previous entry's hash and this entry's canonical JSON ([verifying](/guide/audit.md#verifying)) */
+      hash: string;
+    };
+    AuditPageView: {
+      /** @description Newest first */
+      items: components['schemas']['AuditEntryDto'][];
+      /** @description Pass as `cursor` for the next (older) page; null on the last page */
+      next_cursor: string | null;
+    };
+    AuditVerificationView: {
+      ok: boolean;
+      /** @description Entries checked */
+      checked: number;
+      /** @description Where the chain breaks: an entry edited, or the seq of one missing */
+      first_broken_seq?: number;
+    };
     GeoFenceDto: {
       /** @example -23.9608 */
       lat: number;
@@ -2567,6 +2696,19 @@ export interface components {
        * @example 2026-11-22T04:48:54.123456
        */
       created_at: string;
+      /**
+       * @description The entry's facts, by event (docs/statuses.md#history-entries): `created` {layout_ref}; `updated` {fields}; a status move (its event is the new status in lower case) {from, to, via, checkin_id?, outcome?, stage?, read_id?, lane?, plate?}; `checkin_requested` {checkin_id, source, read_id?, resumed?}; `checkin_rejected` and `checkin_failed` {checkin_id, outcome, reason}; `checkin_joined` {checkin_id, joined_checkin_id}; `arrived`, `entered`, `departed` {stage, read_id, lane, plate}; `no_show` {admissible_until}; `ticket_created`, `ticket_updated`, `ticket_deleted` {ticket_id, layout_ref}. Null on entries written before it existed. Unlike `message`, it holds no English sentence: readers draw the entry from `event` and `data` in their own language.
+       * @example {
+       *       "from": "PLANNED",
+       *       "to": "IN_TRANSIT",
+       *       "via": "put"
+       *     }
+       */
+      data: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Who made the entry, as the audit trail names them ([actors](/guide/audit.md#actors)); null for entries older than the trail */
+      actor: (components['schemas']['AuditActorView'] | null) | null;
     };
     TripLogsData: {
       trip: components['schemas']['TripLogView'];
@@ -3908,6 +4050,515 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['EventsPageView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AuditController_list: {
+    parameters: {
+      query?: {
+        /** @description Only entries at or after this instant (ISO 8601 with a zone) */
+        from?: string;
+        /** @description Only entries before this instant (ISO 8601 with a zone) */
+        to?: string;
+        /** @description Admin keys only: the account whose trail to read; absent, the entries of no account (failed sign-ins of unknown emails) */
+        account_id?: string;
+        /** @description Only entries of this actor (a user, key, driver tax id or terminal id) */
+        actor_id?: string;
+        /** @description `<resource>.<verb>`: only entries of this action */
+        action?: string;
+        /** @description Only entries about the target of this ref (an appointment's or trip's ref, a user's email…) */
+        target_ref?: string;
+        /** @description The previous page's next_cursor, as it was given */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "items": [
+           *           {
+           *             "id": "3d9c1f7e-2b4a-4e58-9c61-0f8e7d6c5b4a",
+           *             "seq": 1042,
+           *             "at": "2026-11-29T13:05:12.345Z",
+           *             "account_id": "5b0e1c2d-3f4a-4b6c-8d9e-0a1b2c3d4e5f",
+           *             "actor": {
+           *               "type": "user",
+           *               "id": "9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d",
+           *               "name": "Ana Souza",
+           *               "email": "ana@terminal.example"
+           *             },
+           *             "action": "appointment.updated",
+           *             "target": {
+           *               "type": "appointment",
+           *               "id": "7c6b5a49-3827-4615-a4b3-c2d1e0f9a8b7",
+           *               "ref": "APPT-0001"
+           *             },
+           *             "changes": {
+           *               "window_start": [
+           *                 "2026-11-29T14:00:00+00:00",
+           *                 "2026-11-29T15:00:00+00:00"
+           *               ]
+           *             },
+           *             "request_id": "f2e1d0c9-b8a7-4965-8473-625140f3e2d1",
+           *             "ip": "203.0.113.7",
+           *             "user_agent": "Mozilla/5.0",
+           *             "hash": "b5f1c6a0e2d4…"
+           *           }
+           *         ],
+           *         "next_cursor": "MTA0Mg"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['AuditPageView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AuditController_export: {
+    parameters: {
+      query?: {
+        /** @description Only entries at or after this instant (ISO 8601 with a zone) */
+        from?: string;
+        /** @description Only entries before this instant (ISO 8601 with a zone) */
+        to?: string;
+        /** @description Admin keys only: the account whose trail to read; absent, the entries of no account (failed sign-ins of unknown emails) */
+        account_id?: string;
+        format?: 'ndjson' | 'csv';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The entries, one per line (NDJSON) or per row after a header (CSV) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/x-ndjson': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+          'text/csv': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  AuditController_verify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "ok": true,
+           *         "checked": 1042
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['AuditVerificationView'];
           };
         };
       };
@@ -13876,12 +14527,32 @@ export interface operations {
            *               {
            *                 "event": "in_transit",
            *                 "message": "Status changed from PLANNED to IN_TRANSIT",
-           *                 "created_at": "2026-11-22T05:02:10.456789"
+           *                 "created_at": "2026-11-22T05:02:10.456789",
+           *                 "data": {
+           *                   "from": "PLANNED",
+           *                   "to": "IN_TRANSIT",
+           *                   "via": "put"
+           *                 },
+           *                 "actor": {
+           *                   "type": "user",
+           *                   "id": "9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d",
+           *                   "name": "Ana Souza",
+           *                   "email": "ana@terminal.example"
+           *                 }
            *               },
            *               {
            *                 "event": "created",
            *                 "message": "Trip created",
-           *                 "created_at": "2026-11-22T04:48:54.123456"
+           *                 "created_at": "2026-11-22T04:48:54.123456",
+           *                 "data": {
+           *                   "layout_ref": "demo-trip"
+           *                 },
+           *                 "actor": {
+           *                   "type": "api_key",
+           *                   "id": "0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21",
+           *                   "name": "TMS",
+           *                   "key_id": "0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21"
+           *                 }
            *               }
            *             ]
            *           }
@@ -15102,12 +15773,31 @@ export interface operations {
            *               {
            *                 "event": "ticket_created",
            *                 "message": "Ticket 3ca52219-979d-412b-ab3f-10061b1d4f8d created (layout demo-ticket)",
-           *                 "created_at": "2026-11-22T05:02:10.456789"
+           *                 "created_at": "2026-11-22T05:02:10.456789",
+           *                 "data": {
+           *                   "ticket_id": "3ca52219-979d-412b-ab3f-10061b1d4f8d",
+           *                   "layout_ref": "demo-ticket"
+           *                 },
+           *                 "actor": {
+           *                   "type": "user",
+           *                   "id": "9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d",
+           *                   "name": "Ana Souza",
+           *                   "email": "ana@terminal.example"
+           *                 }
            *               },
            *               {
            *                 "event": "created",
            *                 "message": "Appointment created",
-           *                 "created_at": "2026-11-22T04:48:54.123456"
+           *                 "created_at": "2026-11-22T04:48:54.123456",
+           *                 "data": {
+           *                   "layout_ref": "demo-appointment"
+           *                 },
+           *                 "actor": {
+           *                   "type": "api_key",
+           *                   "id": "0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21",
+           *                   "name": "TMS",
+           *                   "key_id": "0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21"
+           *                 }
            *               }
            *             ]
            *           }

@@ -6,6 +6,7 @@ import { type FactsFigures, factsBench, printFacts } from './bench/facts.js';
 import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type CapacityFigures, capacityBench, printCapacity } from './bench/capacity.js';
+import { type GateFigures, gateBench, printGate } from './bench/gate.js';
 import { printReports, type ReportsFigures, reportsBench } from './bench/reports.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, cpuMsOf, freePort, isProcessNamed, startFloor, startService, stop } from './bench/processes.js';
@@ -45,6 +46,8 @@ const SOCKETS_BASELINE = 1000;
 const SOCKETS = 5000;
 const SOCKETS_STEP = 1000;
 const SCALE = { small: 10_000, large: 1_000_000 };
+/** The gate: a terminal's appointments, reads (and driver check-ins) at once, their rounds, reads matched. */
+const GATE = { stored: 100_000, atOnce: 100, rounds: 3, matchingSamples: 1000 };
 /** Reports asked of each terminal in the reports section. */
 const REPORT_REQUESTS = 30;
 const WEBHOOK_CONCURRENCY = 16;
@@ -54,7 +57,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=reports` or `--only=sessions`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=reports`, `--only=sessions` or `--only=gate`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -545,6 +548,64 @@ async function capacitySection(cleanUp: CleanUp): Promise<{ figures: CapacityFig
       target(`${race.attempts} bookings at once for ${race.places} places: succeeded`, race.succeeded, race.places, {
         exactly: race.places,
       }),
+    ],
+  };
+}
+
+/**
+ * The gate (scripts/bench/gate.ts), on a database and a service of its own: plate reads at once against driver
+ * check-ins at once, read to ticket, on a terminal with GATE.stored appointments; matching a read among them.
+ */
+async function gateSection(cleanUp: CleanUp): Promise<{ figures: GateFigures; targets: Target[] }> {
+  const { name, base } = await newService(cleanUp);
+  const client = new pg.Client({ connectionString: dbUrl(name) });
+  await client.connect();
+  cleanUp.add('the gate connection', () => client.end());
+  const terminal = await newTerminal(base, { name: 'Gate terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
+  await terminal.api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, {
+    elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }],
+  });
+  say(
+    `the gate: ${GATE.atOnce} plate reads at once vs ${GATE.atOnce} driver check-ins at once, ${GATE.rounds} rounds each; ` +
+      `matching a read, on a terminal with ${GATE.stored.toLocaleString('en')} appointments`,
+  );
+  const figures = await gateBench({
+    base,
+    terminal: { id: terminal.id, key: terminal.apiKey },
+    client,
+    env: serviceEnvOf(name),
+    create: async (items) => (await terminal.api.call('POST', '/api/v1/appointments', items)).data.created_ids as string[],
+    items: appointmentItems,
+    newTaxId: nextTaxId,
+    token: async (taxId) => (await terminal.api.call('POST', `/api/v1/drivers/${taxId}/tokens`)).data.token as string,
+    ...GATE,
+    say,
+  });
+  printGate(figures, say);
+  const { reads, taps, matching } = figures;
+  return {
+    figures,
+    targets: [
+      target(
+        `${GATE.atOnce} plate reads at once: read → ticket p99 vs ${GATE.atOnce} driver check-ins at once, ms`,
+        reads.p99!,
+        taps.p99!,
+        {
+          ratioAtMost: 1.2,
+        },
+      ),
+      target(
+        `matching a read, ${GATE.stored.toLocaleString('en')} live appointments, p50 ms (floor: its lookup in plain SQL)`,
+        matching.service.p50,
+        matching.floor.p50,
+        { msAtMost: 2 },
+      ),
+      target(
+        `matching's lookup: sequential scans of appointments in its plan (floor: indexes it uses)`,
+        matching.seq_scans.filter((relation) => relation === 'appointments').length,
+        matching.indexes.length,
+        { exactly: 0 },
+      ),
     ],
   };
 }
@@ -1043,9 +1104,15 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     if (json) console.log(JSON.stringify({ capacity: capacity.figures, targets: capacity.targets }, null, 2));
     return capacity.targets;
   }
+  if (only === 'gate') {
+    const gate = await gateSection(cleanUp);
+    printTargets(gate.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ gate: gate.figures, targets: gate.targets }, null, 2));
+    return gate.targets;
+  }
   if (only)
     throw new Error(
-      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, reports and sessions`,
+      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, reports, sessions and gate`,
     );
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
@@ -1114,6 +1181,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
   const capacity = await capacitySection(cleanUp);
   const reports = await reportsSection(cleanUp);
   const sessions = await sessionsSection(cleanUp);
+  const gate = await gateSection(cleanUp);
 
   const [createRow, updateRow] = bulk;
   const targets = [
@@ -1127,6 +1195,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     ...capacity.targets,
     ...reports.targets,
     ...sessions.targets,
+    ...gate.targets,
   ];
   const loadAtEnd = loadavg()[0];
   printTargets(targets, loadAtEnd);
@@ -1152,6 +1221,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
           capacity: capacity.figures,
           reports: reports.figures,
           sessions: sessions.figures,
+          gate: gate.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,

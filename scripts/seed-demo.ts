@@ -205,7 +205,7 @@ async function seed(): Promise<void> {
     X-API-Key: ${keys.admin.key}
     (the panel's Accounts page: accounts, keys, a terminal's gate geofence)
 
-  Demo driver    tax id ${DEMO_DRIVER.tax_id}, appointment ${ref} (window open for the next 8 hours)
+  Demo driver    CPF ${DEMO_DRIVER.tax_id.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4')}, appointment ${ref} (window open for the next 8 hours)
     driver token for ${DEMO_TERMINAL} (valid until ${new Date(driverToken.expires_at).toLocaleString(language, { dateStyle: 'medium', timeStyle: 'short' })}):
     ${driverToken.token}
 

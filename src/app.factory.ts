@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { accessLog } from './common/http/access-log.middleware.js';
+import { auditScope } from './common/http/audit-scope.middleware.js';
 import { compileTrust } from './common/http/client-address.js';
 import { jsonBodyParser } from './common/http/body-parser.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
@@ -54,7 +55,7 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     app.use(noSniff, requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
     // Ahead of the routes, so every answer (errors included) carries the headers; preflights still get a request id and a log line.
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
-    app.use(jsonBodyParser());
+    app.use(jsonBodyParser(), auditScope);
     const pages = webPages();
     if (pages) app.use(pages);
     app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins));

@@ -19,6 +19,7 @@ import { RevocationsModule } from './modules/auth/revocations.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriverTokensModule } from './modules/driver-tokens/driver-tokens.module.js';
 import { DriversModule } from './modules/drivers/drivers.module.js';
+import { AuditModule } from './modules/audit/audit.module.js';
 import { EventsModule } from './modules/events/events.module.js';
 import { FeedModule } from './modules/feed/feed.module.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -55,6 +56,7 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         EventsModule,
+        AuditModule,
         FeedModule,
         RevocationsModule,
         AuthModule,

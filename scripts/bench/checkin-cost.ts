@@ -29,7 +29,7 @@ const WRITTEN_TABLES = [
 ];
 
 /** Counts the round trips of `work` on `db` (every statement, transaction control included), per transaction too. */
-async function countRoundTrips(db: DataSource, work: () => Promise<unknown>): Promise<{ total: number; transactions: number[] }> {
+export async function countRoundTrips(db: DataSource, work: () => Promise<unknown>): Promise<{ total: number; transactions: number[] }> {
   const logger = db.logger;
   const original = logger.logQuery.bind(logger);
   let total = 0;

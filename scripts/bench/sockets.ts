@@ -19,10 +19,14 @@ export async function acceptingTerminal(base: string, apiKey: string): Promise<S
   return terminal;
 }
 
-/** From the driver's `checkin:request` until its `event` push of ticket.created for that appointment. */
-export function roundTrip(driver: Socket, appointmentId: string): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const started = now();
+/**
+ * The time from now until `driver` gets the `event` push of ticket.created for the appointment (`arrived`); `fail`
+ * stops waiting and rejects it.
+ */
+export function ticketArrival(driver: Socket, appointmentId: string): { arrived: Promise<number>; fail: (error: Error) => void } {
+  const started = now();
+  let fail: (error: Error) => void = () => undefined;
+  const arrived = new Promise<number>((resolve, reject) => {
     const onEvent = (event: { type: string; data: { appointment_id?: string } }) => {
       if (event.type === 'ticket.created' && event.data.appointment_id === appointmentId) {
         driver.off('event', onEvent);
@@ -30,13 +34,21 @@ export function roundTrip(driver: Socket, appointmentId: string): Promise<number
       }
     };
     driver.on('event', onEvent);
-    driver
-      .timeout(15_000)
-      .emitWithAck('checkin:request', { appointment_id: appointmentId })
-      .then((ack: { success: boolean; error?: unknown }) => {
-        if (!ack.success) reject(new Error(`check-in failed: ${JSON.stringify(ack.error)}`));
-      }, reject);
+    fail = (error) => (driver.off('event', onEvent), reject(error));
   });
+  return { arrived, fail };
+}
+
+/** From the driver's `checkin:request` until its `event` push of ticket.created for that appointment. */
+export function roundTrip(driver: Socket, appointmentId: string): Promise<number> {
+  const ticket = ticketArrival(driver, appointmentId);
+  driver
+    .timeout(15_000)
+    .emitWithAck('checkin:request', { appointment_id: appointmentId })
+    .then((ack: { success: boolean; error?: unknown }) => {
+      if (!ack.success) ticket.fail(new Error(`check-in failed: ${JSON.stringify(ack.error)}`));
+    }, ticket.fail);
+  return ticket.arrived;
 }
 
 export interface CheckinFigures {

@@ -30,6 +30,8 @@ export interface AppConfig {
   noShowSweepMs: number;
   /** How long the account event feed keeps events (docs/events.md). */
   eventRetentionDays: number;
+  /** How long the audit trail keeps entries (docs/audit.md#retention). */
+  auditRetentionDays: number;
   /** The gate (docs/gate.md): the least confidence of a plate read matched without a clerk, and how long its image is kept. */
   gateAutoConfidence: number;
   gateImageRetentionDays: number;
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     checkinTimeoutMs: int(env, 'CHECKIN_TIMEOUT_MS', 10_000, 100, 600_000),
     noShowSweepMs: int(env, 'NO_SHOW_SWEEP_MS', 60_000, 100, 86_400_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36500),
     gateAutoConfidence: decimal(env, 'GATE_AUTO_CONFIDENCE', 0.9, 0, 1),
     gateImageRetentionDays: int(env, 'GATE_IMAGE_RETENTION_DAYS', 30, 1, 3650),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

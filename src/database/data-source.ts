@@ -5,6 +5,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { auditTransactions } from './audited-runners.js';
 
 /** Injection token of the open Database. */
 export const DATABASE = Symbol('DATABASE');
@@ -88,6 +89,7 @@ export function openDatabase(
     const pgBouncer = config.databasePgBouncer ?? false;
     const dataSource = new DataSource(postgresOptions(config.databaseUrl, config.databasePoolSize, entities, pgBouncer));
     if (pgBouncer) pooled.add(dataSource);
+    auditTransactions(dataSource, !pgBouncer);
     return { dataSource, embedded: false, close: () => (dataSource.isInitialized ? dataSource.destroy() : Promise.resolve()) };
   }
   const release = acquireDataDirLock(config.dataDir);
@@ -105,6 +107,7 @@ export function openDatabase(
       poolSize: 1,
       extra: { connection: pg.connection, max: 1 },
     });
+    auditTransactions(dataSource, true);
     return {
       dataSource,
       embedded: true,

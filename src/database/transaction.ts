@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { namedStatements } from './data-source.js';
-import { type FirstStatement, pipelined, type PipelineClient } from './prepared.js';
+import { auditStep } from './audited-runners.js';
+import { type FirstStatement, pipelined, type PipelineClient, type PipelineStep } from './prepared.js';
 
 const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
 
@@ -57,20 +58,20 @@ async function transactionOpenedWith<T, R>(
   try {
     Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
     let read = undefined as R;
+    const client = (await runner.connect()) as PipelineClient;
+    // Logged as one query, as it is one round trip: the opening, its audit scope, the statement (with its values) and the COMMIT.
+    const audit = auditStep();
+    const opening = `${begin.join('; ')}; ${audit.text}`;
+    const steps: PipelineStep[] = [...begin.map((text) => ({ text })), audit];
     if (first) {
-      const client = (await runner.connect()) as PipelineClient;
-      // Logged as one query, as it is one round trip: the opening, the statement (with its values) and the COMMIT.
-      const [opening, closing] = [`${begin.join('; ')}; `, commit ? '; COMMIT' : ''];
-      db.logger.logQuery(`${opening}${first.text}${closing}`, first.values, runner);
-      const steps = [
-        ...begin.map((text) => ({ text })),
-        { text: first.text, values: first.values },
-        ...(commit ? [{ text: 'COMMIT' }] : []),
-      ];
-      const results = await pipelined(client, steps, { named: namedStatements(db) });
+      db.logger.logQuery(`${opening}; ${first.text}${commit ? '; COMMIT' : ''}`, [...audit.values, ...first.values], runner);
+      steps.push({ text: first.text, values: first.values }, ...(commit ? [{ text: 'COMMIT' }] : []));
+    } else db.logger.logQuery(opening, audit.values, runner);
+    const results = await pipelined(client, steps, { named: namedStatements(db) });
+    if (first) {
       if (commit) Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
-      read = first.read(results[begin.length].rows);
-    } else await runner.query(begin.join('; '));
+      read = first.read(results[begin.length + 1].rows);
+    }
     const result = await work(runner.manager, read);
     if (runner.isTransactionActive) await runner.commitTransaction();
     return result;

@@ -3,7 +3,8 @@ import { ConnectedSocket, SubscribeMessage } from '@nestjs/websockets';
 import { AppError } from '../common/errors/app-error.js';
 import { parseInput } from '../common/validation/validate.js';
 import type { DefaultEventsMap, Namespace, Socket } from 'socket.io';
-import type { DriverPrincipal, PartnerPrincipal } from '../modules/auth/principal.js';
+import { type AuditActor, inAuditScope } from '../database/audit-context.js';
+import { auditActorOf, auditActorOfDriver, type DriverPrincipal, type PartnerPrincipal } from '../modules/auth/principal.js';
 import {
   CheckinConfirmDto,
   CheckinRequestDto,
@@ -145,12 +146,29 @@ export function OnClientEvent<N extends NamespaceName, E extends keyof ClientEve
     descriptor.value = function validated(this: unknown, socket: GateSocket<N>, payload: unknown) {
       const { value, issues } = parseInput(spec.payload, spec.payloadOptional ? (payload ?? {}) : payload);
       if (!value) return Promise.resolve(refusal(AppError.validation(issues)));
-      return handler.call(this, socket, value as PayloadOf<ClientEvents<N>[E]>);
+      const agent = socket.handshake.headers['user-agent'];
+      const scope = {
+        actor: socketActor(namespace, socket.data),
+        ip: socket.handshake.address,
+        user_agent: agent ? agent.slice(0, 500) : null,
+      };
+      return inAuditScope(scope, () => handler.call(this, socket, value as PayloadOf<ClientEvents<N>[E]>));
     };
     ConnectedSocket()(target, key, 0);
     RawPayload()(target, key, 1);
     SubscribeMessage(event)(target, key, descriptor);
   };
+}
+
+/**
+ * Who a socket's messages are in the audit trail (docs/audit.md#actors): a terminal's server (named by the trail as
+ * its account is named), a driver, or the panel's person or key.
+ */
+function socketActor(namespace: NamespaceName, data: Partial<SocketData[NamespaceName]>): AuditActor | undefined {
+  if ('driver' in data && data.driver) return auditActorOfDriver(data.driver);
+  if (!('principal' in data) || !data.principal) return undefined;
+  if (namespace === '/terminal') return { type: 'terminal', id: data.principal.accountId, name: null, key_id: data.principal.keyId };
+  return auditActorOf(data.principal);
 }
 
 /** The payload as the client sent it. */

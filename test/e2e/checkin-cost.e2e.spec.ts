@@ -192,6 +192,7 @@ describe('starts that arrive together', () => {
         {
           event: 'checkin_requested',
           message: `Check-in ${seen} requested by the driver`,
+          data: { checkin_id: seen, source: 'driver' },
           accountEvent: {
             type: 'checkin.requested',
             checkin: { id: seen, status: 'pending', reason: null },

@@ -41,6 +41,12 @@ async function appointmentState(id: string) {
   return { status: row.status as string, events: logs.map((l) => l.event), tickets: tickets.length };
 }
 
+/** An appointment's history entries as [event, data], oldest first. */
+const logData = async (id: string): Promise<[string, unknown][]> =>
+  (await db.query(`SELECT event, data FROM appointment_logs WHERE appointment_id = $1 ORDER BY id`, [id])).map(
+    (row: { event: string; data: unknown }) => [row.event, row.data],
+  );
+
 describe('connecting', () => {
   it('refuses bad credentials at connect, on both namespaces and on the default one', async () => {
     const scene = await gateScene(t.http);
@@ -113,6 +119,16 @@ describe('check-in requested by the driver', () => {
       events: ['created', 'checkin_requested', 'checked_in', 'ticket_created'],
       tickets: 1,
     });
+    const [{ checkin_id: checkinId, ticket_id: ticketId }] = await db.query(
+      `SELECT c.id AS checkin_id, t.id AS ticket_id FROM checkins c JOIN tickets t ON t.checkin_id = c.id WHERE c.appointment_id = $1`,
+      [id],
+    );
+    expect(await logData(id)).toEqual([
+      ['created', { layout_ref: 'appt' }],
+      ['checkin_requested', { checkin_id: checkinId, source: 'driver' }],
+      ['checked_in', { from: 'SCHEDULED', to: 'CHECKED_IN', via: 'checkin', checkin_id: checkinId, outcome: 'accepted' }],
+      ['ticket_created', { ticket_id: ticketId, layout_ref: 'gate-pass' }],
+    ]);
     // A check-in without a plate read stamps its arrival at the confirmation, in the same statement as the move.
     const [{ arrived_at: arrived, moved }] = await db.query(
       `SELECT arrived_at, (SELECT max(created_at) FROM appointment_logs WHERE appointment_id = $1 AND event = 'checked_in') AS moved
@@ -189,6 +205,10 @@ describe('check-in requested by the driver', () => {
       events: ['created', 'checkin_requested', 'checkin_rejected'],
       tickets: 0,
     });
+    expect((await logData(id))[2]).toEqual([
+      'checkin_rejected',
+      { checkin_id: expect.any(String), outcome: 'rejected', reason: 'No booking at this gate' },
+    ]);
   });
 
   it('timeout: TERMINAL_TIMEOUT, and the late ack stores nothing', async () => {
@@ -334,7 +354,10 @@ describe('check-in requested by the driver', () => {
       'PLANNED',
       'ON_GOING',
     ]);
-    expect(logs.body.data[0].data.logs[0].event).toBe('checked_in');
+    expect(logs.body.data[0].data.logs[0]).toMatchObject({
+      event: 'checked_in',
+      data: { from: expect.stringMatching(/^(PLANNED|IN_TRANSIT)$/), to: 'CHECKED_IN', via: 'arrival', checkin_id: expect.any(String) },
+    });
     // The arrival is fed to the carrier's view of the driver.
     await waitFor(() => carrierApp.events.some((e) => e.type === 'trip.status' && e.data.ref === inside));
   });

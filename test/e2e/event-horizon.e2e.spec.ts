@@ -12,6 +12,7 @@ import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { createWebhook, type Receiver, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
 import { createEmbeddedDataDir, createTestDatabase } from '../setup/databases.js';
+import { describeEmbedded } from '../setup/pgbouncer.js';
 import { until } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -329,7 +330,7 @@ describe('seq: each account numbers its own events', () => {
   });
 });
 
-describe('the horizon on the embedded store (one session)', () => {
+describeEmbedded('the horizon on the embedded store (one session)', () => {
   const dir = createEmbeddedDataDir('gate-horizon-');
   let t: TestApp;
   beforeAll(async () => {

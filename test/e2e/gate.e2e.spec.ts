@@ -10,6 +10,7 @@ import { gateScene, type GateScene, minutes } from '../factories/checkin.js';
 import { createItem, driver } from '../factories/records.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { createEmbeddedDataDir, createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
+import { THROUGH_PGBOUNCER } from '../setup/pgbouncer.js';
 import { spawnWithOutput } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -23,7 +24,15 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 /** Every test runs on PostgreSQL and on the embedded store. */
 const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
-  { store: 'the embedded store', env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-gate-') }) },
+  // In the direct run only (describeEmbedded).
+  ...(THROUGH_PGBOUNCER
+    ? []
+    : [
+        {
+          store: 'the embedded store',
+          env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-gate-') }),
+        },
+      ]),
 ];
 
 const urlOf = (app: TestApp) => `http://127.0.0.1:${(app.app.getHttpServer().address() as { port: number }).port}`;
@@ -168,6 +177,27 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
     const messages = logs.body.data[0].data.logs.map((l: { message: string }) => l.message);
     expect(messages).toContain(`Entered through the gate: plate read ${entry.read_id} on lane yard-2`);
     expect(messages).toContain(`Left through the gate: plate read ${exit.read_id} on lane out-1`);
+    // Their data names the read: what a reader draws them from, in its own words.
+    const facts = (event: string) => logs.body.data[0].data.logs.find((l: { event: string }) => l.event === event)?.data;
+    expect(facts('on_going')).toEqual({
+      from: 'CHECKED_IN',
+      to: 'ON_GOING',
+      via: 'put',
+      stage: 'entry',
+      read_id: entry.read_id,
+      lane: 'yard-2',
+      plate: 'JKM4321',
+    });
+    expect(facts('completed')).toEqual({
+      from: 'ON_GOING',
+      to: 'COMPLETED',
+      via: 'put',
+      stage: 'exit',
+      read_id: exit.read_id,
+      lane: 'out-1',
+      plate: 'JKM-4321',
+    });
+    expect(facts('checkin_requested')).toEqual({ checkin_id: expect.any(String), source: 'plate', read_id: entry.read_id });
   });
 
   it('stamps once: a later arrival of a CHECKED_IN appointment matches with no change, and its stamp stays', async () => {
@@ -230,6 +260,9 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
     const low = await scene.appointment({ license_plate: 'LOW4567' });
     const sched = await scene.appointment({ license_plate: 'EXT7777' });
     const look = await scene.appointment({ license_plate: 'OBS2020' });
+    // Mercosul plates read with a look-alike: the first letter, and the fifth (B, Mercosul's 1, read as 8).
+    const lookFirst = await scene.appointment({ license_plate: 'BRA2E19' });
+    const lookFifth = await scene.appointment({ license_plate: 'KMN4B21' });
     const later = await scene.appointment({ license_plate: 'LAT3030', window_start: minutes(180), window_end: minutes(240) });
     // Another terminal's truck with a plate read here: never a match, never a candidate.
     const other = await newTerminal(t.http);
@@ -245,6 +278,8 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
       [read('LOW4567', { confidence: 0.5 }), 'low_confidence', [low.id]],
       [read('EXT7777', { stage: 'exit' }), 'wrong_status', [sched.id]],
       [read('085-2020'), 'lookalike', [look.id]],
+      [read('8RA2E19'), 'lookalike', [lookFirst.id]],
+      [read('KMN-4821'), 'lookalike', [lookFifth.id]],
       [read('LAT3030'), 'outside_window', [later.id]],
       [read('NOM9999'), 'no_match', []],
     ];
@@ -262,7 +297,8 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
       expect(found!.candidates.map((c: { appointment: { id: string } }) => c.appointment.id).sort()).toEqual([...candidates].sort());
     }
     // Nothing moved.
-    for (const { id } of [twinA, twinB, low, sched, look, later]) expect((await stateOf(id)).status).toBe('SCHEDULED');
+    for (const { id } of [twinA, twinB, low, sched, look, lookFirst, lookFifth, later])
+      expect((await stateOf(id)).status).toBe('SCHEDULED');
     const feed = await t.http.get('/api/v1/events?limit=500').set('X-API-Key', scene.terminal.key);
     const opened = (feed.body.data.items as { type: string; data: Record<string, any> }[]).filter((e) => e.type === 'gate.referral_opened');
     // Each read of a batch acts on its own: their events come in the order they were decided.

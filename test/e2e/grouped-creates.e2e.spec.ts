@@ -185,7 +185,7 @@ describe('single-item creates sent at once', () => {
           JSON.stringify(value)
             .replaceAll(`${prefix}-`, '')
             .replaceAll(account.id, 'ACCOUNT')
-            .replace(/"(id|created_at|updated_at)":"[^"]*"/g, '"$1":"-"'),
+            .replace(/"(id|key_id|created_at|updated_at)":"[^"]*"/g, '"$1":"-"'),
         );
       return { logs: plain(logs), events: plain(events) };
     };

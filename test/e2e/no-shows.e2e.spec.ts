@@ -33,10 +33,12 @@ describe('no-shows', () => {
   const noShowLogs = async (refs: string[]) => {
     const res = await logsOf(a.http, terminal.key, 'appointment', refs);
     return Object.fromEntries(
-      res.body.data.map((element: { ref: string; data: { logs: { event: string; message: string }[] } }) => [
-        element.ref,
-        element.data.logs.filter((log) => log.event === 'no_show'),
-      ]),
+      res.body.data.map(
+        (element: { ref: string; data: { logs: { event: string; message: string; data: { admissible_until: string } }[] } }) => [
+          element.ref,
+          element.data.logs.filter((log) => log.event === 'no_show'),
+        ],
+      ),
     );
   };
 
@@ -64,8 +66,12 @@ describe('no-shows', () => {
         event: 'no_show',
         message: expect.stringMatching(/^No show: not checked in by \d{4}-.*Z, the end of its admissible window$/),
         created_at: expect.any(String),
+        data: { admissible_until: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) },
+        actor: { type: 'system', id: null, name: 'no-show sweep' },
       },
     ]);
+    const [entry] = logs[ref('missed')];
+    expect(entry.message).toContain(entry.data.admissible_until);
     expect(logs[ref('missedDespiteTolerance')]).toHaveLength(1);
     for (const name of ['tolerated', 'open', 'future'] as const) expect({ name, logs: logs[ref(name)] }).toEqual({ name, logs: [] });
 

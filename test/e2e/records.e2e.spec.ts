@@ -48,7 +48,15 @@ describe.each([
       const logs = await logsOf(t.http, owner.key, noun, [ref]);
       const element = logs.body.data[0];
       expect(element.data[noun].status).toBe(initial);
-      expect(element.data.logs).toEqual([{ event: 'created', message: expect.any(String), created_at: expect.stringMatching(MICROS) }]);
+      expect(element.data.logs).toEqual([
+        {
+          event: 'created',
+          message: expect.any(String),
+          created_at: expect.stringMatching(MICROS),
+          data: { layout_ref: layout },
+          actor: expect.objectContaining({ type: 'api_key' }),
+        },
+      ]);
     });
 
     it('takes an array, answering ids in input order', async () => {
@@ -205,7 +213,11 @@ describe.each([
       const [row] = await db.query(`SELECT license_plate, summary, custom_data FROM ${table} WHERE ref = $1`, [ref]);
       expect(row).toEqual({ license_plate: 'NEW1234', summary: null, custom_data: { container: { number: 'MSCU1234567' } } });
       const logs = (await logsOf(t.http, owner.key, noun, [ref])).body.data[0].data.logs;
-      expect(logs[0]).toMatchObject({ event: 'updated', message: 'Updated license_plate, summary' });
+      expect(logs[0]).toMatchObject({
+        event: 'updated',
+        message: 'Updated license_plate, summary',
+        data: { fields: ['license_plate', 'summary'] },
+      });
       expect(logs.map((l: { event: string }) => l.event)).toEqual(['updated', 'created']);
     });
 
@@ -506,7 +518,15 @@ describe('status transitions', () => {
     const { res, status, newLogs } = await attempt(noun, from, to);
     expect(res.status).toBe(200);
     expect(status).toBe(to);
-    expect(newLogs).toEqual([{ event, message: `Status changed from ${from} to ${to}`, created_at: expect.stringMatching(MICROS) }]);
+    expect(newLogs).toEqual([
+      {
+        event,
+        message: `Status changed from ${from} to ${to}`,
+        created_at: expect.stringMatching(MICROS),
+        data: { from, to, via: 'put' },
+        actor: expect.objectContaining({ type: 'api_key' }),
+      },
+    ]);
   });
 
   const refused: [Noun, string, string][] = [

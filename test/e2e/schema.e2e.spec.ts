@@ -1,9 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
+import { GatePlateFold1763945000000 } from '../../src/database/migrations/1763945000000-gate-plate-fold.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
+import { plateFold, plateKey } from '../../src/modules/gate/plates.js';
 import { useTestApp } from '../setup/test-app.js';
 
 describe('schema: migrations and entities agree', () => {
@@ -149,5 +152,50 @@ describe('schema: migrations and entities agree', () => {
     ]);
     expect(await write(a)).toBe(last + 1);
     await db.runMigrations({ transaction: 'each' });
+  });
+
+  it('keys and folds plates in SQL as plates.ts does', async () => {
+    const db = t.app.get(DataSource);
+    const plates = [
+      'BRA2E19',
+      '8RA2E19',
+      'KMN4B21',
+      'kmn-4821',
+      'ABC1D34',
+      'AB123CD',
+      'ÇAB1234',
+      ...fc.sample(fc.string({ unit: fc.constantFrom(...'ABCDEFGIJKLOQSZabo0123456789 .-çÉ'), maxLength: 9 }), 500),
+    ];
+    const rows: { plate: string; key: string; fold: string }[] = await db.query(
+      `SELECT p AS plate, gate_plate_key(p) AS key, gate_plate_fold(p) AS fold FROM unnest($1::text[]) p`,
+      [plates],
+    );
+    expect(rows).toEqual(plates.map((plate) => ({ plate, key: plateKey(plate), fold: plateFold(plate) })));
+  });
+
+  it('folds the plates of existing appointments again, in their index', async () => {
+    const db = t.app.get(DataSource);
+    await revertThrough(GatePlateFold1763945000000.name);
+    const [{ id: terminal }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
+    const [{ id: driverId }] = await db.query(
+      `INSERT INTO drivers (tax_id, driver_license_number, license_category) VALUES ('988', 'L', 'E') RETURNING id`,
+    );
+    await db.query(
+      `INSERT INTO appointments (terminal_id, ref, layout_ref, driver_id, status, license_plate)
+       VALUES ($1, 'OLD', 'l', $2, 'SCHEDULED', 'KMN4821')`,
+      [terminal, driverId],
+    );
+    await db.runMigrations({ transaction: 'each' });
+    // Read through the index only: its entries hold the fold of the function as it is now.
+    const found = await db.transaction(async (manager) => {
+      await manager.query(`SET LOCAL enable_seqscan = off`);
+      await manager.query(`SET LOCAL enable_bitmapscan = off`);
+      return manager.query(
+        `SELECT ref FROM appointments
+          WHERE terminal_id = $1 AND gate_plate_fold(license_plate) = $2 AND status NOT IN ('DELETED', 'COMPLETED')`,
+        [terminal, plateFold('KMN4B21')],
+      );
+    });
+    expect(found).toEqual([{ ref: 'OLD' }]);
   });
 });

@@ -5,15 +5,21 @@ import { expand, roleGrants } from '../../src/modules/auth/permissions.js';
 import { newAccount } from '../factories/accounts.js';
 import { newUser, sessionCookieOf, signIn, totpOf } from '../factories/users.js';
 import { createEmbeddedDataDir } from '../setup/databases.js';
+import { THROUGH_PGBOUNCER } from '../setup/pgbouncer.js';
 import { useTestApp } from '../setup/test-app.js';
 
 /** PostgreSQL and the embedded store (a copy of the migrated template of the run, removed after). */
 const STORES = [
   { store: 'PostgreSQL', env: (): Record<string, string> => ({}) },
-  {
-    store: 'the embedded store',
-    env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-people-') }),
-  },
+  // In the direct run only (describeEmbedded).
+  ...(THROUGH_PGBOUNCER
+    ? []
+    : [
+        {
+          store: 'the embedded store',
+          env: (): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: createEmbeddedDataDir('gate-people-') }),
+        },
+      ]),
 ];
 
 /** People sign in as themselves (docs/users.md#sessions): the cookie, CSRF, the answers' order, throttling, signing out. */

@@ -172,6 +172,19 @@ describe('single sign-on (OpenID Connect)', () => {
         started.cookie,
       );
       expectFailure(res, 'SSO_USER_DEACTIVATED');
+
+      // Each refusal is in the account's audit trail, with its reason (docs/audit.md#sign-ins).
+      const refused: { reason: string; ref: string }[] = await t.app
+        .get(DataSource)
+        .query(
+          `SELECT changes->'reason'->>1 AS reason, target->>'ref' AS ref FROM audit_entries WHERE account_id = $1 AND action = 'session.failed' ORDER BY written`,
+          [terminal.id],
+        );
+      expect(refused).toEqual([
+        { reason: 'sso_email_unverified', ref: `unverified@${terminal.domain}` },
+        { reason: 'sso_email_not_allowed', ref: cases[1][0].email },
+        { reason: 'sso_user_deactivated', ref: email },
+      ]);
     });
 
     it('does not sign in a user of another account, even through a provider that vouches for the address', async () => {

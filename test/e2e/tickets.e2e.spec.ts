@@ -59,7 +59,7 @@ const feedOf = (taxId: string): Promise<FeedRow[]> =>
       WHERE d.tax_id = $1 ORDER BY e.seq`,
     [taxId],
   );
-const ticketLogs = async (key: string, ref: string): Promise<{ event: string; message: string }[]> =>
+const ticketLogs = async (key: string, ref: string): Promise<{ event: string; message: string; data: unknown }[]> =>
   (await logsOf(t.http, key, 'appointment', [ref])).body.data[0].data.logs.filter((l: { event: string }) => l.event.startsWith('ticket_'));
 /**
  * The rows of `terminals` that a ticket write would touch: their tickets, their appointments' logs and the feed events
@@ -189,7 +189,7 @@ describe('tickets: driver feed and appointment logs', () => {
     expect(feed.slice(12).map((e) => [e.type, e.payload.id])).toEqual(order.map((id) => ['ticket.deleted', id]));
   });
 
-  it('logs ticket_created, ticket_updated and ticket_deleted on the appointment, naming the ticket', async () => {
+  it('logs ticket_created, ticket_updated and ticket_deleted on the appointment, naming the ticket and its layout', async () => {
     const { terminal, refs } = await freshTerminal(1);
     const [id] = await created(terminal.key, { appointment_ref: refs[0], layout_ref: 'pass', content: {} });
     await send('put', terminal.key, [{ ticket_id: id, content: { x: 1 } }]);
@@ -198,6 +198,7 @@ describe('tickets: driver feed and appointment logs', () => {
     expect(logs.map((l) => l.event)).toEqual(['ticket_deleted', 'ticket_updated', 'ticket_created']);
     for (const log of logs) expect(log.message).toContain(id);
     expect(logs[2].message).toContain('pass');
+    for (const log of logs) expect(log.data).toEqual({ ticket_id: id, layout_ref: 'pass' });
   });
 });
 

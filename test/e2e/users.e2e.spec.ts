@@ -132,6 +132,12 @@ describe.each(STORES)('users, invitations, account settings and keys on $store',
       csrf_token: expect.any(String),
       expires_at: expect.any(String),
     });
+    // The invited person activated themselves, in the audit trail (docs/audit.md#actors).
+    const userId = res.body.data.user.id as string;
+    const actors: { action: string; actor_id: string }[] = await t.app
+      .get(DataSource)
+      .query(`SELECT action, actor->>'id' AS actor_id FROM audit_entries WHERE target->>'id' = $1 ORDER BY written`, [userId]);
+    expect(actors).toEqual(expect.arrayContaining([{ action: 'user.activated', actor_id: userId }]));
     // Signed in: the cookie works at once, and the password signs in again later.
     const cookie = sessionCookieOf(accepted.headers['set-cookie']);
     const me = await t.http.get('/api/v1/me').set('Cookie', cookie);

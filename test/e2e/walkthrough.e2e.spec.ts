@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { freePort, spawnWithOutput, until, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { launchBrowser, openPage, PHONE, signInToPanel } from '../setup/browser.js';
+import { offending, visibleTexts } from '../setup/words.js';
 
 // These tests start the service as a process (npm start, kill -9, restarts).
 jest.setTimeout(SPAWNING_TEST_MS);
@@ -15,6 +16,8 @@ jest.setTimeout(SPAWNING_TEST_MS);
  * pointing at that port, and they run as printed.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'gate-walkthrough-'));
+/** The walkthrough in Portuguese seeds a store of its own. */
+const dataDirPt = mkdtempSync(join(tmpdir(), 'gate-walkthrough-pt-'));
 const processes: ChildProcess[] = [];
 
 const npm = (args: string[], env: Record<string, string>) => {
@@ -45,11 +48,11 @@ afterAll(async () => {
   await until(() => processes.every((child) => !groupAlive(child.pid!)), 'the walkthrough processes to exit').catch(() => {
     for (const child of processes) if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
   });
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of [dataDir, dataDirPt]) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the README walkthrough', () => {
-  it('seed, start, terminal simulator, driver simulator: a ticket arrives on the driver', async () => {
+  it('seed, start, terminal simulator, driver simulator, camera: tickets arrive on the driver; a clerk resolves a read', async () => {
     const port = String(await freePort());
     const seed = npm(['seed:demo'], { PORT: port });
     expect(await seed.exit).toBe(0);
@@ -91,6 +94,15 @@ describe('the README walkthrough', () => {
     expect(replay.output()).toContain('#3 ticket.created');
     expect(replay.output()).toContain('Gate: B7');
 
+    // A truck with no phone: the camera command as the seed printed it reads the Mercosul plate in its old spelling, and
+    // the terminal simulator is asked as for a tap.
+    const cameraLine = /npm run sim:camera -- (--key \S+ --plate BRA-2419 --stage arrival --url \S+)$/m.exec(seed.output())?.[1];
+    expect(cameraLine).toBe(`--key ${terminalKey} --plate BRA-2419 --stage arrival --url ${url}`);
+    const camera = npm(['sim:camera', '--', ...cameraLine!.split(' ')], {});
+    expect(await camera.exit).toBe(0);
+    expect(camera.output()).toContain(`matched appointment ${appointmentRef}-CAM`);
+    expect(terminal.output()).toContain(`appointment ${appointmentRef}-CAM, plate BRA2E19`);
+
     // The browser steps: the printed app link shows the current ticket on the phone (the first one under its history),
     // the panel the checked-in appointment.
     const browser = await launchBrowser();
@@ -107,8 +119,35 @@ describe('the README walkthrough', () => {
       expect(await phone.page.getByRole('article', { name: `Earlier ticket for ${appointmentRef}` }).count()).toBe(1);
       const panel = await openPage(browser);
       await signInToPanel(panel.page, url, terminalKey);
-      await panel.page.locator('tbody tr', { hasText: appointmentRef }).getByText('Checked in').waitFor();
-      expect([...phone.problems, ...panel.problems]).toEqual([]);
+      // Both demo appointments are checked in now: the row of each by its ref.
+      for (const ref of [appointmentRef, `${appointmentRef}-CAM`])
+        await panel.page.locator(`tbody tr[data-ref="${ref}"]`).getByText('Checked in').waitFor();
+      // The camera's truck: its ticket on the phone too.
+      await phone.page
+        .getByRole('article', { name: `Ticket for ${appointmentRef}-CAM`, exact: true })
+        .getByText('A3')
+        .waitFor();
+
+      // The read again, too unsure to act alone: the gate clerk the seed printed resolves it on the Gate page.
+      const [, clerkEmail, clerkPassword] = /^ +Demo Terminal +gate +(\S+) +(\S+)$/m.exec(seed.output()) ?? [];
+      const clerk = await openPage(browser);
+      await clerk.page.goto(`${url}/panel`);
+      await clerk.page.getByLabel('Email').fill(clerkEmail);
+      await clerk.page.getByLabel('Password').fill(clerkPassword);
+      await clerk.page.getByLabel('Password').press('Enter');
+      await clerk.page.getByRole('navigation').getByRole('button', { name: 'Gate' }).click();
+      await clerk.page.getByRole('region', { name: "Today's arrivals" }).getByText(`${appointmentRef}-CAM`).waitFor();
+      await clerk.page.locator('[data-live="live"]').waitFor();
+      const unsure = npm(['sim:camera', '--', ...cameraLine!.split(' '), '--confidence', '0.5'], {});
+      expect(await unsure.exit).toBe(0);
+      expect(unsure.output()).toContain('referred to a clerk');
+      const referral = clerk.page.getByRole('article', { name: 'Read of plate BRA-2419' });
+      await referral.getByRole('button', { name: `It is ${appointmentRef}-CAM` }).click();
+      await clerk.page
+        .getByRole('status')
+        .filter({ hasText: `Plate BRA-2419 resolved as ${appointmentRef}-CAM.` })
+        .waitFor();
+      expect([...phone.problems, ...panel.problems, ...clerk.problems]).toEqual([]);
     } finally {
       await browser.close();
     }
@@ -147,5 +186,56 @@ describe('the README walkthrough', () => {
     expect(lines.length).toBeLessThan(10);
     process.kill(-again2.child.pid!, 'SIGTERM');
     await again2.exit;
+  });
+
+  it('in Portuguese (Brazil): seed and terminal simulator in pt-BR; the phone with its ticket and the panel with its history', async () => {
+    const port = String(await freePort());
+    const seed = npm(['seed:demo', '--', '--lang', 'pt-BR'], { DATA_DIR: dataDirPt, PORT: port });
+    expect(await seed.exit).toBe(0);
+    const [, terminalKey, url] = /npm run sim:terminal -- --key (\S+) --url (\S+) --lang pt-BR$/m.exec(seed.output()) ?? [];
+    const appLink = /^Driver app: (\S+)$/m.exec(seed.output())?.[1];
+    const ref = /appointment (DEMO-\d+) /.exec(seed.output())?.[1];
+    expect([terminalKey, appLink, ref].every(Boolean)).toBe(true);
+    npm(['start'], { DATA_DIR: dataDirPt, PORT: port, LOG_LEVEL: 'warn' });
+    await untilReady(url);
+    const terminal = npm(['sim:terminal', '--', '--key', terminalKey, '--url', url, '--lang', 'pt-BR'], { DATA_DIR: dataDirPt });
+    await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator');
+
+    const browser = await launchBrowser();
+    const brazil = { locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' };
+    try {
+      // The phone, from the printed link: the driver checks in and reads the ticket.
+      const phone = await openPage(browser, { ...PHONE, ...brazil });
+      await phone.page.goto(appLink!);
+      await phone.page.getByRole('article', { name: ref, exact: true }).getByRole('button', { name: 'Fazer check-in' }).click();
+      await phone.page
+        .getByRole('article', { name: `Ticket de ${ref}`, exact: true })
+        .getByText('A3', { exact: true })
+        .waitFor();
+      for (const width of [390, 1280]) {
+        await phone.page.setViewportSize({ width, height: 900 });
+        await phone.screenshot(`walkthrough-pt-BR-app-${width}`);
+        expect(offending(await visibleTexts(phone.page))).toEqual([]);
+      }
+
+      // The panel, with the terminal's key: the appointment's history, check-in and ticket included.
+      const desk = await openPage(browser, { viewport: { width: 1280, height: 900 }, ...brazil });
+      await desk.page.goto(`${url}/panel`);
+      await desk.page.getByRole('button', { name: 'Chave de API', exact: true }).click();
+      await desk.page.getByLabel('Chave de API').fill(terminalKey);
+      await desk.page.getByRole('button', { name: 'Entrar' }).click();
+      await desk.page.locator('tbody').getByRole('button', { name: ref, exact: true }).click();
+      const history = desk.page.getByRole('list', { name: `Histórico de ${ref}` });
+      await history.locator('li[data-event="ticket_created"]').waitFor();
+      await history.locator('li[data-event="checked_in"]').getByText('Check-in aceito pelo servidor do terminal').waitFor();
+      for (const width of [1280, 390]) {
+        await desk.page.setViewportSize({ width, height: 900 });
+        await desk.screenshot(`walkthrough-pt-BR-panel-history-${width}`);
+        expect(offending(await visibleTexts(desk.page))).toEqual([]);
+      }
+      expect([...phone.problems, ...desk.problems]).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -126,8 +126,10 @@ describe.each(STORES)('the web panel (/panel) on %s', (storeName) => {
         'Drive to lane 4Wait for the green light',
       ]);
       // Sample data the person edits redraws the preview.
+      await page.getByText('Edit the sample data').click();
       await page.getByLabel('Sample data (JSON)').fill('{"content": {"gate": "Z9"}}');
       await preview.getByText('Z9').waitFor();
+      await page.getByRole('definition').filter({ hasText: 'Z9' }).waitFor();
       // An edit of the saved layout shows before it is saved too.
       await element(1).getByLabel('Title').fill('Your lane');
       await preview.getByText('Your lane').waitFor();

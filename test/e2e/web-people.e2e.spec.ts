@@ -96,13 +96,15 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
 
       // The gate clerk's pages, exactly: today's board first, and their own account.
       await page.getByRole('button', { name: 'Sair' }).waitFor();
-      expect(await navigation(page)).toEqual(['Agendamentos', 'Minha conta']);
+      expect(await navigation(page)).toEqual(['Agendamentos', 'Portaria', 'Minha conta']);
       expect(await page.locator('.person').textContent()).toBe('Test gate · Porteiro');
       await page.locator('tbody tr', { hasText: today }).waitFor();
       expect(await page.locator('tbody tr', { hasText: yesterday }).count()).toBe(0);
       expect(await page.locator('tbody tr', { hasText: tomorrow }).count()).toBe(0);
       expect(await page.getByLabel('Janela a partir de').inputValue()).toMatch(/T00:00$/);
-      // What a gate clerk may not change shows no button: no layouts to draw tickets with, but the driver's link.
+      // What a gate clerk may not change shows no button: no new appointment, no layouts to draw tickets with, but
+      // the driver's link.
+      expect(await page.getByRole('button', { name: 'Novo agendamento' }).count()).toBe(0);
       await page.getByRole('button', { name: today }).click();
       await page.getByRole('button', { name: /^Gerar um link de acesso/ }).waitFor();
       await screenshot(`${storeName}-panel-people-gate-board`);
@@ -119,7 +121,7 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
       await page.goto(`${url}/panel#users`);
       await page.reload();
       await page.getByRole('heading', { name: 'Esta página não está disponível para você' }).waitFor();
-      expect(await navigation(page)).toEqual(['Agendamentos', 'Minha conta']);
+      expect(await navigation(page)).toEqual(['Agendamentos', 'Portaria', 'Minha conta']);
       await screenshot(`${storeName}-panel-people-not-available`);
 
       // "Sair" ends the session at the service: its cookie no longer signs anything in.
@@ -141,9 +143,9 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
     const terminal = await newTerminal(gate.http);
     await putLayout(gate.http, terminal.key, 'appointment', 'card');
     for (const [role, pages] of [
-      ['planner', ['Appointments', 'Capacity', 'Layouts', 'My account']],
-      ['viewer', ['Appointments', 'Capacity', 'Layouts', 'My account']],
-      ['owner', ['Appointments', 'Capacity', 'Layouts', 'Webhooks', 'Users', 'Account settings', 'API keys', 'My account']],
+      ['planner', ['Appointments', 'Gate', 'Capacity', 'Layouts', 'My account']],
+      ['viewer', ['Appointments', 'Gate', 'Capacity', 'Layouts', 'My account']],
+      ['owner', ['Appointments', 'Gate', 'Capacity', 'Layouts', 'Webhooks', 'Users', 'Account settings', 'API keys', 'My account']],
     ] as const) {
       const person = await newUser(gate, terminal.id, role);
       const { page, context, problems } = await openPage(browser);
@@ -154,6 +156,8 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
         await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.getByRole('button', { name: 'Sign out' }).waitFor();
         expect(await navigation(page)).toEqual(pages);
+        await page.getByRole('button', { name: 'Apply filters' }).waitFor();
+        expect(await page.getByRole('button', { name: 'New appointment' }).count()).toBe(role === 'viewer' ? 0 : 1);
         await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
         await page.locator('tbody tr', { hasText: 'card' }).waitFor();
         expect(await page.getByRole('button', { name: 'Create layout' }).count()).toBe(role === 'viewer' ? 0 : 1);
@@ -225,7 +229,7 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
 
       // Signed in, on the planner's pages, the link gone from the address bar.
       await invited.getByRole('button', { name: 'Sign out' }).waitFor();
-      expect(await navigation(invited)).toEqual(['Appointments', 'Capacity', 'Layouts', 'My account']);
+      expect(await navigation(invited)).toEqual(['Appointments', 'Gate', 'Capacity', 'Layouts', 'My account']);
       expect(await invited.locator('.person').textContent()).toBe('Paula Planner · Planner');
       expect(await invited.evaluate<string>('location.hash')).toBe('');
       // The link works once.
@@ -397,7 +401,7 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
       await clerkPage.getByRole('button', { name: 'Turn on' }).click();
       await clerkPage.getByRole('button', { name: 'I have kept them' }).click();
       await clerkPage.getByRole('button', { name: 'Sign out' }).waitFor();
-      expect(await navigation(clerkPage)).toEqual(['Appointments', 'My account']);
+      expect(await navigation(clerkPage)).toEqual(['Appointments', 'Gate', 'My account']);
       expect([...ownerSide.problems, ...clerkSide.problems]).toEqual([]);
     } finally {
       await ownerSide.context.close();

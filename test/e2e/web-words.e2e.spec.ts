@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { newAccount, newCarrier, type TestAccount } from '../factories/accounts.js';
 import { at, saveRule } from '../factories/capacity.js';
 import { TERMINAL_FENCE } from '../factories/checkin.js';
@@ -8,6 +8,7 @@ import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connectTerminal } from '../factories/sockets.js';
 import { launchBrowser, openPage, PHONE, startWebApp } from '../setup/browser.js';
 import { SERVICE_START_MS } from '../setup/processes.js';
+import { offending, visibleTexts } from '../setup/words.js';
 import type { TestApp } from '../setup/test-app.js';
 
 /**
@@ -30,37 +31,6 @@ afterAll(async () => {
   await service?.close();
   await browser?.close();
 });
-
-/** The English a Brazilian reader must not meet ("check-in", "ticket" and "container" are Brazilian usage). */
-const ENGLISH =
-  /\b(appointments?|drivers?|plates?|gate pass|gates?|lanes?|bays?|tax id|licen[cs]e|import|created|updated|deleted|accepted|rejected|requested|valid|show|follow|stop|arrive|inside|windows?)\b/i;
-const ISO_TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-const BARE_CPF = /(?<![\d.])\d{11}(?![\d.])/;
-
-/** Every text node of the page that a person sees (its element rendered and visible), trimmed, empty ones left out. */
-async function visibleTexts(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const texts = [];
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const element = node.parentElement;
-      const text = node.textContent.trim();
-      if (!text || !element || element.closest('script, style, .visually-hidden, option')) continue;
-      if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
-      texts.push(text);
-    }
-    for (const select of document.querySelectorAll('select')) {
-      if (select.checkVisibility() && select.selectedOptions[0]) texts.push(select.selectedOptions[0].textContent.trim());
-    }
-    document.title && texts.push(document.title);
-    return texts;
-  })()`);
-}
-
-/** What of those a Brazilian reader should not see. */
-const offending = (texts: string[]) =>
-  texts.filter((text) => ENGLISH.test(text) || ISO_TIMESTAMP.test(text) || UUID.test(text) || BARE_CPF.test(text));
 
 let cpfs = 0;
 /** An 11-digit tax id of its own (a CPF's shape). */
@@ -102,7 +72,8 @@ async function brazilianTerminal() {
         window_start: new Date(now - 30 * 60_000).toISOString(),
         window_end: new Date(now + 30 * 60_000).toISOString(),
       },
-      driver(taxId),
+      // A licence as a CNH's registration is written by the state (the factory's own is the tax id's digits).
+      driver(taxId, { driver_license_number: 'SP-482913' }),
     );
     const res = await gate.http.post('/api/v1/appointments').set('X-API-Key', terminal.key).send(item);
     expect(res.status).toBe(201);
@@ -174,6 +145,24 @@ describe('every word in Portuguese (Brazil)', () => {
       await phone.context.close();
     }
 
+    // The checked-in appointment changes: a new plate (an update), then under way (a status change).
+    const put = (appointment: object) =>
+      gate.http.put('/api/v1/appointments').set('X-API-Key', scene.terminal.key).send({ ref: scene.accepted, appointment });
+    expect((await put({ license_plate: 'ABC1D24' })).status).toBe(200);
+    expect((await put({ status: 'ON_GOING' })).status).toBe(200);
+    // Every entry carries its facts, from which the panel draws it.
+    const logged = (await gate.http.get('/api/v1/appointments/logs').query({ refs: scene.accepted }).set('X-API-Key', scene.terminal.key))
+      .body.data[0].data.logs as { event: string; data: unknown }[];
+    expect(logged.map((entry) => entry.event)).toEqual([
+      'on_going',
+      'updated',
+      'ticket_created',
+      'checked_in',
+      'checkin_requested',
+      'created',
+    ]);
+    expect(logged.filter((entry) => entry.data === null)).toEqual([]);
+
     const desk = await openPage(browser, { viewport: { width: 1280, height: 900 }, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     try {
       const { page } = desk;
@@ -190,6 +179,8 @@ describe('every word in Portuguese (Brazil)', () => {
           await history.getByText('Ticket criado (layout Passe de portão)').waitFor();
           await history.getByText('Check-in aceito pelo servidor do terminal').waitFor();
           await history.getByText('Check-in solicitado pelo motorista').first().waitFor();
+          await history.getByText('Alterado: placa').waitFor();
+          await history.locator('li[data-event="on_going"]').getByText('Check-in feito → Em andamento').waitFor();
         } else {
           await history.getByText('O terminal recusou o check-in: Placa não autorizada neste portão.').waitFor();
         }
@@ -202,6 +193,22 @@ describe('every word in Portuguese (Brazil)', () => {
         }
         await page.setViewportSize({ width: 1280, height: 900 });
       }
+
+      // The layout editor's sample values, taken from a record, as people read them: the window's start a date in
+      // Portuguese, the tax id a CPF.
+      await page.getByRole('navigation').getByRole('button', { name: 'Layouts' }).click();
+      await page.getByRole('button', { name: 'Editar retirada' }).click();
+      const values = page.getByRole('definition');
+      await values
+        .filter({ hasText: scene.taxId.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4') })
+        .first()
+        .waitFor();
+      await values
+        .filter({ hasText: /\d{1,2} de [a-z]+\.? de \d{4}/ })
+        .first()
+        .waitFor();
+      await desk.screenshot('words-panel-layout-sample-pt-BR');
+      expect(offending(await visibleTexts(page))).toEqual([]);
       expect(desk.problems).toEqual([]);
     } finally {
       await desk.context.close();

@@ -1,3 +1,4 @@
+import { describe } from '@jest/globals';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -17,6 +18,12 @@ import { freePort, spawnWithOutput, type Spawned, until } from './processes.js';
  * (`throughPgBouncer`). A test file is added to that run by adding it to the project's list.
  */
 export const THROUGH_PGBOUNCER = process.env.GATE_TEST_PGBOUNCER === '1';
+
+/**
+ * The embedded store's cases run in the direct run only: in the PgBouncer run (test/setup/pgbouncer.ts) they would
+ * run again exactly as they did, as PgBouncer stands in front of PostgreSQL alone.
+ */
+export const describeEmbedded = THROUGH_PGBOUNCER ? describe.skip : describe;
 
 export interface PgBouncer {
   port: number;

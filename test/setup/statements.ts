@@ -1,15 +1,21 @@
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { SET_AUDIT_SCOPE } from '../../src/database/audit-context.js';
+import { SEALER_MARK } from '../../src/modules/audit/audit.repository.js';
 import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 
 /**
  * The statement of a logged query, without the transaction control sent with it in the same round trip (a hot
- * path's opening, `START TRANSACTION` and the event writer's mark, and its COMMIT); null for transaction control alone.
+ * path's opening, `START TRANSACTION`, the event writer's mark and the audit scope, and its COMMIT); null for
+ * transaction control alone.
  */
 function statementOf(query: string): string | null {
-  const opening = `${BEGIN_EVENT_WRITER}; `;
-  const sql = query.startsWith(opening) ? query.slice(opening.length).replace(/; COMMIT$/, '') : query;
-  return /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(sql.trim()) ? null : sql;
+  let sql = query;
+  for (const opening of [`${BEGIN_EVENT_WRITER}; `, 'START TRANSACTION; ', `${SET_AUDIT_SCOPE}; `, SET_AUDIT_SCOPE]) {
+    if (sql.startsWith(opening)) sql = sql.slice(opening.length);
+  }
+  sql = sql.replace(/; COMMIT$/, '');
+  return sql === '' || /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(sql.trim()) ? null : sql;
 }
 
 /** Runs `work` and returns the SQL statements the app sent meanwhile (transaction control excluded). */
@@ -124,7 +130,7 @@ export async function captureRowsWritten(dataSource: DataSource, work: () => Pro
  * Runs `work` and returns the text of every query the app's pool clients were given meanwhile, on the wire's side of
  * the logger: each is one round trip (a simple query, a statement with its parameters, or a pipeline of statements
  * with one Sync, whose text is its statements' joined). Statements sent with `pool.query` are left out: the
- * background work's (webhooks, the feed's horizon), which may run at any moment.
+ * background work's (webhooks, the feed's horizon), which may run at any moment; so are the audit sealer's.
  */
 export async function captureClientQueries(dataSource: DataSource, work: () => Promise<unknown>): Promise<string[]> {
   const pool = (dataSource.driver as unknown as { master: pg.Pool & { Client: typeof pg.Client } }).master;
@@ -137,7 +143,8 @@ export async function captureClientQueries(dataSource: DataSource, work: () => P
     return poolQuery.call(this, config, ...rest);
   });
   Reflect.set(pool.Client.prototype, 'query', function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-    if (!background.has(config)) texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text));
+    const text = typeof config === 'string' ? config : String((config as { text?: unknown }).text);
+    if (!background.has(config) && !text.startsWith(SEALER_MARK)) texts.push(text);
     return query.call(this, config, ...rest);
   });
   try {

@@ -40,6 +40,22 @@ describe('plate keys', () => {
     expect(plateFold('O0QDILBSZG')).toBe('0000118526');
     expect(plateFold('BOS1234')).toBe(plateFold('805 1234'));
   });
+
+  it.each([
+    ['BRA2E19', '8RA2E19', 'BRA2419', '8RA2419'],
+    ['KMN4B21', 'KMN4821', 'KMN4121', 'KMN4121'],
+    ['KMN4I21', 'KMN4121', 'KMN4821', 'KMN4121'],
+    ['ABC1D34', 'ABC1034', 'ABC1334', 'A8C1034'],
+    ['ABC1G34', 'ABC1634', 'A8C1634', 'A8C1634'],
+  ])('%s, its look-alike %s and its other spelling %s fold alike, to %s', (plate, lookalike, other, fold) => {
+    for (const p of [plate, lookalike, other]) expect(plateFold(p)).toBe(fold);
+  });
+
+  it('folds the fifth character only on a plate of Brazil’s shape', () => {
+    expect(plateFold('AB123CD')).toBe('A8123C0');
+    expect(plateFold('XY-123')).toBe('XY123');
+    expect(plateFold('ABC12345')).toBe('A8C12345');
+  });
 });
 
 describe('matchRead: the table', () => {
@@ -107,6 +123,18 @@ describe('matchRead: the table', () => {
       'an exact eligible match wins over look-alikes',
       () => ({ read: read('ABC1234'), list: [appointment('A8C1234'), appointment('ABC1234')], expected: 'match' }),
     ],
+    [
+      'a Mercosul plate read with a look-alike of its first letter is lookalike',
+      () => ({ read: read('8RA2E19'), list: [appointment('BRA2E19')], expected: 'lookalike', candidates: 1 }),
+    ],
+    [
+      'a Mercosul fifth letter read as its look-alike digit is lookalike, in either stored spelling',
+      () => ({ read: read('KMN4821'), list: [appointment('KMN4B21'), appointment('KMN4121')], expected: 'lookalike', candidates: 2 }),
+    ],
+    [
+      'an old plate read with a Mercosul fifth letter of another digit is lookalike',
+      () => ({ read: read('ABC1D34'), list: [appointment('ABC1034')], expected: 'lookalike', candidates: 1 }),
+    ],
     ['nothing alike is no_match', () => ({ read: read('XYZ9999'), list: [appointment('ABC1234')], expected: 'no_match', candidates: 0 })],
     [
       'completed and deleted appointments are not eligible',
@@ -133,6 +161,10 @@ describe('matchRead: the table', () => {
     expect(searchKeys(read('ABC1C34', 0.9, [{ plate: 'A8C-1234', confidence: 0.4 }]))).toEqual({
       keys: ['ABC1234', 'A8C1234'],
       folds: ['A8C1234'],
+    });
+    expect(searchKeys(read('KMN4821', 0.9, [{ plate: '8RA2E19', confidence: 0.4 }]))).toEqual({
+      keys: ['KMN4821', '8RA2E19'],
+      folds: ['KMN4121', '8RA2419'],
     });
   });
 });
@@ -179,6 +211,30 @@ const spelling = (plate: string) =>
           .join('') + separators[plate.length],
     );
 
+/** Any valid Brazilian plate, look-alike letters included: old (LLLNNNN) or Mercosul (LLLNLNN). */
+const anyPlate = fc
+  .tuple(
+    fc.array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), { minLength: 3, maxLength: 3 }),
+    fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 4, maxLength: 4 }),
+    fc.boolean(),
+  )
+  .map(([letters, digits, mercosul]) => {
+    const plate = letters.join('') + digits.join('');
+    return mercosul ? mercosulOf(plate) : plate;
+  });
+/** Each look-alike pair both ways: what a camera may read for a character. */
+const MISREADS = Object.entries({ O: '0', Q: '0', D: '0', I: '1', L: '1', B: '8', S: '5', Z: '2', G: '6' }).flatMap(([letter, digit]) => [
+  [letter, digit],
+  [digit, letter],
+]);
+/** The plate with one character read as its look-alike, if it has one. */
+const misreadOf = (plate: string) =>
+  fc.constantFrom(
+    ...plate
+      .split('')
+      .flatMap((c, at) => MISREADS.filter(([from]) => from === c).map(([, to]) => plate.slice(0, at) + to + plate.slice(at + 1))),
+  );
+
 describe('matchRead: properties', () => {
   it('a plate matches itself in any spelling of separators and case', () => {
     fc.assert(
@@ -217,6 +273,25 @@ describe('matchRead: properties', () => {
           const seen = plate.slice(0, at) + digit + plate.slice(at + 1);
           const decision = matchRead(read(seen, confidence), stage, [appointment(stored, { status: 'CHECKED_IN' })], 0.9);
           expect(decision).toMatchObject({ kind: 'refer', reason: 'lookalike' });
+        },
+      ),
+    );
+  });
+
+  it('any one look-alike misreading of a valid plate, old or Mercosul, finds the plate as a candidate', () => {
+    fc.assert(
+      fc.property(
+        anyPlate
+          .filter((plate) => plate.split('').some((c) => MISREADS.some(([from]) => from === c)))
+          .chain((plate) => fc.tuple(fc.constant(plate), misreadOf(plate))),
+        fc.constantFrom<GateStage>('arrival', 'entry', 'exit'),
+        ([stored, seen], stage) => {
+          expect(plateFold(seen)).toBe(plateFold(stored));
+          const original = appointment(stored, { status: 'CHECKED_IN' });
+          const decision = matchRead(read(seen, 1), stage, [original], 0.9);
+          // G for 6 in the fifth place is the Mercosul spelling of the same plate: that one matches.
+          if (plateKey(seen) === plateKey(stored)) expect(decision.kind).toBe('match');
+          else expect(decision).toEqual({ kind: 'refer', reason: 'lookalike', candidates: [original] });
         },
       ),
     );

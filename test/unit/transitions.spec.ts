@@ -53,10 +53,21 @@ describe.each([
         }
   });
 
-  it('logs each move under the documented event and feeds it to the driver', () => {
+  it('logs each move under the documented event, with its facts, and feeds it to the driver', () => {
     for (const move of documented) {
-      const planned = planMove(def, { record: row(def, move.from[0]), to: move.to, via: move.via, data: { extra: 1 } })!;
-      expect(planned.log).toEqual({ recordId: 'id-1', event: move.event, message: `Status changed from ${move.from[0]} to ${move.to}` });
+      const planned = planMove(def, {
+        record: row(def, move.from[0]),
+        to: move.to,
+        via: move.via,
+        data: { extra: 1 },
+        facts: { fact: 2 },
+      })!;
+      expect(planned.log).toEqual({
+        recordId: 'id-1',
+        event: move.event,
+        message: `Status changed from ${move.from[0]} to ${move.to}`,
+        data: { from: move.from[0], to: move.to, via: move.via, extra: 1, fact: 2 },
+      });
       const event = (partnerId: string) => ({
         driverId: 'driver-1',
         partnerId,

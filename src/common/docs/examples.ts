@@ -25,6 +25,9 @@ const VALUES = {
   /** Log entries: UTC with microseconds and no zone designator. */
   loggedAt: '2026-11-22T04:48:54.123456',
   loggedLater: '2026-11-22T05:02:10.456789',
+  /** Who made a log entry: a partner's key, and a person of the account (docs/audit.md#actors). */
+  keyActor: { type: 'api_key', id: '0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21', name: 'TMS', key_id: '0b6f2c1e-8d4a-4f3b-9e2d-7c1a5b4e3f21' },
+  userActor: { type: 'user', id: '9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d', name: 'Ana Souza', email: 'ana@terminal.example' },
   driver: { tax_id: '12345678901', driver_license_number: 'SP-998877', license_category: 'E' },
   driverView: { tax_id: '12345678901', driver_license_number: 'SP-998877', driver_license_category: 'E' },
   driverToken:

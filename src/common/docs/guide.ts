@@ -18,6 +18,7 @@ export const GUIDE_PAGES = [
   'users',
   'gate',
   'layouts',
+  'audit',
   'reports',
 ] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];

@@ -18,6 +18,9 @@ import { Capacity1763917000000 } from './1763917000000-capacity.js';
 import { BookableByIndex1763917500000 } from './1763917500000-bookable-by-index.js';
 import { People1763920000000 } from './1763920000000-people.js';
 import { Gate1763930000000 } from './1763930000000-gate.js';
+import { LogData1763935000000 } from './1763935000000-log-data.js';
+import { Audit1763940000000 } from './1763940000000-audit.js';
+import { GatePlateFold1763945000000 } from './1763945000000-gate-plate-fold.js';
 import { Reports1763950000000 } from './1763950000000-reports.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
@@ -42,5 +45,8 @@ export const MIGRATIONS = [
   BookableByIndex1763917500000,
   People1763920000000,
   Gate1763930000000,
+  LogData1763935000000,
+  Audit1763940000000,
+  GatePlateFold1763945000000,
   Reports1763950000000,
 ];

@@ -2,8 +2,9 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppError } from '../../common/errors/app-error.js';
+import { actAs } from '../../database/audit-context.js';
 import { can } from './permissions.js';
-import type { AccountKind, Principal } from './principal.js';
+import { type AccountKind, auditActorOf, auditActorOfDriver, type Principal } from './principal.js';
 import { AUTH_KINDS, DRIVER_AUTH, IS_PUBLIC, MFA_SETUP, REQUIREMENT, type Requirement } from './auth.decorators.js';
 import { AuthService } from './auth.service.js';
 import { AuthFailures } from './auth-failures.js';
@@ -52,6 +53,7 @@ export class AuthGuard implements CanActivate {
       );
       if (!driver) throw new AppError('UNAUTHORIZED', 'Send a valid driver token as Authorization: Bearer <token>');
       request.driver = driver;
+      actAs(auditActorOfDriver(driver));
       await this.limit(`driver:${driver.driverId}:${driver.partnerId}`);
       return true;
     }
@@ -71,6 +73,7 @@ export class AuthGuard implements CanActivate {
     }
     refuseUnless(principal, requirement);
     request.principal = principal;
+    actAs(auditActorOf(principal));
     await this.limit(principal.keyId);
     return true;
   }

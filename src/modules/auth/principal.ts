@@ -1,3 +1,4 @@
+import type { AuditActor } from '../../database/audit-context.js';
 import type { Ability, Permission, Role } from './permissions.js';
 
 /** The kinds of account a key belongs to; what each may call is decided by the guard (docs/errors.md). */
@@ -61,3 +62,30 @@ export interface DriverPrincipal {
   driverId: string;
   partnerId: string;
 }
+
+/** Who a caller is in the audit trail (docs/audit.md#actors): the person (and their key), or the account key. */
+export function auditActorOf(principal: Principal): AuditActor {
+  if (principal.user) {
+    const { id, name, email } = principal.user;
+    return { type: 'user', id, name, email, ...(principal.sessionId ? {} : { key_id: principal.keyId }) };
+  }
+  if (principal.keyId === 'bootstrap') return { type: 'api_key', id: 'bootstrap', name: 'ADMIN_API_KEY' };
+  // The key's label is read by the trail as it is when the change is made.
+  return { type: 'api_key', id: principal.keyId, name: null, key_id: principal.keyId };
+}
+
+/** A person in the audit trail, as they sign in (before they have a session). */
+export const auditActorOfUser = (user: { id: string; name: string | null; email: string }): AuditActor => ({
+  type: 'user',
+  id: user.id,
+  name: user.name,
+  email: user.email,
+});
+
+/** A driver in the audit trail: their id and tax id. */
+export const auditActorOfDriver = (driver: DriverPrincipal): AuditActor => ({
+  type: 'driver',
+  id: driver.driverId,
+  name: null,
+  tax_id: driver.taxId,
+});

@@ -6,7 +6,7 @@ import { AppointmentsService } from '../appointments/appointments.service.js';
 import { Changes } from '../feed/changes.js';
 import { movableFrom, planMove, type StatusChange } from '../records/transitions.js';
 import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
-import { ticketLogMessage, TicketsService, type TicketView } from '../tickets/tickets.service.js';
+import { ticketLog, TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import { arrivalMessage, TripsService } from '../trips/trips.service.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
@@ -31,12 +31,13 @@ const ARRIVING_FROM = movableFrom(TRIPS, 'arrival');
  * The appointment's move of an accepted check-in, from the status it was read with before the terminal was asked:
  * if it moved meanwhile, the status table refuses the move.
  */
-const checkinMove = (checkinId: string, appointment: AppointmentForCheckin, verb: string): StatusChange => ({
+const checkinMove = (checkinId: string, appointment: AppointmentForCheckin, outcome: 'accepted' | 'confirmed'): StatusChange => ({
   record: appointment,
   to: 'CHECKED_IN',
   via: 'checkin',
-  message: `Check-in ${checkinId} ${verb}`,
+  message: `Check-in ${checkinId} ${outcome === 'accepted' ? 'accepted by the terminal server' : 'confirmed by the terminal'}`,
   data: { checkin_id: checkinId },
+  facts: { outcome },
 });
 
 /** The ticket as the tickets query shows it, its fields in their usual order. */
@@ -132,7 +133,7 @@ export class CheckinAcceptance {
 
   /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */
   private plan({ checkinId, appointment, tickets, arrivedAt }: Accepting): Acceptance {
-    const move = planMove(APPOINTMENTS, checkinMove(checkinId, appointment, 'accepted by the terminal server'))!;
+    const move = planMove(APPOINTMENTS, checkinMove(checkinId, appointment, 'accepted'))!;
     const stored = tickets.map((ticket) => ({ id: randomUUID(), layout_ref: ticket.layout_ref, content: ticket.content }));
     return {
       checkinId,
@@ -140,11 +141,12 @@ export class CheckinAcceptance {
       from: move.from,
       to: move.to,
       extra: move.extra,
-      logs: [move.log, ...stored.map((t) => ({ event: 'ticket_created', message: ticketLogMessage(t, 'created') }))],
+      logs: [move.log, ...stored.map((t) => ticketLog(t, 'created'))],
       feed: move.events,
       tickets: stored,
       fence: appointment.terminal_location,
       arrival: arrivalMessage(checkinId),
+      arrivalData: { via: 'arrival', checkin_id: checkinId },
       arrivedAt,
     };
   }
@@ -163,8 +165,7 @@ export class CheckinAcceptance {
   ): Promise<TicketView[]> {
     return this.changes.transaction(async (manager, events) => {
       if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
-      const verb = confirmed ? 'confirmed by the terminal' : 'accepted by the terminal server';
-      await this.appointments.transition(manager, events, [checkinMove(checkinId, appointment, verb)]);
+      await this.appointments.transition(manager, events, [checkinMove(checkinId, appointment, confirmed ? 'confirmed' : 'accepted')]);
       await this.appointments.stamp(manager, events, { record: appointment, column: 'arrived_at', at: arrivedAt });
       const stored = await this.tickets.createForAppointment(manager, events, appointment.terminal_id, appointment, tickets, checkinId);
       // Trips that arrive belong to carriers: their refs are not the terminal's (or its driver app's) to see.

@@ -136,7 +136,12 @@ export class CheckinLedger implements OnApplicationBootstrap {
       },
       {
         first: this.repository.startMany(
-          batch.map((one) => ({ ...one, message: requested(one.checkinId), checkin: pending(one.checkinId) })),
+          batch.map((one) => ({
+            ...one,
+            message: requested(one.checkinId),
+            data: { checkin_id: one.checkinId, source: 'driver' },
+            checkin: pending(one.checkinId),
+          })),
           { log: 'checkin_requested', type: 'checkin.requested', view: this.appointments.view.sql },
         ),
         commit: true,
@@ -148,6 +153,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
     const log = {
       event: 'checkin_requested',
       message: requested(start.checkinId),
+      data: { checkin_id: start.checkinId, source: 'driver' },
       accountEvent: this.event('checkin.requested', pending(start.checkinId)),
     };
     return this.changes.transaction(
@@ -161,8 +167,9 @@ export class CheckinLedger implements OnApplicationBootstrap {
 
   /**
    * Starts an attempt run by this instance, or resumes an interrupted one; logs it on the appointment when
-   * `message` is given (one statement, with its event). CHECKIN_IN_PROGRESS when another request holds the same
-   * checkin_id. `manager`: the transaction (of Changes) it belongs to; without one it runs in one of its own.
+   * `message` is given (one statement, with its event): a driver's attempt resumed after an interruption.
+   * CHECKIN_IN_PROGRESS when another request holds the same checkin_id. `manager`: the transaction (of Changes) it
+   * belongs to; without one it runs in one of its own.
    */
   async begin(
     manager: EntityManager | null,
@@ -176,6 +183,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
       ? {
           event: 'checkin_requested',
           message,
+          data: { checkin_id: checkinId, source, resumed: true },
           accountEvent: this.event('checkin.requested', { id: checkinId, status: 'pending', reason: null }),
         }
       : null;
@@ -223,6 +231,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
     const log = {
       event: 'checkin_requested',
       message: `Check-in ${checkinId} requested by the plate read ${readId}`,
+      data: { checkin_id: checkinId, source: 'plate', read_id: readId },
       accountEvent: this.event('checkin.requested', pending(checkinId)),
     };
     return this.changes.transaction(async (manager, events) => {
@@ -245,6 +254,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
         {
           event: 'checkin_joined',
           message: `Check-in ${checkinId} joined check-in ${joinedId} of a plate read, which the terminal accepted`,
+          data: { checkin_id: checkinId, joined_checkin_id: joinedId, outcome: 'accepted' },
         },
       );
     });
@@ -280,6 +290,7 @@ export class CheckinLedger implements OnApplicationBootstrap {
         {
           event,
           message: `Check-in ${checkinId}: ${message}`,
+          data: { checkin_id: checkinId, outcome: failure.status, reason: reason ?? message },
           accountEvent: this.event(type, { id: checkinId, status: failure.status, reason: reason ?? message }),
         },
       );
@@ -315,7 +326,12 @@ export class CheckinLedger implements OnApplicationBootstrap {
       const interrupted = await this.repository.interrupt(manager, dead, reason, this.appointments.view.sql);
       await this.appointments.log(
         manager,
-        interrupted.map((row) => ({ recordId: row.appointment_id, event: 'checkin_failed', message: `Check-in ${row.id} ${reason}` })),
+        interrupted.map((row) => ({
+          recordId: row.appointment_id,
+          event: 'checkin_failed',
+          message: `Check-in ${row.id} ${reason}`,
+          data: { checkin_id: row.id, outcome: 'interrupted', reason },
+        })),
       );
       events.announce(interrupted.map((row) => row.terminal_id));
     });

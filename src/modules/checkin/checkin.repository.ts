@@ -92,6 +92,8 @@ export interface AttemptEvent {
 export interface AttemptLog {
   event: string;
   message: string;
+  /** The entry's facts (docs/statuses.md#history-entries). */
+  data: Record<string, unknown>;
   accountEvent?: AttemptEvent;
 }
 
@@ -99,20 +101,20 @@ const { logTable, logForeignKey } = APPOINTMENTS;
 
 /**
  * `WITH changed AS (<sql> RETURNING appointment_id)`, then the log entry and the event of each changed row
- * when `log` has them: four parameters from `first`, as `logParams` gives them. `before`: CTEs `sql` reads
+ * when `log` has them: five parameters from `first`, as `logParams` gives them. `before`: CTEs `sql` reads
  * (each followed by a comma); `select`: what the statement answers (the changed ids unless given).
  */
 const withLog = (sql: string, first: number, log: AttemptLog | null, { before = '', select = 'SELECT id FROM changed' } = {}) =>
   `WITH ${before}changed AS (${sql} RETURNING id, appointment_id),
         logged AS (
-          INSERT INTO ${logTable} (${logForeignKey}, event, message)
-          SELECT appointment_id, $${first}, $${first + 1} FROM changed WHERE $${first}::text IS NOT NULL
+          INSERT INTO ${logTable} (${logForeignKey}, event, message, data)
+          SELECT appointment_id, $${first}, $${first + 1}, $${first + 2}::jsonb FROM changed WHERE $${first}::text IS NOT NULL
         )${
           log?.accountEvent
             ? `,
         evented AS (
           ${INSERT_EVENTS}
-          SELECT a.terminal_id, ${CURRENT_TX}, $${first + 2}::text, ${log.accountEvent.view('a', 'd')} || jsonb_build_object('checkin', $${first + 3}::jsonb)
+          SELECT a.terminal_id, ${CURRENT_TX}, $${first + 3}::text, ${log.accountEvent.view('a', 'd')} || jsonb_build_object('checkin', $${first + 4}::jsonb)
             FROM changed c JOIN appointments a ON a.id = c.appointment_id JOIN drivers d ON d.id = a.driver_id
         )`
             : ''
@@ -122,6 +124,7 @@ const withLog = (sql: string, first: number, log: AttemptLog | null, { before = 
 const logParams = (log: AttemptLog | null) => [
   log?.event ?? null,
   log?.message ?? null,
+  log ? JSON.stringify(log.data) : null,
   ...(log?.accountEvent ? [log.accountEvent.type, JSON.stringify(log.accountEvent.checkin)] : []),
 ];
 
@@ -229,7 +232,7 @@ export class CheckinRepository {
    * its own (Changes, sent with its opening and COMMIT).
    */
   startMany(
-    starts: (AttemptStart & { message: string; checkin: AttemptEvent['checkin'] })[],
+    starts: (AttemptStart & { message: string; data: Record<string, unknown>; checkin: AttemptEvent['checkin'] })[],
     event: { log: string; type: AccountEventType; view: ViewSql },
   ): FirstStatement<StartedAttempt[]> {
     const input = starts.map((s, ord) => ({
@@ -242,19 +245,20 @@ export class CheckinRepository {
       statuses: s.from,
       now: s.now.toISOString(),
       message: s.message,
+      data: s.data,
       checkin: s.checkin,
     }));
     return {
       text: `WITH input AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, driver_id uuid, partner_id uuid,
-                  instance_id uuid, statuses text[], now timestamptz, message text, checkin jsonb)
+                  instance_id uuid, statuses text[], now timestamptz, message text, data jsonb, checkin jsonb)
          ), appointment AS (
            SELECT x.ord AS c_ord, a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
              FROM input x JOIN appointments a ON a.id = x.appointment_id JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id
          ), previous AS (
            SELECT * FROM checkins WHERE id IN (SELECT checkin_id FROM input)
          ), chosen AS (
-           SELECT DISTINCT ON (x.checkin_id) x.ord, x.checkin_id, x.instance_id, x.message, x.checkin
+           SELECT DISTINCT ON (x.checkin_id) x.ord, x.checkin_id, x.instance_id, x.message, x.data, x.checkin
              FROM input x JOIN appointment a ON a.c_ord = x.ord
             WHERE a.driver_id = x.driver_id AND x.partner_id IN (a.terminal_id, a.booked_by_id) AND a.status = ANY(x.statuses)
               AND ${admissibleAtSql('a', 'x.now')}
@@ -268,8 +272,8 @@ export class CheckinRepository {
            ON CONFLICT (id) DO NOTHING
            RETURNING id, appointment_id
          ), logged AS (
-           INSERT INTO ${logTable} (${logForeignKey}, event, message)
-           SELECT c.appointment_id, $2, x.message FROM changed c JOIN chosen x ON x.checkin_id = c.id ORDER BY x.ord
+           INSERT INTO ${logTable} (${logForeignKey}, event, message, data)
+           SELECT c.appointment_id, $2, x.message, x.data FROM changed c JOIN chosen x ON x.checkin_id = c.id ORDER BY x.ord
          ), evented AS (
            ${INSERT_EVENTS}
            SELECT a.terminal_id, ${CURRENT_TX}, $3::text, ${event.view('a', 'd')} || jsonb_build_object('checkin', x.checkin)
@@ -406,15 +410,16 @@ export interface Acceptance {
   /** What the move adds to its events (`checkin_id`). */
   extra: Record<string, unknown>;
   /** The appointment's log entries, in order: its move, then one per ticket. */
-  logs: { event: string; message: string }[];
+  logs: { event: string; message: string; data: Record<string, unknown> }[];
   /** The move's events in the driver's feeds. */
   feed: NewFeedEvent[];
   /** The tickets to store, ids chosen by the caller. */
   tickets: { id: string; layout_ref: string; content: Record<string, unknown> }[];
   /** The terminal's gate geofence: the driver's trips whose destination lies inside arrive. */
   fence: GeoFence | null;
-  /** The arrived trips' log message. */
+  /** The arrived trips' log message, and its data besides each trip's `from` and `to`. */
   arrival: string;
+  arrivalData: Record<string, unknown>;
   /** The appointment's `arrived_at` when it has none (a plate read's read_at); null: the confirmation's moment. */
   arrivedAt: Date | null;
 }
@@ -467,13 +472,14 @@ export function acceptMany(
     lng: a.fence?.lng ?? null,
     radius_m: a.fence?.radius_m ?? null,
     arrival: a.arrival,
+    arrival_data: a.arrivalData,
     arrived_at: a.arrivedAt?.toISOString() ?? null,
   }));
   return {
     text: `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text,
-                arrived_at timestamptz)
+                arrival_data jsonb, arrived_at timestamptz)
        ), moved AS (
          UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now())
            FROM input x WHERE t.id = x.appointment_id AND t.status = x.expected
@@ -495,7 +501,7 @@ export function acceptMany(
                 ${ticketViewSql('t', 'm')} AS view
            FROM inserted t JOIN wanted w ON w.id = t.id JOIN moved m ON m.id = t.appointment_id
        ), arriving AS (
-         SELECT tr.id, x.ord AS c_ord, x.arrival, x.checkin_id, tr.status AS event_from
+         SELECT tr.id, x.ord AS c_ord, x.arrival, x.arrival_data, x.checkin_id, tr.status AS event_from
            FROM trips tr JOIN input x ON tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
           WHERE x.lat IS NOT NULL AND tr.status = ANY($2::text[])
             AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}
@@ -503,15 +509,15 @@ export function acceptMany(
             FOR UPDATE OF tr
        ), arrived AS (
          UPDATE trips AS t SET status = $3, updated_at = now() FROM arriving a WHERE t.id = a.id
-         RETURNING t.*, a.c_ord, a.event_from, a.arrival, a.checkin_id AS c_checkin
+         RETURNING t.*, a.c_ord, a.event_from, a.arrival, a.arrival_data, a.checkin_id AS c_checkin
        ), logged AS (
-         INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message)
-         SELECT x.appointment_id, l.entry->>'event', l.entry->>'message'
+         INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message, data)
+         SELECT x.appointment_id, l.entry->>'event', l.entry->>'message', l.entry->'data'
            FROM input x, jsonb_array_elements(x.logs) WITH ORDINALITY AS l(entry, ord)
           ORDER BY x.ord, l.ord
        ), trips_logged AS (
-         INSERT INTO ${TRIPS.logTable} (${TRIPS.logForeignKey}, event, message)
-         SELECT id, lower(status), arrival FROM arrived ORDER BY c_ord, id
+         INSERT INTO ${TRIPS.logTable} (${TRIPS.logForeignKey}, event, message, data)
+         SELECT id, lower(status), arrival, jsonb_build_object('from', event_from, 'to', status) || arrival_data FROM arrived ORDER BY c_ord, id
        ), evented AS (
          ${INSERT_EVENTS}
          SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (

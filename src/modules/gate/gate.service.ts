@@ -213,15 +213,16 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     const { move, stamp } = plan;
     const record = { ...appointment, status };
     const message = `${VERB[read.stage]}: plate read ${read.read_id} on lane ${read.lane}`;
+    const facts = { stage: read.stage, read_id: read.read_id, lane: read.lane, plate: read.plate };
     try {
       await this.changes.transaction(async (manager, events) => {
-        if (move) await this.appointments.transition(manager, events, [{ record, to: move, via: 'put', message }]);
+        if (move) await this.appointments.transition(manager, events, [{ record, to: move, via: 'put', message, facts }]);
         // With a move, its log entry and event say it; alone, the stamp is logged and an `appointment.updated`.
         await this.appointments.stamp(manager, events, {
           record: { id: appointment.id, terminal_id: appointment.terminal_id as string },
           column: stamp,
           at: read.read_at,
-          ...(move ? {} : { message, event: true }),
+          ...(move ? {} : { log: { message, data: facts }, event: true }),
         });
         await finish(manager, events);
       });

@@ -1,6 +1,7 @@
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { isDatabaseUnreachable } from '../../common/errors/database-errors.js';
+import { type AuditScope, currentAuditScope, inAuditScope, sharedAuditScope } from '../../database/audit-context.js';
 import type { CreateItem } from './record-input.js';
 
 type Outcome<T> = { value: T } | { error: unknown };
@@ -34,6 +35,8 @@ export interface CreateWriters<T> {
  */
 export class CreateGroups<T> {
   private readonly owners = new Map<string, { coalescer: Coalescer<CreateItem, Outcome<T>>; waiting: number }>();
+  /** Each waiting create's audit scope (its request's): a group is written with each row's own (docs/audit.md#actors). */
+  private readonly scopes = new WeakMap<CreateItem, AuditScope | undefined>();
 
   constructor(
     private readonly noun: string,
@@ -48,6 +51,7 @@ export class CreateGroups<T> {
       this.owners.set(ownerId, owner);
     }
     owner.waiting++;
+    this.scopes.set(item, currentAuditScope());
     try {
       const outcome = await owner.coalescer.run(item);
       if ('error' in outcome) throw outcome.error;
@@ -65,9 +69,12 @@ export class CreateGroups<T> {
     let group = waiting.filter((entry) => !apart.has(entry));
     while (group.length > 1) {
       try {
-        const values = await this.writers.together(
-          ownerId,
-          group.map((entry) => entry.item),
+        const scope = sharedAuditScope(group.map((entry) => ({ ref: this.record(entry).ref, scope: this.scopes.get(entry.item) })));
+        const values = await inAuditScope(scope ?? {}, () =>
+          this.writers.together(
+            ownerId,
+            group.map((entry) => entry.item),
+          ),
         );
         group.forEach((entry, i) => (outcomes[entry.index] = { value: values[i] }));
         group = [];
@@ -81,7 +88,8 @@ export class CreateGroups<T> {
     const alone = waiting.filter((entry) => apart.has(entry) || group.includes(entry));
     for (const entry of alone) {
       try {
-        outcomes[entry.index] = { value: await this.writers.alone(ownerId, entry.item) };
+        const value = await inAuditScope(this.scopes.get(entry.item) ?? {}, () => this.writers.alone(ownerId, entry.item));
+        outcomes[entry.index] = { value };
       } catch (error) {
         outcomes[entry.index] = { error };
       }

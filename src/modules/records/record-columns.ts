@@ -57,6 +57,10 @@ export abstract class RecordLog {
   @Column({ type: 'text' })
   message: string;
 
+  /** The entry's facts, for readers that draw it in their own words (docs/statuses.md#history-entries); null before them. */
+  @Column({ type: 'jsonb', nullable: true })
+  data: Record<string, unknown> | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
 }

@@ -23,7 +23,7 @@ export interface RecordExamples {
   ids: [string, string];
   /** The first record as the logs query shows it, and its log entries (newest first). */
   logged: object;
-  logs: { event: string; message: string; created_at: string }[];
+  logs: { event: string; message: string; created_at: string; data: Record<string, unknown> | null; actor: object | null }[];
 }
 
 /** A write body's schema: one item or a non-empty array of them. */

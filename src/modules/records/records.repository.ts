@@ -1,3 +1,4 @@
+import type { AuditActor } from '../../database/audit-context.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { LayoutReader } from '../layouts/layout-usage.js';
 import { CURRENT_TX, INSERT_EVENTS } from '../events/event-sql.js';
@@ -5,7 +6,7 @@ import type { ViewSql } from './record-view.js';
 import { MAX_TOLERANCE } from '../../common/validation/validators.js';
 import { eventTypeOf, type RecordDefinition, type RecordRow, type SqlType } from './record-definition.js';
 import type { ListFilter } from './record-listing.js';
-import type { LogEntry } from './transitions.js';
+import { logColumns, type LogEntry } from './transitions.js';
 
 export interface NewRecord {
   ref: string;
@@ -40,6 +41,9 @@ export interface LogLine {
   event: string;
   message: string;
   created_at: string;
+  data: Record<string, unknown> | null;
+  /** Who made the entry (docs/audit.md#actors); null for entries written before the audit trail. */
+  actor: AuditActor | null;
 }
 
 /** A record locked for a change: its identity, status, driver, layout and window, and its partner (null without). */
@@ -122,7 +126,11 @@ export abstract class RecordsRepository {
          ON CONFLICT (${ownerColumn}, ref) DO NOTHING
          RETURNING *
        ), logged AS (
-         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'created', $4 FROM inserted
+         -- Each by its own request's actor, when several requests' creates are written together (docs/audit.md#actors).
+         INSERT INTO ${logTable} (${logForeignKey}, event, message, data, actor)
+         SELECT id, 'created', $4, jsonb_build_object('layout_ref', layout_ref),
+                COALESCE(s.scope #> ARRAY['rows', inserted.ref, 'actor'], s.scope->'actor')
+           FROM inserted, (SELECT NULLIF(current_setting('gate.audit', true), '')::jsonb AS scope) s
        ), created AS (
          SELECT i.id, x.ord, ${partner ? `i.${partner.column}` : 'NULL::uuid'} AS partner_id, ${view('i', 'd')} AS data
            FROM inserted i JOIN x ON x.ref = i.ref JOIN drivers d ON d.id = i.driver_id
@@ -178,9 +186,10 @@ export abstract class RecordsRepository {
            FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, patch jsonb, status text)
           WHERE t.id = x.id
        ), logged AS (
-         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[])
+         INSERT INTO ${logTable} (${logForeignKey}, event, message, data)
+         SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::jsonb[])
        )
-       SELECT ${probe ? probe.sql('$5::uuid') : 'NULL'} AS guard`,
+       SELECT ${probe ? probe.sql('$6::uuid') : 'NULL'} AS guard`,
       [JSON.stringify(patches), ...logColumns(logs), ...(probe ? [probe.ownerId] : [])],
     );
     return guard;
@@ -196,12 +205,13 @@ export abstract class RecordsRepository {
   updateByRefs(
     manager: EntityManager,
     ownerId: string,
-    items: { ref: string; patch: Record<string, unknown>; message: string }[],
+    items: { ref: string; patch: Record<string, unknown>; message: string; data: Record<string, unknown> }[],
   ): Promise<{ ref: string; id: string | null; status: string | null; driver_id: string | null }[]> {
     const { table, ownerColumn, logTable, logForeignKey } = this.def;
     return manager.query(
       `WITH x AS (
-         SELECT * FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (ref text, patch jsonb, message text)) WITH ORDINALITY AS x(ref, patch, message, ord)
+         SELECT * FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (ref text, patch jsonb, message text, data jsonb))
+           WITH ORDINALITY AS x(ref, patch, message, data, ord)
        ), locked AS (
          SELECT r.id, r.ref, r.status, r.driver_id FROM ${table} r WHERE r.${ownerColumn} = $1 AND r.ref IN (SELECT ref FROM x)
           ORDER BY r.ref FOR UPDATE
@@ -209,9 +219,9 @@ export abstract class RecordsRepository {
          UPDATE ${table} AS t SET ${this.patchSets}, updated_at = now()
            FROM x JOIN locked l ON l.ref = x.ref
           WHERE t.id = l.id AND l.status <> 'DELETED' AND x.patch <> '{}'::jsonb
-         RETURNING t.id, x.message, x.ord
+         RETURNING t.id, x.message, x.data, x.ord
        ), logged AS (
-         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT id, 'updated', message FROM updated ORDER BY ord
+         INSERT INTO ${logTable} (${logForeignKey}, event, message, data) SELECT id, 'updated', message, data FROM updated ORDER BY ord
        )
        SELECT x.ref, l.id, l.status, l.driver_id FROM x LEFT JOIN locked l ON l.ref = x.ref ORDER BY x.ord`,
       [ownerId, JSON.stringify(items)],
@@ -243,7 +253,8 @@ export abstract class RecordsRepository {
           WHERE t.id = x.id AND t.status = x.expected
          RETURNING t.*, x.ord
        ), logged AS (
-         INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[])
+         INSERT INTO ${logTable} (${logForeignKey}, event, message, data)
+         SELECT * FROM unnest($4::uuid[], $5::text[], $6::text[], $7::jsonb[])
        )
        SELECT id, ord::int, ${ownerColumn} AS owner_id, status, layout_ref, window_start,
               ${partner ? partner.column : 'NULL::uuid'} AS partner_id${guard}
@@ -265,7 +276,7 @@ export abstract class RecordsRepository {
     if (entries.length === 0) return;
     const { logTable, logForeignKey } = this.def;
     await manager.query(
-      `INSERT INTO ${logTable} (${logForeignKey}, event, message) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])`,
+      `INSERT INTO ${logTable} (${logForeignKey}, event, message, data) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])`,
       logColumns(entries),
     );
   }
@@ -300,7 +311,7 @@ export abstract class RecordsRepository {
     const { logTable, logForeignKey } = this.def;
     return this.db.query(
       `SELECT ${logForeignKey} AS record_id, event, message,
-              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_at
+              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_at, data, actor
          FROM ${logTable}
         WHERE ${logForeignKey} = ANY($1::uuid[])
         ORDER BY ${logForeignKey}, ${logTable}.created_at DESC, id DESC`,
@@ -442,5 +453,3 @@ export function listStatement(
     params,
   };
 }
-
-const logColumns = (entries: LogEntry[]) => [entries.map((e) => e.recordId), entries.map((e) => e.event), entries.map((e) => e.message)];

@@ -13,17 +13,13 @@ import { CreateGroups } from './create-groups.js';
 import { type CreateItem, repeated, type UpdateItem } from './record-input.js';
 import { encodeCursor, type ListQuery, toListFilter } from './record-listing.js';
 import type { GuardedRecord, RecordGuard } from './record-guard.js';
-import type { LiveRecordRow, LockedRecord, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
+import type { LiveRecordRow, LockedRecord, LogLine, MovedRecord, RecordPatch, RecordsRepository } from './records.repository.js';
 import { type RecordItem, RecordView } from './record-view.js';
 import { type LogEntry, type MovingRecord, planMove, type PlannedMove, type StatusChange } from './transitions.js';
 
 export const MAX_QUERY_REFS = 100;
 
-export interface LogItem {
-  event: string;
-  message: string;
-  created_at: string;
-}
+export type LogItem = Omit<LogLine, 'record_id'>;
 
 export type { LiveRecordRow, RecordItem };
 
@@ -70,8 +66,8 @@ export interface CreateOptions {
 
 const byRef = <T extends { ref: string }>(a: T, b: T) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
 
-/** The log message of an update: the fields it changed. */
-const updatedMessage = (fields: string[]) => `Updated ${fields.join(', ')}`;
+/** The log entry of an update (its message and data): the fields it changed. */
+const updatedLog = (fields: string[]) => ({ message: `Updated ${fields.join(', ')}`, data: { fields } });
 
 const refsNotFound = (refs: string[]) => new AppError('REFS_NOT_FOUND', `Refs not found: ${refs.join(', ')}`, { refs });
 
@@ -201,7 +197,7 @@ export abstract class RecordsService {
         if ('window_start' in patch || 'layout_ref' in patch)
           placed.push({ before: this.guarded(row), after: this.guarded({ ...row, ...patch }) });
         const changed = Object.keys(patch);
-        if (changed.length) logs.push({ recordId: row.id, event: 'updated', message: updatedMessage(changed) });
+        if (changed.length) logs.push({ recordId: row.id, event: 'updated', ...updatedLog(changed) });
         if (move) {
           logs.push(move.log);
           moves.push(move);
@@ -260,7 +256,7 @@ export abstract class RecordsService {
     const rows = await this.records.updateByRefs(
       manager,
       ownerId,
-      items.map((item, i) => ({ ref: item.ref, patch: item[this.def.noun], message: updatedMessage(fields[i]) })),
+      items.map((item, i) => ({ ref: item.ref, patch: item[this.def.noun], ...updatedLog(fields[i]) })),
     );
     const missing = rows.filter((row) => row.id === null).map((row) => row.ref);
     if (missing.length) throw refsNotFound(missing);

@@ -17,15 +17,30 @@ export interface StatusChange {
   via: MoveKind;
   /** The log message, when the move has more to say than "Status changed from … to …". */
   message?: string;
-  /** More data for the move's events (`checkin_id`). */
+  /** More data for the move's events (`checkin_id`); its log entry's data has it too. */
   data?: Record<string, unknown>;
+  /** More facts for the move's log entry's data only (the check-in's `outcome`, the gate read's). */
+  facts?: Record<string, unknown>;
 }
 
+/**
+ * An entry of a record's history: its `event`, its English `message` (for the API) and its facts as `data`, from
+ * which a reader draws it in its own words (docs/statuses.md#history-entries).
+ */
 export interface LogEntry {
   recordId: string;
   event: string;
   message: string;
+  data: Record<string, unknown>;
 }
+
+/** Log entries as the arrays of an `unnest($n::uuid[], $n+1::text[], $n+2::text[], $n+3::jsonb[])`: record, event, message, data. */
+export const logColumns = (entries: LogEntry[]) => [
+  entries.map((e) => e.recordId),
+  entries.map((e) => e.event),
+  entries.map((e) => e.message),
+  entries.map((e) => JSON.stringify(e.data)),
+];
 
 /**
  * What one move writes: the record's log entry and its driver's feed events, one in the feed the driver has with
@@ -79,7 +94,12 @@ export function planMove(def: RecordDefinition, change: StatusChange): PlannedMo
     from,
     to,
     extra: change.data ?? {},
-    log: { recordId: record.id, event: to.toLowerCase(), message: change.message ?? `Status changed from ${from} to ${to}` },
+    log: {
+      recordId: record.id,
+      event: to.toLowerCase(),
+      message: change.message ?? `Status changed from ${from} to ${to}`,
+      data: { from, to, via, ...change.data, ...change.facts },
+    },
     events: [columns[def.ownerColumn]!, ...(partnerId ? [partnerId] : [])].map((partner) => ({
       driverId: record.driver_id,
       partnerId: partner,

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { EventSource } from '../events/account-events.js';
 import { ticketViewSql } from './ticket-sql.js';
-import type { LogEntry } from '../records/transitions.js';
+import { logColumns, type LogEntry } from '../records/transitions.js';
 import type { LayoutReader } from '../layouts/layout-usage.js';
 
 /** A ticket row joined with its appointment's ref and driver. */
@@ -30,9 +30,8 @@ export interface AppointmentRef {
 
 /** A CTE writing these entries (parameters from `first`) on their appointments' logs, beside a ticket change. */
 const LOGGED = (first: number) =>
-  `logged AS (INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message)
-              SELECT * FROM unnest($${first}::uuid[], $${first + 1}::text[], $${first + 2}::text[]))`;
-const logColumns = (logs: LogEntry[]) => [logs.map((l) => l.recordId), logs.map((l) => l.event), logs.map((l) => l.message)];
+  `logged AS (INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message, data)
+              SELECT * FROM unnest($${first}::uuid[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::jsonb[]))`;
 
 const RETURNING = `t.id, t.appointment_id, a.ref AS appointment_ref, t.terminal_id, t.layout_ref, t.content, t.created_at, t.updated_at, a.driver_id,
   a.booked_by_id`;

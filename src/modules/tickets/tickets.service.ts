@@ -29,13 +29,16 @@ export function toTicketView(row: TicketRow): TicketView {
   };
 }
 
-/** The message of a ticket's entry on its appointment's log. */
-export const ticketLogMessage = (ticket: Pick<TicketRow, 'id' | 'layout_ref'>, verb: string) =>
-  `Ticket ${ticket.id} ${verb} (layout ${ticket.layout_ref})`;
+/** A ticket's entry on its appointment's log: its message and its data. */
+export const ticketLog = (ticket: Pick<TicketRow, 'id' | 'layout_ref'>, verb: 'created' | 'updated' | 'deleted') => ({
+  event: `ticket_${verb}`,
+  message: `Ticket ${ticket.id} ${verb} (layout ${ticket.layout_ref})`,
+  data: { ticket_id: ticket.id, layout_ref: ticket.layout_ref },
+});
 
 /** One entry on its appointment's log per changed ticket. */
-function logsOf(rows: Pick<TicketRow, 'id' | 'appointment_id' | 'layout_ref'>[], event: string, verb: string): LogEntry[] {
-  return rows.map((row) => ({ recordId: row.appointment_id, event, message: ticketLogMessage(row, verb) }));
+function logsOf(rows: Pick<TicketRow, 'id' | 'appointment_id' | 'layout_ref'>[], verb: 'created' | 'updated' | 'deleted'): LogEntry[] {
+  return rows.map((row) => ({ recordId: row.appointment_id, ...ticketLog(row, verb) }));
 }
 
 type TicketEventType = 'ticket.created' | 'ticket.updated' | 'ticket.deleted';
@@ -163,7 +166,7 @@ export class TicketsService {
       const updated = await this.tickets.updateMany(
         manager,
         items.map((item) => ({ id: item.ticket_id, content: item.content, ...(item.layout_ref ? { layout_ref: item.layout_ref } : {}) })),
-        logsOf(changed, 'ticket_updated', 'updated'),
+        logsOf(changed, 'updated'),
       );
       eventsOf(
         events,
@@ -181,7 +184,7 @@ export class TicketsService {
     const terminalId = principal.accountId;
     await this.changes.transaction(async (manager, events) => {
       const rows = inOrder(ids, await this.lockExisting(manager, terminalId, ids));
-      const deleted = await this.tickets.deleteMany(manager, ids, logsOf(rows, 'ticket_deleted', 'deleted'));
+      const deleted = await this.tickets.deleteMany(manager, ids, logsOf(rows, 'deleted'));
       eventsOf(events, rows, 'ticket.deleted', new Map(deleted.map((row) => [row.id, row.data])));
     });
     return { deleted_ids: ids, status: 'deleted' };
@@ -224,7 +227,7 @@ export class TicketsService {
     }));
     const ordered = inOrder(
       rows.map((row) => row.id),
-      await this.tickets.insertMany(manager, terminalId, rows, logsOf(rows, 'ticket_created', 'created')),
+      await this.tickets.insertMany(manager, terminalId, rows, logsOf(rows, 'created')),
     );
     eventsOf(events, ordered, 'ticket.created');
     return ordered.map(toTicketView);

@@ -3,10 +3,12 @@ import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { LOGGER } from '../../common/logging/logger.js';
+import { actAs } from '../../database/audit-context.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { Account } from '../accounts/account.entity.js';
 import { AccountSso } from '../accounts/sso.entity.js';
 import { User } from '../accounts/user.entity.js';
+import { auditActorOfUser } from '../auth/principal.js';
 import { type Client, type Opened, SessionsService } from './sessions.service.js';
 import { normaliseEmail } from './user-views.js';
 
@@ -143,13 +145,28 @@ export class SsoSignIn {
         throw grantError(error);
       }
     }
-    if (typeof email !== 'string' || !email.includes('@') || verified === false || verified === 'false')
-      throw new SsoError('SSO_EMAIL_UNVERIFIED', 'The provider gave no verified email address');
-    return this.signIn(sso, normaliseEmail(email), typeof name === 'string' ? name.slice(0, 255) : null, client);
+    if (typeof email !== 'string' || !email.includes('@')) throw new SsoError('SSO_EMAIL_UNVERIFIED', 'The provider gave no email address');
+    const unverified = verified === false || verified === 'false';
+    return this.signIn(sso, normaliseEmail(email), typeof name === 'string' ? name.slice(0, 255) : null, client, unverified);
   }
 
   /** Signs the person in: a user of the account, created with the default role when new. */
-  private async signIn(sso: AccountSso, email: string, name: string | null, client: Client): Promise<Opened> {
+  private async signIn(sso: AccountSso, email: string, name: string | null, client: Client, unverified: boolean): Promise<Opened> {
+    // The person signing in is who the changes below are made by (docs/audit.md#sign-ins); a refusal is recorded.
+    actAs({ type: 'user', id: null, name, email });
+    try {
+      if (unverified) throw new SsoError('SSO_EMAIL_UNVERIFIED', 'The provider gave no verified email address');
+      return await this.signInAs(sso, email, name, client);
+    } catch (error) {
+      if (error instanceof SsoError) {
+        const user = await this.db.getRepository(User).findOneBy({ email });
+        await this.sessions.failed(email, user, error.code.toLowerCase() as `sso_${string}`, sso.accountId);
+      }
+      throw error;
+    }
+  }
+
+  private async signInAs(sso: AccountSso, email: string, name: string | null, client: Client): Promise<Opened> {
     if (!sso.emailDomains.includes(email.slice(email.lastIndexOf('@') + 1)))
       throw new SsoError('SSO_EMAIL_NOT_ALLOWED', "The address's domain is not one of the account's SSO domains");
     const users = this.db.getRepository(User);
@@ -163,6 +180,7 @@ export class SsoSignIn {
       user = (await users.findOneBy({ email }))!;
     }
     if (user.accountId !== sso.accountId) throw new SsoError('SSO_EMAIL_NOT_ALLOWED', 'The address is a user of another account');
+    actAs(auditActorOfUser(user));
     if (user.status === 'deactivated') throw new SsoError('SSO_USER_DEACTIVATED', 'The user was deactivated');
     if (user.status === 'invited') {
       // The provider vouches for the address as accepting the invitation would: the user is active, the invitation spent.

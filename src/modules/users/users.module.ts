@@ -1,3 +1,4 @@
+import { AuditModule } from '../audit/audit.module.js';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AuthModule } from '../auth/auth.module.js';
@@ -25,7 +26,7 @@ import { UsersService } from './users.service.js';
 
 /** People (docs/users.md): users of an account, signing in and out, MFA, single sign-on, their own keys. */
 @Module({
-  imports: [AuthModule, RevocationsModule, MetricsModule, AccountsModule],
+  imports: [AuthModule, RevocationsModule, MetricsModule, AccountsModule, AuditModule],
   controllers: [
     SessionsController,
     UsersController,

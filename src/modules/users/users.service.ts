@@ -2,11 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { AppError } from '../../common/errors/app-error.js';
+import { actAs } from '../../database/audit-context.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import type { User } from '../accounts/user.entity.js';
 import { isRoleOf, OWNER_ROLE, type Role, rolesOf } from '../auth/permissions.js';
-import type { AccountKind, Principal } from '../auth/principal.js';
+import { type AccountKind, auditActorOfUser, type Principal } from '../auth/principal.js';
 import { Revocations } from '../auth/revocations.js';
 import type { UserView } from './dto/user.dto.js';
 import type { InvitationView, InvitedUserView } from './dto/users.dto.js';
@@ -162,6 +163,8 @@ export class UsersService {
     if (problem) throw AppError.validation([{ path: 'password', message: `password ${problem}` }]);
     const live = await this.users.findLiveInvitation(hashInvitationToken(token));
     if (!live) throw invitationExpired();
+    // The person accepting is who activates themselves, in the audit trail.
+    actAs(auditActorOfUser(live.user));
     const user = await this.users.accept(live.invitation.id, live.user.id, await this.passwords.hash(input.password), input.name);
     if (!user) throw invitationExpired();
     return this.sessions.open(user, live.account, client, live.account.requireMfa && !user.mfaEnabled);

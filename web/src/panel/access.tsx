@@ -10,6 +10,7 @@ export type AccountKind = Me['kind'];
 /** The pages of the panel; each is also its address (`/panel#capacity`). */
 export const PAGE_NAMES = [
   'board',
+  'gate',
   'capacity',
   'book',
   'bookings',
@@ -40,6 +41,7 @@ interface PageRule {
 const RULES: readonly PageRule[] = [
   { page: 'board', label: 'panel.nav.appointments', kinds: ['terminal'], needs: 'appointments:read' },
   { page: 'board', label: 'panel.nav.trips', kinds: ['carrier'], needs: 'trips:read' },
+  { page: 'gate', label: 'panel.nav.gate', kinds: ['terminal'], needs: 'gate:read' },
   { page: 'capacity', label: 'panel.nav.capacity', kinds: ['terminal'], needs: 'capacity:read' },
   { page: 'book', label: 'panel.nav.book', kinds: ['carrier'], needs: 'bookings:write' },
   { page: 'bookings', label: 'panel.nav.bookings', kinds: ['carrier'], needs: 'bookings:read' },

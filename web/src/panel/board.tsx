@@ -92,6 +92,7 @@ function query(filters: Filters, limit: number, cursor?: string) {
 export function Board({ credential, kind, today }: { credential: Credential; kind: 'terminal' | 'carrier'; today?: boolean }) {
   const i18n = useI18n();
   const { t } = i18n;
+  const may = useMay();
   const noun: Noun = kind === 'terminal' ? 'appointment' : 'trip';
   const [form, setForm] = useState<Filters>(() => (today ? todayFilters() : NO_FILTERS));
   const [filters, setFilters] = useState<Filters>(form);
@@ -236,7 +237,7 @@ export function Board({ credential, kind, today }: { credential: Credential; kin
           {problem.text}
         </p>
       )}
-      {noun === 'appointment' && !creating && (
+      {noun === 'appointment' && !creating && may('appointments:write') && (
         <div class="row">
           <button type="button" class="primary" onClick={() => (setCreating(true), setNotice(null))}>
             {t('appointmentForm.new')}

@@ -11,6 +11,7 @@ import { Board } from './board.js';
 import { Booking } from './booking.js';
 import { Bookings } from './bookings.js';
 import { Capacity } from './capacity.js';
+import { Gate } from './gate.js';
 import { Invitation, invitationTokenOf } from './invitation.js';
 import { Reports } from './reports.js';
 import { Layouts } from './layouts.js';
@@ -181,6 +182,7 @@ function SignedPanel(props: { credential: Credential; me: Me; onSignOut: () => v
           <>
             {page === 'layouts' && <Layouts credential={credential} kind={kind as 'terminal' | 'carrier'} />}
             {page === 'board' && <Board credential={credential} kind={kind as 'terminal' | 'carrier'} today={role === 'gate'} />}
+            {page === 'gate' && <Gate credential={credential} />}
             {page === 'capacity' && <Capacity credential={credential} />}
             {page === 'book' && <Booking credential={credential} />}
             {page === 'bookings' && <Bookings credential={credential} />}

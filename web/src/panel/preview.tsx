@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
-import { useI18n } from '../shared/i18n.js';
+import { displayValue, formatTaxId, isUuid } from '../shared/format.js';
+import { type MessageKey, type Translator, useI18n } from '../shared/i18n.js';
 import { Elements, RecordCard, TicketView } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import type { LayoutSet } from './elements.js';
@@ -18,6 +19,66 @@ const SAMPLE_RECORD = {
   custom_data: { container: { number: 'MSCU1234567' } },
 };
 const SAMPLE_CONTENT = { gate: 'A3', lane: 2, bay: 12 };
+
+/** The sample's fields as people name them; others (the partner's own, under custom_data or content) by their keys. */
+const SAMPLE_FIELDS: Record<string, MessageKey> = {
+  ref: 'appointmentForm.ref',
+  layout_ref: 'appointmentForm.layout',
+  status: 'board.col.status',
+  license_plate: 'appointmentForm.plate',
+  summary: 'appointmentForm.summary',
+  window_start: 'appointmentForm.start',
+  window_end: 'appointmentForm.end',
+  start_tolerance: 'appointmentForm.startTolerance',
+  end_tolerance: 'appointmentForm.endTolerance',
+  user_tax_id: 'preview.field.user_tax_id',
+  created_at: 'preview.field.created_at',
+  updated_at: 'preview.field.updated_at',
+  arrived_at: 'preview.field.arrived_at',
+  entered_at: 'preview.field.entered_at',
+  departed_at: 'preview.field.departed_at',
+  booked_by: 'board.col.bookedBy',
+  'booked_by.name': 'board.col.bookedBy',
+  from_location: 'preview.field.from_location',
+  to_location: 'preview.field.to_location',
+  origin_city: 'preview.field.origin_city',
+  origin_state: 'preview.field.origin_state',
+  destiny_city: 'preview.field.destiny_city',
+  destiny_state: 'preview.field.destiny_state',
+  'driver.tax_id': 'appointmentForm.taxId',
+  'driver.driver_license_number': 'appointmentForm.licence',
+  'driver.driver_license_category': 'appointmentForm.category',
+};
+
+/** The partner's own keys, under the record's custom data or a ticket's content: "container › number". */
+const ownKeys = (path: string) =>
+  path
+    .replace(/^(custom_data|content)\./, '')
+    .split('.')
+    .join(' › ');
+
+/**
+ * The sample's values as people read them, each under its field's name: times through Intl in the reader's language,
+ * numbers with its separators, tax ids grouped, statuses as words; ids left out (no layout shows them).
+ */
+export function sampleValues(data: unknown, i18n: Translator, prefix = ''): [string, string][] {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return [];
+  return Object.entries(data as Record<string, unknown>).flatMap(([key, value]): [string, string][] => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === 'string' && isUuid(value)) return [];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return sampleValues(value, i18n, path);
+    const label = SAMPLE_FIELDS[path] ? i18n.t(SAMPLE_FIELDS[path]) : ownKeys(path);
+    const shown =
+      path === 'status' && typeof value === 'string'
+        ? i18n.status(value)
+        : path === 'user_tax_id' && typeof value === 'string'
+          ? formatTaxId(value)
+          : Array.isArray(value)
+            ? value.map((item) => displayValue(item, i18n, path)).join(', ')
+            : displayValue(value, i18n, path);
+    return [[label, shown]];
+  });
+}
 
 /**
  * Sample data for the preview: one of the account's real records when it has one (one using this layout
@@ -155,19 +216,32 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
           </>
         )}
       </div>
-      <label for="sample-data">{t('preview.sampleData')}</label>
+      <h3 id="sample-values">{t('preview.sampleValues')}</h3>
       <p class="muted" id="sample-hint">
         {from ? t('preview.fromRecord', { ref: from }) : t('preview.madeUp')}
       </p>
-      <textarea
-        id="sample-data"
-        rows={14}
-        spellcheck={false}
-        aria-describedby="sample-hint"
-        aria-invalid={jsonProblem ? true : undefined}
-        value={text ?? ''}
-        onInput={(e) => setText(e.currentTarget.value)}
-      />
+      <dl class="sample-values" aria-labelledby="sample-values">
+        {sampleValues(sample, i18n).map(([label, shown], i) => (
+          <div key={i}>
+            <dt>{label}</dt>
+            <dd>{shown}</dd>
+          </div>
+        ))}
+      </dl>
+      {/* The data as the preview endpoint takes it (ISO instants, bare digits): for editing, folded away. */}
+      <details>
+        <summary>{t('preview.editSample')}</summary>
+        <label for="sample-data">{t('preview.sampleData')}</label>
+        <textarea
+          id="sample-data"
+          rows={14}
+          spellcheck={false}
+          aria-describedby="sample-hint"
+          aria-invalid={jsonProblem ? true : undefined}
+          value={text ?? ''}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
+      </details>
       {jsonProblem && (
         <p class="error" role="alert">
           {jsonProblem}

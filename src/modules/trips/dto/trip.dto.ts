@@ -181,7 +181,13 @@ export const TRIP_EXAMPLES: RecordExamples = {
     updated_at: EXAMPLE.updatedAt,
   },
   logs: [
-    { event: 'in_transit', message: 'Status changed from PLANNED to IN_TRANSIT', created_at: EXAMPLE.loggedLater },
-    { event: 'created', message: 'Trip created', created_at: EXAMPLE.loggedAt },
+    {
+      event: 'in_transit',
+      message: 'Status changed from PLANNED to IN_TRANSIT',
+      created_at: EXAMPLE.loggedLater,
+      data: { from: 'PLANNED', to: 'IN_TRANSIT', via: 'put' },
+      actor: EXAMPLE.userActor,
+    },
+    { event: 'created', message: 'Trip created', created_at: EXAMPLE.loggedAt, data: { layout_ref: 'demo-trip' }, actor: EXAMPLE.keyActor },
   ],
 };

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { AuditActor } from '../../database/audit-context.js';
+
+/** An audit entry as the API answers it (docs/audit.md#the-entry). */
+export interface AuditEntryView {
+  id: string;
+  seq: number;
+  at: string;
+  account_id: string | null;
+  actor: AuditActor;
+  action: string;
+  target: { type: string; id: string | null; ref?: string | null };
+  changes: Record<string, [unknown, unknown]> | null;
+  request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  hash: string;
+}
+
+/** The fields the chain covers, exactly these: a field added to entries later never changes an old entry's hash. */
+export const CHAINED_FIELDS = [
+  'id',
+  'seq',
+  'at',
+  'account_id',
+  'actor',
+  'action',
+  'target',
+  'changes',
+  'request_id',
+  'ip',
+  'user_agent',
+] as const;
+
+/** The hash before an account's first entry. */
+export const GENESIS = '0'.repeat(64);
+
+/**
+ * JSON in the canonical form of RFC 8785 (JCS): object keys sorted by their UTF-16 code units at every depth, no
+ * whitespace, strings and numbers as ECMAScript's JSON.stringify writes them (which JCS adopts).
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value)
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/** An entry's hash: SHA-256 (hex) of the previous entry's hash followed by the canonical JSON of its chained fields. */
+export function entryHash(previous: string, entry: Omit<AuditEntryView, 'hash'>): string {
+  const chained = Object.fromEntries(CHAINED_FIELDS.map((field) => [field, entry[field] ?? null]));
+  return createHash('sha256').update(previous).update(canonicalJson(chained)).digest('hex');
+}

@@ -1,0 +1,287 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AUDIT_LOCK_SPACE } from '../../database/lock-space.js';
+import { type AuditEntryView, entryHash, GENESIS } from './audit-chain.js';
+
+/**
+ * The mark of the sealer's statements, which run in the background of every instance, apart from any request (the
+ * tests that count a request's statements leave them out).
+ */
+export const SEALER_MARK = '/* audit sealer */';
+
+/** An entry's columns as the API answers them (`hash` null until sealed). */
+const VIEW = `id, seq, at, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
+
+interface EntryRow {
+  id: string;
+  seq: string | null;
+  at: Date;
+  account_id: string | null;
+  actor: AuditEntryView['actor'];
+  action: string;
+  target: AuditEntryView['target'];
+  changes: AuditEntryView['changes'];
+  request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  hash: string | null;
+}
+
+const view = (row: EntryRow): AuditEntryView => ({
+  id: row.id,
+  seq: Number(row.seq),
+  at: new Date(row.at).toISOString(),
+  account_id: row.account_id,
+  actor: row.actor,
+  action: row.action,
+  target: row.target,
+  changes: row.changes,
+  request_id: row.request_id,
+  ip: row.ip,
+  user_agent: row.user_agent,
+  hash: row.hash ?? '',
+});
+
+/** The filters of a page of the trail (docs/audit.md#reading). */
+export interface AuditFilter {
+  from?: Date;
+  to?: Date;
+  actorId?: string;
+  action?: string;
+  targetRef?: string;
+}
+
+/** A sealed entry's place, as read. */
+interface HeadRow {
+  seq: string;
+  hash: string;
+}
+
+/** Where a chain continues: the seq and hash of the entry before. */
+interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+/** An explicit entry (a sign-in), written in its own statement with the running transaction's audit scope. */
+export interface NewAuditEntry {
+  accountId: string | null;
+  action: string;
+  target: { type: string; id: string | null; ref?: string | null };
+  /** The actor, when it is not the scope's (a sign-in's person, known only once the password matched). */
+  actor?: AuditEntryView['actor'];
+  changes?: Record<string, [unknown, unknown]>;
+}
+
+/**
+ * The audit trail's table (docs/audit.md). Entries are written by the audited tables' triggers (and by `record` for
+ * what changes no audited row, as sign-ins); here they are sealed, read, exported, verified and purged. An
+ * account's entries are those of `account_id = $1`, or of no account (`IS NULL`: failed sign-ins of unknown emails).
+ */
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Writes explicit entries in the running transaction (`manager`'s), with its audit scope. */
+  async record(manager: EntityManager, entries: NewAuditEntry[]): Promise<void> {
+    if (!entries.length) return;
+    await manager.query(
+      `INSERT INTO audit_entries (account_id, actor, action, target, changes, request_id, ip, user_agent)
+       SELECT e.account_id, COALESCE(e.actor, s->'actor'), e.action, e.target, e.changes, s->>'request_id', s->>'ip', s->>'user_agent'
+         FROM jsonb_to_recordset($1::jsonb) AS e(account_id uuid, actor jsonb, action text, target jsonb, changes jsonb)
+        CROSS JOIN audit_scope() s`,
+      [
+        JSON.stringify(
+          entries.map((e) => ({
+            account_id: e.accountId,
+            actor: e.actor ?? null,
+            action: e.action,
+            target: e.target,
+            changes: e.changes ?? null,
+          })),
+        ),
+      ],
+    );
+  }
+
+  /** Writes explicit entries in a transaction of their own. */
+  recordAlone(entries: NewAuditEntry[]): Promise<void> {
+    return this.db.transaction((manager) => this.record(manager, entries));
+  }
+
+  /** The accounts with entries not sealed yet (null: the entries of no account), at most `limit`. */
+  async unsealedAccounts(limit: number): Promise<(string | null)[]> {
+    const { rows } = await this.pool.query<{ account_id: string | null }>(
+      `${SEALER_MARK} SELECT DISTINCT account_id FROM audit_entries WHERE seq IS NULL LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.account_id);
+  }
+
+  /**
+   * Seals up to `batch` of the account's unsealed entries, in the order they were written: each gets the next seq
+   * and its hash. One sealer per account across instances (a lock tried, not waited for: -1 when another holds it);
+   * answers how many were sealed. On a connection of TypeORM's pool but not through TypeORM, every statement marked:
+   * background work, apart from the requests' statements.
+   */
+  async seal(account: string | null, batch: number): Promise<number> {
+    const client = await this.pool.connect();
+    const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+      (await client.query<R>(`${SEALER_MARK} ${text}`, values)).rows;
+    const params = account === null ? [] : [account];
+    try {
+      await query('BEGIN');
+      const [{ mine }] = await query<{ mine: boolean }>(`SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS mine`, [
+        AUDIT_LOCK_SPACE,
+        account ?? '',
+      ]);
+      if (!mine) {
+        await query('ROLLBACK');
+        return -1;
+      }
+      const [last] = await query<HeadRow>(
+        `SELECT seq, hash FROM audit_entries WHERE ${ofAccount(account, 1)} AND seq IS NOT NULL ORDER BY seq DESC LIMIT 1`,
+        params,
+      );
+      const [anchor] = last ? [] : await query<HeadRow>(`SELECT seq, hash FROM audit_anchors WHERE ${ofAccount(account, 1)}`, params);
+      const head = last ?? anchor;
+      let seq = head ? Number(head.seq) : 0;
+      let hash = head ? head.hash : GENESIS;
+      const rows = await query<EntryRow>(
+        `SELECT ${VIEW} FROM audit_entries WHERE ${ofAccount(account, 1)} AND seq IS NULL ORDER BY written LIMIT ${batch}`,
+        params,
+      );
+      const ids: string[] = [];
+      const seqs: number[] = [];
+      const hashes: string[] = [];
+      for (const row of rows) {
+        seq += 1;
+        hash = entryHash(hash, { ...view(row), seq });
+        ids.push(row.id);
+        seqs.push(seq);
+        hashes.push(hash);
+      }
+      if (rows.length) {
+        await query(
+          `UPDATE audit_entries e SET seq = v.seq, hash = v.hash
+             FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS v(id, seq, hash) WHERE e.id = v.id`,
+          [ids, seqs, hashes],
+        );
+      }
+      await query('COMMIT');
+      return rows.length;
+    } catch (error) {
+      await query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private get pool(): pg.Pool {
+    return (this.db.driver as unknown as { master: pg.Pool }).master;
+  }
+
+  private async anchor(manager: EntityManager, account: string | null): Promise<ChainHead | null> {
+    const [anchor]: HeadRow[] = await manager.query(
+      `SELECT seq, hash FROM audit_anchors WHERE ${ofAccount(account, 1)}`,
+      account === null ? [] : [account],
+    );
+    return anchor ? { seq: Number(anchor.seq), hash: anchor.hash } : null;
+  }
+
+  /** A page of the account's sealed entries, newest first, before the seq `before` (keyset). */
+  async page(account: string | null, filter: AuditFilter, before: number | null, limit: number): Promise<AuditEntryView[]> {
+    const params: unknown[] = account === null ? [] : [account];
+    const where = [ofAccount(account, 1), 'seq IS NOT NULL'];
+    const add = (sql: (n: number) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(params.length));
+    };
+    if (before !== null) add((n) => `seq < $${n}`, before);
+    if (filter.from) add((n) => `at >= $${n}`, filter.from);
+    if (filter.to) add((n) => `at < $${n}`, filter.to);
+    if (filter.actorId) add((n) => `actor->>'id' = $${n}`, filter.actorId);
+    if (filter.action) add((n) => `action = $${n}`, filter.action);
+    if (filter.targetRef) add((n) => `target->>'ref' = $${n}`, filter.targetRef);
+    params.push(limit);
+    const rows: EntryRow[] = await this.db.query(
+      `SELECT ${VIEW} FROM audit_entries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(view);
+  }
+
+  /** The account's sealed entries after the seq `after`, in seq order, at most `limit`, in `[from, to)` when given. */
+  async after(
+    account: string | null,
+    after: number,
+    limit: number,
+    range: Pick<AuditFilter, 'from' | 'to'> = {},
+  ): Promise<AuditEntryView[]> {
+    const params: unknown[] = account === null ? [] : [account];
+    const where = [ofAccount(account, 1)];
+    params.push(after);
+    where.push(`seq > $${params.length}`);
+    if (range.from) where.push(`at >= $${params.push(range.from)}`);
+    if (range.to) where.push(`at < $${params.push(range.to)}`);
+    params.push(limit);
+    const rows: EntryRow[] = await this.db.query(
+      `SELECT ${VIEW} FROM audit_entries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(view);
+  }
+
+  /** The chain's state before the seq `seq`: the stored hash of the entry before it (or the anchor, or the start). */
+  async before(account: string | null, seq: number): Promise<ChainHead | null> {
+    if (seq <= 1) return { seq: 0, hash: GENESIS };
+    const params = account === null ? [seq - 1] : [account, seq - 1];
+    const [row]: HeadRow[] = await this.db.query(
+      `SELECT seq, hash FROM audit_entries WHERE ${ofAccount(account, 1)} AND seq = $${params.length}`,
+      params,
+    );
+    if (row) return { seq: Number(row.seq), hash: row.hash };
+    const anchor = await this.anchor(this.db.manager, account);
+    return anchor && anchor.seq === seq - 1 ? anchor : null;
+  }
+
+  /**
+   * Deletes the account's oldest sealed entries, those up to the last one written before `cutoff`, and keeps the
+   * last deleted entry's seq and hash as the anchor the chain goes on from; answers how many.
+   */
+  async purge(account: string | null, cutoff: Date): Promise<number> {
+    return this.db.transaction(async (manager) => {
+      const params = account === null ? [cutoff] : [account, cutoff];
+      const [last]: HeadRow[] = await manager.query(
+        `SELECT seq, hash FROM audit_entries WHERE ${ofAccount(account, 1)} AND seq IS NOT NULL AND at < $${params.length}
+          ORDER BY seq DESC LIMIT 1`,
+        params,
+      );
+      if (!last) return 0;
+      const upTo = account === null ? [last.seq] : [account, last.seq];
+      const [, deleted]: [unknown, number] = await manager.query(
+        `DELETE FROM audit_entries WHERE ${ofAccount(account, 1)} AND seq <= $${upTo.length}`,
+        upTo,
+      );
+      await manager.query(
+        `INSERT INTO audit_anchors (account_id, seq, hash) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash, purged_at = now()`,
+        [account, last.seq, last.hash],
+      );
+      return Number(deleted);
+    });
+  }
+
+  /** Every account, and the entries of no account (null): the chains there may be. */
+  async chains(): Promise<(string | null)[]> {
+    const rows: { id: string }[] = await this.db.query(`SELECT id FROM accounts`);
+    return [...rows.map((row) => row.id), null];
+  }
+}
+
+/** The condition of an account's entries, its id as parameter `$n` (none for the entries of no account). */
+function ofAccount(account: string | null, n: number): string {
+  return account === null ? 'account_id IS NULL' : `account_id = $${n}`;
+}

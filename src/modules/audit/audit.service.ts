@@ -1,0 +1,131 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER } from '../../common/logging/logger.js';
+import { Periodic } from '../../common/scheduling/periodic.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { inAuditScope, systemActor } from '../../database/audit-context.js';
+import { type AuditEntryView, entryHash } from './audit-chain.js';
+import { type AuditFilter, AuditRepository, type NewAuditEntry } from './audit.repository.js';
+
+/** How often each instance seals what has committed: every entry carries its hash within a second of its change. */
+const SEAL_EVERY_MS = 200;
+const SEAL_BATCH = 2000;
+/** How often each instance purges entries past AUDIT_RETENTION_DAYS. */
+const PURGE_EVERY_MS = 3_600_000;
+/** Entries read at a time by an export or a verification: memory does not grow with the range. */
+export const AUDIT_READ_BATCH = 5000;
+
+/** What `GET /api/v1/audit/verify` answers (docs/audit.md#verifying). */
+export interface AuditVerification {
+  ok: boolean;
+  checked: number;
+  first_broken_seq?: number;
+}
+
+/**
+ * The audit trail (docs/audit.md): the sealer that numbers and chains each account's entries just after they
+ * commit, the retention purge, and the reads (pages, exports, verification).
+ */
+@Injectable()
+export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly sealer: Periodic;
+  private readonly purger: Periodic;
+
+  constructor(
+    private readonly audit: AuditRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.sealer = new Periodic(
+      () => this.sealAll().catch((error: unknown) => this.logger.warn({ err: error }, 'audit: sealing failed')),
+      SEAL_EVERY_MS,
+    );
+    this.purger = new Periodic(
+      () =>
+        this.purgeOld()
+          .then((purged) => purged && this.logger.info({ purged }, 'audit entries past their retention purged'))
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'audit: purging old entries failed')),
+      PURGE_EVERY_MS,
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.sealer.start();
+    this.purger.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([this.sealer.stop(), this.purger.stop()]);
+  }
+
+  /**
+   * Writes entries of what changes no audited row (a failed sign-in), in a transaction of their own that carries the
+   * running request's audit scope.
+   */
+  record(entries: NewAuditEntry[]): Promise<void> {
+    return this.audit.recordAlone(entries);
+  }
+
+  /** Seals every account's committed entries (those another instance is sealing are left to it); answers how many. */
+  async sealAll(): Promise<number> {
+    let sealed = 0;
+    for (const account of await this.audit.unsealedAccounts(100)) {
+      for (;;) {
+        const count = await this.audit.seal(account, SEAL_BATCH);
+        if (count > 0) sealed += count;
+        if (count < SEAL_BATCH) break;
+      }
+    }
+    return sealed;
+  }
+
+  /** Purges, per account, the entries older than AUDIT_RETENTION_DAYS; answers how many. */
+  purgeOld(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.config.auditRetentionDays * 86_400_000);
+    return inAuditScope({ actor: systemActor('audit retention') }, async () => {
+      let purged = 0;
+      for (const account of await this.audit.chains()) purged += await this.audit.purge(account, cutoff);
+      return purged;
+    });
+  }
+
+  /** A page of the account's trail, newest first, before the seq `before`. */
+  page(account: string | null, filter: AuditFilter, before: number | null, limit: number): Promise<AuditEntryView[]> {
+    return this.audit.page(account, filter, before, limit);
+  }
+
+  /** Every sealed entry of the account in `[from, to)`, in seq order, a batch at a time. */
+  async *entries(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<AuditEntryView[]> {
+    let after = 0;
+    for (;;) {
+      const batch = await this.audit.after(account, after, AUDIT_READ_BATCH, range);
+      if (!batch.length) return;
+      yield batch;
+      after = batch[batch.length - 1].seq;
+      if (batch.length < AUDIT_READ_BATCH) return;
+    }
+  }
+
+  /**
+   * Recomputes the account's chain over `[from, to)`: each entry's hash from the stored hash of the one before it,
+   * and no seq missing. Answers the first seq where it breaks (an entry edited, or one deleted: the next seq is then
+   * not the one expected).
+   */
+  async verify(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): Promise<AuditVerification> {
+    let checked = 0;
+    let previous: { seq: number; hash: string } | null = null;
+    for await (const batch of this.entries(account, range)) {
+      for (const entry of batch) {
+        previous ??= await this.audit.before(account, entry.seq);
+        if (!previous || entry.seq !== previous.seq + 1 || entryHash(previous.hash, entry) !== entry.hash) {
+          // An entry missing (deleted) breaks the chain at its seq; an entry edited, at its own.
+          const missing = previous ? entry.seq !== previous.seq + 1 : true;
+          return { ok: false, checked, first_broken_seq: missing ? (previous?.seq ?? entry.seq - 1) + (previous ? 1 : 0) : entry.seq };
+        }
+        previous = entry;
+        checked += 1;
+      }
+    }
+    return { ok: true, checked };
+  }
+}
