@@ -31,11 +31,10 @@ export class AppointmentsRepository extends RecordsRepository {
            FROM due WHERE a.id = due.id AND a.status = 'SCHEDULED' AND a.no_show_at IS NULL
          RETURNING a.id, a.terminal_id, a.window_end, a.end_tolerance
        ), logged AS (
-         INSERT INTO appointment_logs (appointment_id, event, message)
-         SELECT id, 'no_show', 'No show: not checked in by '
-                               || to_char(gate_shift(window_end, end_tolerance) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-                               || ', the end of its admissible window'
-           FROM marked
+         INSERT INTO appointment_logs (appointment_id, event, message, data)
+         SELECT id, 'no_show', 'No show: not checked in by ' || m.until || ', the end of its admissible window',
+                jsonb_build_object('admissible_until', m.until)
+           FROM marked, LATERAL (SELECT to_char(gate_shift(window_end, end_tolerance) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS until) m
        )
        SELECT id, terminal_id FROM marked`,
       [limit],

@@ -18,7 +18,7 @@ export interface StampChange {
   /** The moment (a read's read_at); null: now. */
   at: Date | null;
   /** A log entry for it (`arrived`, `entered`, `departed`); none when the move that goes with it says it already. */
-  message?: string;
+  log?: { message: string; data: Record<string, unknown> };
   /** An `appointment.updated` event for it: when no status move's event carries it. */
   event?: boolean;
 }
@@ -42,8 +42,7 @@ export class AppointmentsService extends RecordsService {
   async stamp(manager: EntityManager, events: EventWriter, change: StampChange): Promise<boolean> {
     const stamped = await this.appointments.stamp(manager, change.record.id, change.column, change.at);
     if (!stamped) return false;
-    if (change.message)
-      await this.log(manager, [{ recordId: change.record.id, event: change.column.replace(/_at$/, ''), message: change.message }]);
+    if (change.log) await this.log(manager, [{ recordId: change.record.id, event: change.column.replace(/_at$/, ''), ...change.log }]);
     if (change.event)
       events.account(this.view.events, [{ accountId: change.record.terminal_id, type: 'appointment.updated', id: change.record.id }]);
     return true;

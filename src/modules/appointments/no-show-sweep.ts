@@ -1,3 +1,4 @@
+import { inAuditScope, systemActor } from '../../database/audit-context.js';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { LOGGER } from '../../common/logging/logger.js';
@@ -37,8 +38,15 @@ export class NoShowSweep implements OnApplicationBootstrap, OnModuleDestroy {
     return this.sweeps.stop();
   }
 
-  /** Marks every due appointment; answers how many. Failures are logged and left to the next sweep. */
-  async sweep(): Promise<number> {
+  /**
+   * Marks every due appointment; answers how many. Failures are logged and left to the next sweep. Its changes are
+   * the service's own in the audit trail.
+   */
+  sweep(): Promise<number> {
+    return inAuditScope({ actor: systemActor('no-show sweep') }, () => this.sweepNow());
+  }
+
+  private async sweepNow(): Promise<number> {
     let marked = 0;
     try {
       for (;;) {

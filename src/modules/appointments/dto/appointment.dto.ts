@@ -227,7 +227,19 @@ export const APPOINTMENT_EXAMPLES: RecordExamples = {
     departed_at: null,
   },
   logs: [
-    { event: 'ticket_created', message: `Ticket ${EXAMPLE.ticketId} created (layout demo-ticket)`, created_at: EXAMPLE.loggedLater },
-    { event: 'created', message: 'Appointment created', created_at: EXAMPLE.loggedAt },
+    {
+      event: 'ticket_created',
+      message: `Ticket ${EXAMPLE.ticketId} created (layout demo-ticket)`,
+      created_at: EXAMPLE.loggedLater,
+      data: { ticket_id: EXAMPLE.ticketId, layout_ref: 'demo-ticket' },
+      actor: EXAMPLE.userActor,
+    },
+    {
+      event: 'created',
+      message: 'Appointment created',
+      created_at: EXAMPLE.loggedAt,
+      data: { layout_ref: 'demo-appointment' },
+      actor: EXAMPLE.keyActor,
+    },
   ],
 };
