@@ -119,7 +119,7 @@ export class ReportsService {
         g.utilisation = kept ? ratio(kept.booked, kept.capacity) : null;
       }
     }
-    if (group === 'carrier') await this.name(view.groups, (ids) => this.capacity.carrierNames(ids));
+    if (group === 'carrier') await this.name(view.groups);
     return { view, group };
   }
 
@@ -129,9 +129,7 @@ export class ReportsService {
     const group = query.group_by ?? 'day';
     const scope: ReportScope = { carrierId: principal.accountId, terminalId: query.terminal_id?.toLowerCase() ?? null };
     const view = this.viewOf(await this.reports.figures(scope, group, from, to, zone));
-    if (group === 'terminal') {
-      await this.name(view.groups, (ids) => Promise.all(ids.map(async (id) => ({ id, name: (await this.accounts.get(id)).name }))));
-    }
+    if (group === 'terminal') await this.name(view.groups);
     return { view, group };
   }
 
@@ -185,10 +183,11 @@ export class ReportsService {
     };
   }
 
-  /** The names of the accounts the groups are keyed by (null for the group of no carrier). */
-  private async name(groups: GroupView[], names: (ids: string[]) => Promise<{ id: string; name: string }[]>): Promise<void> {
-    const ids = groups.flatMap((g) => (g.key === null ? [] : [g.key]));
-    const found = new Map((ids.length ? await names(ids) : []).map(({ id, name }) => [id, name]));
+  /** The names of the accounts the groups are keyed by (null for the group of no carrier), read in one statement. */
+  private async name(groups: GroupView[]): Promise<void> {
+    const found = new Map(
+      (await this.accounts.names(groups.flatMap((g) => (g.key === null ? [] : [g.key])))).map(({ id, name }) => [id, name]),
+    );
     for (const g of groups) g.name = g.key === null ? null : (found.get(g.key) ?? null);
   }
 }
