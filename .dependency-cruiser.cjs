@@ -18,7 +18,7 @@ const TIERS = [
   ['feed'],
   ['records'],
   ['capacity', 'trips'],
-  ['appointments'],
+  ['appointments', 'reports'],
   ['tickets'],
   ['checkin', 'driver-app', 'driver-tokens', 'bookings', 'webhooks'],
   ['gate'],

@@ -1121,6 +1121,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/reports/gate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * How the terminal's gate performs: on time, early, late, no-shows, turn times, waits and utilisation, grouped
+     * @description Over the appointments whose window_start lies in [from, to), at most 400 days; days and hours on the clock of time_zone. Percentiles are nearest-rank over whole minutes and seconds. `format=csv` answers the same as text/csv. [Reports](/guide/reports.md).
+     *
+     *     Requires `reports:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['GateReportsController_gate'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/carrier': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The carrier's scorecard: the appointments it booked, per terminal or by day
+     * @description Over the appointments whose window_start lies in [from, to), at most 400 days; days and hours on the clock of time_zone. Percentiles are nearest-rank over whole minutes and seconds. `format=csv` answers the same as text/csv. [Reports](/guide/reports.md).
+     *
+     *     Requires `reports:read` ([roles](/guide/users.md#roles)).
+     */
+    get: operations['CarrierReportsController_carrier'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/tickets': {
     parameters: {
       query?: never;
@@ -3108,6 +3152,65 @@ export interface components {
       items: components['schemas']['BookingItemView'][];
       /** @description Pass as cursor for the next page; null on the last page */
       next_cursor: string | null;
+    };
+    PercentilesView: {
+      /** @description The median, nearest-rank (null: no values) */
+      p50: number | null;
+      /** @description The 90th percentile, nearest-rank (null: no values) */
+      p90: number | null;
+    };
+    GroupView: {
+      /** @description Appointments not DELETED */
+      appointments: number;
+      /** @description Those with an arrival (arrived_at) */
+      arrived: number;
+      /** @description Arrived inside the admissible window */
+      on_time: number;
+      /** @description Arrived before it */
+      early: number;
+      /** @description Arrived after it */
+      late: number;
+      /** @description Marked no-show and never arrived */
+      no_shows: number;
+      /** @description Appointments DELETED */
+      deleted: number;
+      /** @description Arrival to departure, in whole minutes */
+      turn_minutes: components['schemas']['PercentilesView'];
+      /** @description Check-in request to its tickets, in whole seconds */
+      wait_to_ticket_seconds: components['schemas']['PercentilesView'];
+      /** @description Booked ÷ capacity of the slots that begin in the group under the terminal’s rules (by day, by hour and in the totals; null: no capacity) */
+      utilisation?: number | null;
+      /** @description YYYY-MM-DD (day), YYYY-MM-DDTHH:00 (hour), the carrier account id (null: not booked by a carrier), the layout_ref, or the terminal id */
+      key: string | null;
+      /** @description By carrier or terminal: the account's name */
+      name?: string | null;
+    };
+    FiguresView: {
+      /** @description Appointments not DELETED */
+      appointments: number;
+      /** @description Those with an arrival (arrived_at) */
+      arrived: number;
+      /** @description Arrived inside the admissible window */
+      on_time: number;
+      /** @description Arrived before it */
+      early: number;
+      /** @description Arrived after it */
+      late: number;
+      /** @description Marked no-show and never arrived */
+      no_shows: number;
+      /** @description Appointments DELETED */
+      deleted: number;
+      /** @description Arrival to departure, in whole minutes */
+      turn_minutes: components['schemas']['PercentilesView'];
+      /** @description Check-in request to its tickets, in whole seconds */
+      wait_to_ticket_seconds: components['schemas']['PercentilesView'];
+      /** @description Booked ÷ capacity of the slots that begin in the group under the terminal’s rules (by day, by hour and in the totals; null: no capacity) */
+      utilisation?: number | null;
+    };
+    ReportView: {
+      /** @description The groups in the order of their keys */
+      groups: components['schemas']['GroupView'][];
+      totals: components['schemas']['FiguresView'];
     };
     CreateTicketDto: {
       /**
@@ -18204,6 +18307,572 @@ export interface operations {
             error: {
               /** @enum {string} */
               code: 'IDEMPOTENCY_KEY_MISMATCH';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  GateReportsController_gate: {
+    parameters: {
+      query: {
+        /** @description Appointments whose window_start is at or after this instant (ISO 8601 with a zone) */
+        from: string;
+        /** @description Appointments whose window_start is before this instant: later than from, at most 400 days after it */
+        to: string;
+        /** @description The IANA time zone of the days and hours (default UTC) */
+        time_zone?: string;
+        /** @description `csv`: the same figures as CSV (text/csv), one line per group and a last line of totals */
+        format?: 'json' | 'csv';
+        /** @description How to group the appointments (default day) */
+        group_by?: 'day' | 'hour' | 'carrier' | 'layout_ref';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "groups": [
+           *           {
+           *             "key": "2026-11-23",
+           *             "appointments": 40,
+           *             "arrived": 31,
+           *             "on_time": 24,
+           *             "early": 3,
+           *             "late": 4,
+           *             "no_shows": 5,
+           *             "deleted": 2,
+           *             "turn_minutes": {
+           *               "p50": 48,
+           *               "p90": 95
+           *             },
+           *             "wait_to_ticket_seconds": {
+           *               "p50": 12,
+           *               "p90": 41
+           *             },
+           *             "utilisation": 0.5
+           *           },
+           *           {
+           *             "key": "2026-11-24",
+           *             "appointments": 36,
+           *             "arrived": 31,
+           *             "on_time": 24,
+           *             "early": 3,
+           *             "late": 4,
+           *             "no_shows": 1,
+           *             "deleted": 2,
+           *             "turn_minutes": {
+           *               "p50": 48,
+           *               "p90": 95
+           *             },
+           *             "wait_to_ticket_seconds": {
+           *               "p50": 12,
+           *               "p90": 41
+           *             },
+           *             "utilisation": 0.45
+           *           }
+           *         ],
+           *         "totals": {
+           *           "appointments": 76,
+           *           "arrived": 62,
+           *           "on_time": 48,
+           *           "early": 6,
+           *           "late": 8,
+           *           "no_shows": 6,
+           *           "deleted": 4,
+           *           "turn_minutes": {
+           *             "p50": 48,
+           *             "p90": 95
+           *           },
+           *           "wait_to_ticket_seconds": {
+           *             "p50": 12,
+           *             "p90": 41
+           *           },
+           *           "utilisation": 0.475
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReportView'];
+          };
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "groups": [
+           *           {
+           *             "key": "2026-11-23",
+           *             "appointments": 40,
+           *             "arrived": 31,
+           *             "on_time": 24,
+           *             "early": 3,
+           *             "late": 4,
+           *             "no_shows": 5,
+           *             "deleted": 2,
+           *             "turn_minutes": {
+           *               "p50": 48,
+           *               "p90": 95
+           *             },
+           *             "wait_to_ticket_seconds": {
+           *               "p50": 12,
+           *               "p90": 41
+           *             },
+           *             "utilisation": 0.5
+           *           },
+           *           {
+           *             "key": "2026-11-24",
+           *             "appointments": 36,
+           *             "arrived": 31,
+           *             "on_time": 24,
+           *             "early": 3,
+           *             "late": 4,
+           *             "no_shows": 1,
+           *             "deleted": 2,
+           *             "turn_minutes": {
+           *               "p50": 48,
+           *               "p90": 95
+           *             },
+           *             "wait_to_ticket_seconds": {
+           *               "p50": 12,
+           *               "p90": 41
+           *             },
+           *             "utilisation": 0.45
+           *           }
+           *         ],
+           *         "totals": {
+           *           "appointments": 76,
+           *           "arrived": 62,
+           *           "on_time": 48,
+           *           "early": 6,
+           *           "late": 8,
+           *           "no_shows": 6,
+           *           "deleted": 4,
+           *           "turn_minutes": {
+           *             "p50": 48,
+           *             "p90": 95
+           *           },
+           *           "wait_to_ticket_seconds": {
+           *             "p50": 12,
+           *             "p90": 41
+           *           },
+           *           "utilisation": 0.475
+           *         }
+           *       }
+           *     }
+           */
+          'text/csv': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReportView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+          'text/csv': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `RATE_LIMITED`: Too many requests for this key, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'RATE_LIMITED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Unexpected failure; quote the X-Request-Id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'INTERNAL_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: The database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'SERVICE_UNAVAILABLE';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  CarrierReportsController_carrier: {
+    parameters: {
+      query: {
+        /** @description Appointments whose window_start is at or after this instant (ISO 8601 with a zone) */
+        from: string;
+        /** @description Appointments whose window_start is before this instant: later than from, at most 400 days after it */
+        to: string;
+        /** @description The IANA time zone of the days and hours (default UTC) */
+        time_zone?: string;
+        /** @description `csv`: the same figures as CSV (text/csv), one line per group and a last line of totals */
+        format?: 'json' | 'csv';
+        /** @description Only the bookings at this terminal */
+        terminal_id?: string;
+        /** @description How to group the bookings (default day) */
+        group_by?: 'day' | 'terminal';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "groups": [
+           *           {
+           *             "key": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *             "name": "Port A",
+           *             "appointments": 40,
+           *             "arrived": 31,
+           *             "on_time": 24,
+           *             "early": 3,
+           *             "late": 4,
+           *             "no_shows": 5,
+           *             "deleted": 2,
+           *             "turn_minutes": {
+           *               "p50": 48,
+           *               "p90": 95
+           *             },
+           *             "wait_to_ticket_seconds": {
+           *               "p50": 12,
+           *               "p90": 41
+           *             }
+           *           }
+           *         ],
+           *         "totals": {
+           *           "appointments": 40,
+           *           "arrived": 31,
+           *           "on_time": 24,
+           *           "early": 3,
+           *           "late": 4,
+           *           "no_shows": 5,
+           *           "deleted": 2,
+           *           "turn_minutes": {
+           *             "p50": 48,
+           *             "p90": 95
+           *           },
+           *           "wait_to_ticket_seconds": {
+           *             "p50": 12,
+           *             "p90": 41
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReportView'];
+          };
+          /**
+           * @example {
+           *       "success": true,
+           *       "data": {
+           *         "groups": [
+           *           {
+           *             "key": "5a58d8a0-f00a-4bf9-98b1-4bf5cb22f5be",
+           *             "name": "Port A",
+           *             "appointments": 40,
+           *             "arrived": 31,
+           *             "on_time": 24,
+           *             "early": 3,
+           *             "late": 4,
+           *             "no_shows": 5,
+           *             "deleted": 2,
+           *             "turn_minutes": {
+           *               "p50": 48,
+           *               "p90": 95
+           *             },
+           *             "wait_to_ticket_seconds": {
+           *               "p50": 12,
+           *               "p90": 41
+           *             }
+           *           }
+           *         ],
+           *         "totals": {
+           *           "appointments": 40,
+           *           "arrived": 31,
+           *           "on_time": 24,
+           *           "early": 3,
+           *           "late": 4,
+           *           "no_shows": 5,
+           *           "deleted": 2,
+           *           "turn_minutes": {
+           *             "p50": 48,
+           *             "p90": 95
+           *           },
+           *           "wait_to_ticket_seconds": {
+           *             "p50": 12,
+           *             "p90": 41
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'text/csv': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ReportView'];
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: A field is missing, unknown or malformed; details.errors[].path locates it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+          'text/csv': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'VALIDATION_ERROR';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `UNAUTHORIZED`: X-API-Key (or the session cookie, or the driver token) missing, unknown, revoked or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'UNAUTHORIZED';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /** @description `CSRF_TOKEN_INVALID`: A change made with the session cookie without its csrf_token in X-CSRF-Token, or with a wrong one; `FORBIDDEN`: The caller's account kind or role does not allow this (details.required names the permission), or no capacity rule of the terminal lets this carrier book; `MFA_SETUP_REQUIRED`: The account requires two-factor authentication and the user has none: the session may only set it up (POST /api/v1/me/mfa) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+              /** @enum {string} */
+              code: 'CSRF_TOKEN_INVALID' | 'FORBIDDEN' | 'MFA_SETUP_REQUIRED';
               message: string;
               details?: {
                 [key: string]: unknown;

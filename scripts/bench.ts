@@ -7,6 +7,7 @@ import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench
 import { postLoad, type LoadResult } from './bench/load.js';
 import { type CapacityFigures, capacityBench, printCapacity } from './bench/capacity.js';
 import { type GateFigures, gateBench, printGate } from './bench/gate.js';
+import { printReports, type ReportsFigures, reportsBench } from './bench/reports.js';
 import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plainLogs, plainUpdate } from './bench/plain-sql.js';
 import { CleanUp, cpuMsOf, freePort, isProcessNamed, startFloor, startService, stop } from './bench/processes.js';
 import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
@@ -47,6 +48,8 @@ const SOCKETS_STEP = 1000;
 const SCALE = { small: 10_000, large: 1_000_000 };
 /** The gate: a terminal's appointments, reads (and driver check-ins) at once, their rounds, reads matched. */
 const GATE = { stored: 100_000, atOnce: 100, rounds: 3, matchingSamples: 1000 };
+/** Reports asked of each terminal in the reports section. */
+const REPORT_REQUESTS = 30;
 const WEBHOOK_CONCURRENCY = 16;
 /** WEBHOOK_MAX_IN_FLIGHT's default: one webhook's attempts at once, and so the floor's POSTs at once. */
 const WEBHOOK_MAX_IN_FLIGHT = 4;
@@ -54,7 +57,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=sessions` or `--only=gate`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=reports`, `--only=sessions` or `--only=gate`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -999,6 +1002,73 @@ async function sessionsSection(cleanUp: CleanUp): Promise<{ figures: SessionFigu
   };
 }
 
+/**
+ * Reports (scripts/bench/reports.ts): creates keeping the rollups against plain SQL doing the same (the triggers keep
+ * them for both), and a 90-day report by day over a million appointments against the same over ten thousand.
+ */
+async function reportsSection(cleanUp: CleanUp): Promise<{ figures: ReportsFigures; targets: Target[] }> {
+  const { name, base } = await newService(cleanUp);
+  const client = new pg.Client({ connectionString: dbUrl(name) });
+  await client.connect();
+  cleanUp.add('the reports connection', () => client.end());
+  const call = async (at: string, key: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${at}${path}`, {
+      method,
+      headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  say(
+    `reports: creates keeping the rollups, a 90-day report over ${SCALE.large.toLocaleString('en')} and ${SCALE.small.toLocaleString('en')} appointments`,
+  );
+  const figures = await reportsBench({
+    base,
+    client,
+    call,
+    newTerminal: async (account) => {
+      const terminal = await newTerminal(base, { name: account }, ['bench', 'bench-2']);
+      return { id: terminal.id, key: terminal.apiKey };
+    },
+    newCarrier: async (account) =>
+      (await new Api(base, ADMIN_KEY).call('POST', '/api/v1/admin/accounts', { kind: 'carrier', name: account })).data.id as string,
+    items: appointmentItems,
+    plainCreate,
+    batch: BATCH,
+    rounds: ROUNDS,
+    sizes: SCALE,
+    requests: REPORT_REQUESTS,
+    say,
+  });
+  printReports(figures, say);
+  const { create, report } = figures;
+  return {
+    figures,
+    targets: [
+      target(
+        `create ${BATCH} appointments keeping the rollups vs plain SQL (same triggers), p50 ms`,
+        create.service.p50,
+        create.floor.p50,
+        {
+          ratioAtMost: 1.2,
+        },
+      ),
+      target(
+        `${report.days}-day report by day, ${SCALE.large.toLocaleString('en')} appointments, p50 ms`,
+        report.large.service.p50,
+        report.small.service.p50,
+        { msAtMost: 20 },
+      ),
+      target(
+        `the same report, ${SCALE.large.toLocaleString('en')} vs ${SCALE.small.toLocaleString('en')} appointments, p50`,
+        report.large.service.p50,
+        report.small.service.p50,
+        { ratioAtMost: 1.2 },
+      ),
+    ],
+  };
+}
+
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<Target[]> {
   const { base, name } = await newService(cleanUp);
@@ -1034,6 +1104,12 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     if (json) console.log(JSON.stringify({ sessions: sessions.figures, targets: sessions.targets }, null, 2));
     return sessions.targets;
   }
+  if (only === 'reports') {
+    const reports = await reportsSection(cleanUp);
+    printTargets(reports.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ reports: reports.figures, targets: reports.targets }, null, 2));
+    return reports.targets;
+  }
   if (only === 'capacity') {
     const capacity = await capacitySection(cleanUp);
     printTargets(capacity.targets, loadavg()[0]);
@@ -1048,7 +1124,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
   }
   if (only)
     throw new Error(
-      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, sessions and gate`,
+      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, reports, sessions and gate`,
     );
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
@@ -1115,6 +1191,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
   const webhooks = await webhooksSection(cleanUp);
   const scale = await scaleSection(cleanUp);
   const capacity = await capacitySection(cleanUp);
+  const reports = await reportsSection(cleanUp);
   const sessions = await sessionsSection(cleanUp);
   const gate = await gateSection(cleanUp);
 
@@ -1128,6 +1205,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     ...webhooks.targets,
     ...scale.targets,
     ...capacity.targets,
+    ...reports.targets,
     ...sessions.targets,
     ...gate.targets,
   ];
@@ -1153,6 +1231,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
           facts,
           scale: scale.figures,
           capacity: capacity.figures,
+          reports: reports.figures,
           sessions: sessions.figures,
           gate: gate.figures,
           memory: serviceMemory,

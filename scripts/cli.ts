@@ -21,9 +21,14 @@ import { createLogger } from '../src/common/logging/logger.js';
 import { UsersService } from '../src/modules/users/users.service.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
 import { userView } from '../src/modules/users/user-views.js';
+import { ReportsService } from '../src/modules/reports/reports.service.js';
 
-/** The commands about people need the users module, and so the service's modules (without HTTP or sockets). */
+/**
+ * The commands about people need the users module, and the rebuild of reports its module: so the service's
+ * modules (without HTTP or sockets).
+ */
 const USER_COMMANDS = new Set(['user:create', 'user:list']);
+const APP_COMMANDS = new Set([...USER_COMMANDS, 'reports:rebuild']);
 
 const USAGE = `Operator commands (same store as the service: DATABASE_URL, or the embedded store in DATA_DIR)
 
@@ -34,9 +39,12 @@ const USAGE = `Operator commands (same store as the service: DATABASE_URL, or th
   npm run cli -- key:revoke --key <key id>
   npm run cli -- user:create --account <account id> --email ana@port-a.example --role owner [--name "Ana Souza"] [--password <password>]
   npm run cli -- user:list --account <account id>
+  npm run cli -- reports:rebuild
 
 user:create prints the user's invitation link (PUBLIC_URL, else http://localhost:PORT; mailed too when SMTP_URL is
 set); with --password the user is active at once, with that password.
+
+reports:rebuild computes the reports' rollups again from the appointments and check-ins (docs/reports.md).
 
 Add --json for machine-readable output. New keys are printed once: store them.`;
 
@@ -127,6 +135,11 @@ async function runUsers(app: INestApplicationContext, config: AppConfig, command
   };
 }
 
+async function rebuildReports(app: INestApplicationContext): Promise<{ text: string; data: unknown }> {
+  const rebuilt = await app.get(ReportsService).rebuild();
+  return { data: rebuilt, text: `Rebuilt the reports' rollups: ${rebuilt.rollups} rows of counters, ${rebuilt.histograms} of histograms.` };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function run(accounts: AccountsService, command: string | undefined): Promise<{ text: string; data: unknown }> {
@@ -185,13 +198,13 @@ async function main(): Promise<number> {
     await database.dataSource.initialize();
     await database.dataSource.runMigrations({ transaction: 'each' });
     const command = positionals[0];
-    if (command && USER_COMMANDS.has(command)) {
+    if (command && APP_COMMANDS.has(command)) {
       const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config, database, logger: createLogger('warn') }), {
         logger: false,
         abortOnError: false,
       });
       try {
-        const result = await runUsers(app, config, command);
+        const result = USER_COMMANDS.has(command) ? await runUsers(app, config, command) : await rebuildReports(app);
         console.log(values.json ? JSON.stringify(result.data, null, 2) : result.text);
         return 0;
       } finally {

@@ -14,6 +14,7 @@ import { AppointmentsModule } from './modules/appointments/appointments.module.j
 import { AuthModule } from './modules/auth/auth.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CapacityModule } from './modules/capacity/capacity.module.js';
+import { ReportsModule } from './modules/reports/reports.module.js';
 import { RevocationsModule } from './modules/auth/revocations.js';
 import { DriverAppModule } from './modules/driver-app/driver-app.module.js';
 import { DriverTokensModule } from './modules/driver-tokens/driver-tokens.module.js';
@@ -69,6 +70,7 @@ export class AppModule {
         AppointmentsModule,
         CapacityModule,
         BookingsModule,
+        ReportsModule,
         TicketsModule,
         DriverAppModule,
         WebhooksModule,

@@ -19,6 +19,7 @@ export const GUIDE_PAGES = [
   'gate',
   'layouts',
   'audit',
+  'reports',
 ] as const;
 export type GuidePage = (typeof GUIDE_PAGES)[number];
 

@@ -45,7 +45,8 @@ const TABLES: { table: string; resource: string; accounts: string; keys: string;
     keys: 'id',
     ref: 'ref',
     withheld: [],
-    ignored: ['plate_checkin_id'],
+    // The reports' bookkeeping (the wait to the first ticket, set with the check-in: docs/reports.md).
+    ignored: ['plate_checkin_id', 'ticket_wait_seconds'],
   },
   { table: 'tickets', resource: 'ticket', accounts: 'terminal_id', keys: 'id', ref: 'layout_ref', withheld: [], ignored: [] },
   { table: 'checkins', resource: 'checkin', accounts: 'terminal_id', keys: 'id', ref: '', withheld: [], ignored: ['instance_id'] },

@@ -21,6 +21,7 @@ import { Gate1763930000000 } from './1763930000000-gate.js';
 import { LogData1763935000000 } from './1763935000000-log-data.js';
 import { Audit1763940000000 } from './1763940000000-audit.js';
 import { GatePlateFold1763945000000 } from './1763945000000-gate-plate-fold.js';
+import { Reports1763950000000 } from './1763950000000-reports.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-attempts-keep-event.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
@@ -48,5 +49,6 @@ export const MIGRATIONS = [
   LogData1763935000000,
   Audit1763940000000,
   GatePlateFold1763945000000,
+  Reports1763950000000,
   WebhookAttemptsKeepEvent1763960000000,
 ];

@@ -185,6 +185,11 @@ export class AccountsService {
     return this.accounts.findById(id);
   }
 
+  /** The names of accounts by id (a report's carriers and terminals): ids that are no account are left out. */
+  names(ids: string[]): Promise<{ id: string; name: string }[]> {
+    return ids.length ? this.accounts.names(ids) : Promise.resolve([]);
+  }
+
   private async mustFind(id: string): Promise<Account> {
     const account = UUID.test(id) ? await this.accounts.findById(id) : null;
     if (!account) throw AppError.notFound('Account', { id });

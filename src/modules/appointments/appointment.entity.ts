@@ -55,6 +55,10 @@ export class Appointment extends ScheduledRecord {
   @Column({ name: 'departed_at', type: 'timestamptz', nullable: true })
   departedAt: Date | null;
 
+  /** Check-in request to its tickets, whole seconds (docs/reports.md): set once, by a trigger on check-ins. */
+  @Column({ name: 'ticket_wait_seconds', type: 'integer', nullable: true })
+  ticketWaitSeconds: number | null;
+
   /** The check-in a plate read started on it last: a driver's check-in arriving while it is pending joins it. */
   @Column({ name: 'plate_checkin_id', type: 'uuid', nullable: true })
   plateCheckinId: string | null;

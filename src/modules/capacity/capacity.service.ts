@@ -238,6 +238,18 @@ export class CapacityService {
     return rules;
   }
 
+  /**
+   * Every slot of the terminal's rules that begins in `[from, to)`: its start, its capacity (0 when closed) and its
+   * booked count; what a report's utilisation divides (docs/reports.md). No limit on the range: the caller keeps it.
+   */
+  async slotUsage(terminalId: string, from: number, to: number): Promise<{ start: number; capacity: number; booked: number }[]> {
+    const rules = await this.rules.list(terminalId);
+    const all = await Promise.all(rules.map((rule) => this.slotsOf(rule, from, to)));
+    return all.flatMap(({ slots }) =>
+      slots.map(({ slot, shown }) => ({ start: slot.start, capacity: shown.open ? shown.capacity : 0, booked: shown.booked })),
+    );
+  }
+
   /** The slots of a rule that begin in `[from, to)` as availability shows them. */
   private async availability(rule: Rule, from: number, to: number): Promise<RuleAvailabilityView> {
     const { view, slots } = await this.slotsOf(rule, from, to);

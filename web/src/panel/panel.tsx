@@ -14,6 +14,7 @@ import { Bookings } from './bookings.js';
 import { Capacity } from './capacity.js';
 import { Gate } from './gate.js';
 import { Invitation, invitationTokenOf } from './invitation.js';
+import { Reports } from './reports.js';
 import { Layouts } from './layouts.js';
 import { MfaSetupOnly, MyAccount } from './my-account.js';
 import { SignIn, ssoErrorOf } from './sign-in.js';
@@ -186,6 +187,7 @@ function SignedPanel(props: { credential: Credential; me: Me; onSignOut: () => v
             {page === 'capacity' && <Capacity credential={credential} />}
             {page === 'book' && <Booking credential={credential} />}
             {page === 'bookings' && <Bookings credential={credential} />}
+            {page === 'reports' && <Reports credential={credential} kind={kind as 'terminal' | 'carrier'} />}
             {page === 'webhooks' && <Webhooks credential={credential} />}
             {page === 'accounts' && <Accounts credential={credential} />}
             {page === 'users' && <Users credential={credential} kind={kind} />}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import { CapacityModule } from '../capacity/capacity.module.js';
+import { CarrierReportsController, GateReportsController } from './reports.controller.js';
+import { ReportsRepository } from './reports.repository.js';
+import { ReportsService } from './reports.service.js';
+
+/** Reports (docs/reports.md): the gate's figures for terminals, scorecards for carriers, and their rebuild. */
+@Module({
+  imports: [CapacityModule, AccountsModule],
+  controllers: [GateReportsController, CarrierReportsController],
+  providers: [ReportsRepository, ReportsService],
+  exports: [ReportsService],
+})
+export class ReportsModule {}
