@@ -143,11 +143,11 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
     const terminal = await newTerminal(gate.http);
     await putLayout(gate.http, terminal.key, 'appointment', 'card');
     for (const [role, pages] of [
-      ['planner', ['Appointments', 'Gate', 'Capacity', 'Layouts', 'Audit', 'My account']],
-      ['viewer', ['Appointments', 'Gate', 'Capacity', 'Layouts', 'My account']],
+      ['planner', ['Appointments', 'Gate', 'Capacity', 'Reports', 'Layouts', 'Audit', 'My account']],
+      ['viewer', ['Appointments', 'Gate', 'Capacity', 'Reports', 'Layouts', 'My account']],
       [
         'owner',
-        ['Appointments', 'Gate', 'Capacity', 'Layouts', 'Webhooks', 'Users', 'Account settings', 'API keys', 'Audit', 'My account'],
+        ['Appointments', 'Gate', 'Capacity', 'Reports', 'Layouts', 'Webhooks', 'Users', 'Account settings', 'API keys', 'Audit', 'My account'],
       ],
     ] as const) {
       const person = await newUser(gate, terminal.id, role);
@@ -232,7 +232,7 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
 
       // Signed in, on the planner's pages, the link gone from the address bar.
       await invited.getByRole('button', { name: 'Sign out' }).waitFor();
-      expect(await navigation(invited)).toEqual(['Appointments', 'Gate', 'Capacity', 'Layouts', 'Audit', 'My account']);
+      expect(await navigation(invited)).toEqual(['Appointments', 'Gate', 'Capacity', 'Reports', 'Layouts', 'Audit', 'My account']);
       expect(await invited.locator('.person').textContent()).toBe('Paula Planner · Planner');
       expect(await invited.evaluate<string>('location.hash')).toBe('');
       // The link works once.
