@@ -12,6 +12,24 @@ const BOOKED_BY = { column: 'booked_by_id', nameColumn: 'booked_by_name' };
 export const GATE_STAMPS = ['arrived_at', 'entered_at', 'departed_at'] as const;
 export type GateStamp = (typeof GATE_STAMPS)[number];
 
+/**
+ * The terminal's live appointments (neither deleted nor completed) whose plate has one of the keys or folded keys
+ * (docs/gate.md#matching), with their drivers, at most 50, by window then ref: each side on its index
+ * (appointments_plate_idx, appointments_plate_fold_idx), never a scan. `terminal`, `keys`, `folds`: the SQL of the
+ * terminal's id and of the two text arrays (placeholders); a gate read's statement runs it as a CTE.
+ */
+export const plateLookupSql = (terminal: string, keys: string, folds: string) =>
+  `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category
+     FROM appointments r JOIN drivers d ON d.id = r.driver_id
+    WHERE r.id IN (
+            SELECT id FROM appointments WHERE terminal_id = ${terminal} AND gate_plate_key(license_plate) = ANY(${keys})
+            UNION
+            SELECT id FROM appointments WHERE terminal_id = ${terminal} AND gate_plate_fold(license_plate) = ANY(${folds})
+               AND status NOT IN ('DELETED', 'COMPLETED'))
+      AND r.status NOT IN ('DELETED', 'COMPLETED')
+    ORDER BY r.window_start NULLS LAST, r.ref
+    LIMIT 50`;
+
 export const APPOINTMENTS: RecordDefinition = {
   noun: 'appointment',
   label: 'Appointment',

@@ -11,6 +11,7 @@ import type { AccountEventType } from '../events/account-events.js';
 import { Changes } from '../feed/changes.js';
 import { movableFrom } from '../records/transitions.js';
 import type { CheckinStatus } from './checkin.entity.js';
+import { plateStartSql, type PlateStartSql } from './plate-start.js';
 import {
   type AppointmentForCheckin,
   type AttemptEvent,
@@ -224,18 +225,26 @@ export class CheckinLedger implements OnApplicationBootstrap {
   }
 
   /**
-   * Starts a plate read's attempt (docs/gate.md), run by this instance, on an appointment still SCHEDULED (false
-   * otherwise): logged `checkin_requested` on it, with its `checkin.requested` event.
+   * The start of a plate read's attempt (docs/gate.md), run by this instance, as CTEs of a statement (plateStartSql):
+   * logged `checkin_requested` on its appointment, with its `checkin.requested` event.
    */
+  plateStart(checkinId: string, readId: string): PlateStartSql {
+    return plateStartSql({
+      checkinId,
+      instanceId: this.instance.id,
+      log: {
+        event: 'checkin_requested',
+        message: `Check-in ${checkinId} requested by the plate read ${readId}`,
+        data: { checkin_id: checkinId, source: 'plate', read_id: readId },
+      },
+      event: { type: 'checkin.requested', checkin: pending(checkinId), view: this.appointments.view.sql },
+    });
+  }
+
+  /** Starts a plate read's attempt (see `plateStart`) on an appointment still SCHEDULED (false otherwise). */
   startPlate(checkinId: string, appointment: AppointmentForCheckin, readId: string): Promise<boolean> {
-    const log = {
-      event: 'checkin_requested',
-      message: `Check-in ${checkinId} requested by the plate read ${readId}`,
-      data: { checkin_id: checkinId, source: 'plate', read_id: readId },
-      accountEvent: this.event('checkin.requested', pending(checkinId)),
-    };
     return this.changes.transaction(async (manager, events) => {
-      const started = await this.repository.startPlateAttempt(manager, checkinId, appointment.id, this.instance.id, log);
+      const started = await this.repository.startPlateAttempt(manager, appointment.id, this.plateStart(checkinId, readId));
       if (started) events.announce([appointment.terminal_id]);
       return started;
     });

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { FirstStatement } from '../../database/prepared.js';
+import { plateLookupSql } from '../appointments/appointments.definition.js';
+import type { Param, PlateStartSql } from '../checkin/plate-start.js';
 import type { EventSource } from '../events/account-events.js';
-import { isoSql } from '../events/event-sql.js';
+import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
+import { admissibleAtSql, type RecordRow } from '../records/record-definition.js';
 import type { ReferralReason } from './matching.js';
 
 /** The path a read's image is served at (docs/gate.md#images). */
@@ -67,6 +71,16 @@ export interface NewRead {
   instanceId: string;
 }
 
+/** An appointment a read's plates found (`plateLookupSql`), with its terminal's gate geofence (for its check-in). */
+export type FoundAppointment = RecordRow & { license_plate: string | null; terminal_location: unknown };
+
+/** What `storeAndStart` did: whether it stored the read, what the read's plates found, the check-in it started. */
+export interface StoredAndStarted {
+  stored: boolean;
+  found: FoundAppointment[];
+  started: { checkinId: string; appointmentId: string } | null;
+}
+
 /** A referral with what resolving it needs of its read. */
 export interface ReferralRow {
   id: string;
@@ -120,6 +134,100 @@ export class GateRepository {
       ],
     );
     return row;
+  }
+
+  /**
+   * A new read stored, matched and acted on in one statement, the first of a transaction sent with its opening and
+   * COMMIT (one round trip): the read inserted, unless its read_id is known (then nothing else is done: a re-read
+   * or a retry takes `upsert`); the terminal's appointments its readings find (`plateLookupSql`); and, when exactly
+   * one eligible appointment matches exactly with a confidence of at least `match.autoConfidence`, is SCHEDULED,
+   * the stage checks it in (`match.handshake`) and no attempt is pending on it, its check-in started (`start`,
+   * the check-in module's CTEs). The matching (`matchRead`) then decides on the rows found, as for any read: the
+   * statement starts a check-in only where it matches, so the handshake runs at once.
+   */
+  storeAndStart(
+    read: NewRead,
+    match: {
+      readings: { key: string; confidence: number }[];
+      keys: string[];
+      folds: string[];
+      readAt: Date;
+      autoConfidence: number;
+      handshake: boolean;
+    },
+    start: PlateStartSql,
+  ): FirstStatement<StoredAndStarted> {
+    const values: unknown[] = [];
+    const param: Param = (value, type) => `$${values.push(value)}::${type}`;
+    const terminal = param(read.terminalId, 'uuid');
+    const readingKeys = param(
+      match.readings.map((r) => r.key),
+      'text[]',
+    );
+    const text = `WITH stored AS (
+         INSERT INTO gate_reads (id, terminal_id, read_id, lane, stage, plate, confidence, candidates, read_at, image, image_type, instance_id)
+         VALUES (${param(read.id, 'uuid')}, ${terminal}, ${param(read.readId, 'text')}, ${param(read.lane, 'text')}, ${param(read.stage, 'text')},
+                 ${param(read.plate, 'text')}, ${param(read.confidence, 'float8')}, ${param(JSON.stringify(read.candidates), 'jsonb')},
+                 ${param(read.readAt, 'timestamptz')}, ${param(read.image, 'bytea')}, ${param(read.imageType, 'text')}, ${param(read.instanceId, 'uuid')})
+         ON CONFLICT (terminal_id, read_id) DO NOTHING
+         RETURNING id
+       ), found AS (
+         SELECT l.* FROM (${plateLookupSql(terminal, param(match.keys, 'text[]'), param(match.folds, 'text[]'))}) l WHERE EXISTS (SELECT 1 FROM stored)
+       ), exact AS (
+         SELECT f.id, f.status,
+                (SELECT max(r.confidence) FROM unnest(${readingKeys}, ${param(
+                  match.readings.map((r) => r.confidence),
+                  'float8[]',
+                )}) AS r(key, confidence) WHERE r.key = gate_plate_key(f.license_plate)) AS confidence
+           FROM found f
+          WHERE gate_plate_key(f.license_plate) = ANY(${readingKeys}) AND ${admissibleAtSql('f', param(match.readAt, 'timestamptz'))}
+       ), chosen AS (
+         SELECT e.id FROM exact e
+          WHERE ${param(match.handshake, 'boolean')} AND e.status = 'SCHEDULED' AND e.confidence >= ${param(match.autoConfidence, 'float8')}
+            AND (SELECT count(*) FROM exact) = 1
+            AND NOT EXISTS (SELECT 1 FROM checkins c WHERE c.appointment_id = e.id AND c.status = 'pending')
+       ), ${start('chosen', param)}
+       SELECT s.id AS stored_id, c.id AS started_checkin_id, c.appointment_id AS started_appointment_id, f.*, t.location AS terminal_location
+         FROM (SELECT 1) one LEFT JOIN stored s ON true LEFT JOIN started c ON true LEFT JOIN found f ON true
+         LEFT JOIN accounts t ON t.id = f.terminal_id
+        ORDER BY f.window_start NULLS LAST, f.ref`;
+    return {
+      text,
+      values,
+      read: (rows) => {
+        type Row = FoundAppointment & {
+          stored_id: string | null;
+          started_checkin_id: string | null;
+          started_appointment_id: string | null;
+        };
+        const all = rows as Row[];
+        const [first] = all;
+        return {
+          stored: first?.stored_id != null,
+          started: first?.started_checkin_id ? { checkinId: first.started_checkin_id, appointmentId: first.started_appointment_id! } : null,
+          found: all
+            .filter((row) => row.id !== null)
+            .map(({ stored_id: _, started_checkin_id: __, started_appointment_id: ___, ...row }) => row as FoundAppointment),
+        };
+      },
+    };
+  }
+
+  /**
+   * The read's outcome (matched: the appointment), and its `gate.read` event, in one statement: the whole of a
+   * transaction, sent with its opening and COMMIT.
+   */
+  decided(id: string, outcome: 'matched' | 'referred', appointment: { id: string; ref: string } | null): FirstStatement<void> {
+    return {
+      text: `WITH decided AS (
+           UPDATE gate_reads SET outcome = $2, appointment_id = $3, appointment_ref = $4, instance_id = NULL, updated_at = now()
+            WHERE id = $1 RETURNING *
+         )
+         ${INSERT_EVENTS}
+         SELECT g.terminal_id, ${CURRENT_TX}, 'gate.read', ${READ_EVENTS.view!} FROM decided g`,
+      values: [id, outcome, appointment?.id ?? null, appointment?.ref ?? null],
+      read: () => undefined,
+    };
   }
 
   async findRead(id: string): Promise<StoredRead | null> {
