@@ -194,6 +194,9 @@ export class GateRepository {
     return {
       text,
       values,
+      // Its lookup's plan depends on the plates: a plan made once for any (a named statement's, after five runs) scans
+      // the terminal's appointments.
+      planEachTime: true,
       read: (rows) => {
         type Row = FoundAppointment & {
           stored_id: string | null;
