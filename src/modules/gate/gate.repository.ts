@@ -217,18 +217,21 @@ export class GateRepository {
   }
 
   /**
-   * The read's outcome (matched: the appointment), and its `gate.read` event, in one statement: the whole of a
-   * transaction, sent with its opening and COMMIT.
+   * Reads matched, however many: each read's outcome and appointment, and its `gate.read` event, in one statement,
+   * the whole of a transaction sent with its opening and COMMIT; the events in the order given.
    */
-  decided(id: string, outcome: 'matched' | 'referred', appointment: { id: string; ref: string } | null): FirstStatement<void> {
+  matchedMany(reads: { id: string; appointment: { id: string; ref: string } }[]): FirstStatement<void> {
     return {
       text: `WITH decided AS (
-           UPDATE gate_reads SET outcome = $2, appointment_id = $3, appointment_ref = $4, instance_id = NULL, updated_at = now()
-            WHERE id = $1 RETURNING *
+           UPDATE gate_reads AS g SET outcome = $4, appointment_id = x.appointment_id, appointment_ref = x.appointment_ref,
+                  instance_id = NULL, updated_at = now()
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS x(id, appointment_id, appointment_ref, ord)
+            WHERE g.id = x.id
+           RETURNING g.*, x.ord
          )
          ${INSERT_EVENTS}
-         SELECT g.terminal_id, ${CURRENT_TX}, 'gate.read', ${READ_EVENTS.view!} FROM decided g`,
-      values: [id, outcome, appointment?.id ?? null, appointment?.ref ?? null],
+         SELECT g.terminal_id, ${CURRENT_TX}, 'gate.read', ${READ_EVENTS.view!} FROM decided g ORDER BY g.ord`,
+      values: [reads.map((r) => r.id), reads.map((r) => r.appointment.id), reads.map((r) => r.appointment.ref), 'matched'],
       read: () => undefined,
     };
   }

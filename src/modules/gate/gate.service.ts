@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { Logger } from 'pino';
+import { Coalescer } from '../../common/batch/coalescer.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { ErrorCode } from '../../common/errors/error-codes.js';
 import { decodeStrings, encodeStrings } from '../../common/http/cursor.js';
@@ -45,6 +46,13 @@ interface Read {
   read_at: Date;
 }
 
+/** A read matched, with nothing else to write but its outcome. */
+interface MatchedRead {
+  terminalId: string;
+  id: string;
+  appointment: { id: string; ref: string };
+}
+
 /** What acting on a matched appointment did: done (the work of `finish` committed), or why the read is referred. */
 type Performed = { kind: 'done' } | { kind: 'refer'; reason: ReferralReason; detail: string | null; error: AppError };
 
@@ -63,6 +71,13 @@ const VERB: Record<GateStage, string> = {
 @Injectable()
 export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly purge: Periodic;
+  /** Reads matched together: one statement for them all (see `matchedTogether`), each alone when it fails. */
+  private readonly matched = new Coalescer<MatchedRead, void>(
+    (batch) => this.matchedTogether(batch),
+    500,
+    0,
+    async (one) => void (await this.matchedTogether([one])),
+  );
 
   constructor(
     private readonly repository: GateRepository,
@@ -203,7 +218,7 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
         appointment,
         read,
         (manager, events) => this.decide(manager, events, terminalId, readRowId, 'matched', appointment),
-        { started, alone: () => this.decideAlone(terminalId, readRowId, appointment) },
+        { started, alone: () => this.matched.run({ terminalId, id: readRowId, appointment }) },
       );
       if (performed.kind === 'refer')
         return await this.refer(terminalId, readRowId, read, performed.reason, [appointment], performed.detail);
@@ -307,14 +322,18 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     this.readEvent(events, terminalId, readRowId);
   }
 
-  /** A read matched, with nothing else to write: its outcome and its `gate.read` event, in one round trip. */
-  private async decideAlone(terminalId: string, readRowId: string, appointment: RecordRow): Promise<void> {
+  /**
+   * Reads matched with nothing else to write: their outcomes and `gate.read` events, in one statement and one round
+   * trip (GateRepository.matchedMany) for all those that arrive together.
+   */
+  private async matchedTogether(batch: MatchedRead[]): Promise<void[]> {
     await this.changes.transaction(
       (_manager, events) => {
-        events.announce([terminalId]);
+        events.announce([...new Set(batch.map((read) => read.terminalId))]);
       },
-      { first: this.repository.decided(readRowId, 'matched', appointment), commit: true },
+      { first: this.repository.matchedMany(batch), commit: true },
     );
+    return batch.map(() => undefined);
   }
 
   private async refer(
