@@ -10,6 +10,7 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
+import { type FirstStatement, sequence } from '../../database/prepared.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import { type AppointmentForCheckin, CheckinService, type StartedPlateCheckin } from '../checkin/checkin.service.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
@@ -71,6 +72,13 @@ const VERB: Record<GateStage, string> = {
 @Injectable()
 export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly purge: Periodic;
+  /** New reads together: one transaction and one round trip for them all (see `storeTogether`), each alone when it fails. */
+  private readonly stores = new Coalescer<{ terminalId: string; statement: FirstStatement<StoredAndStarted> }, StoredAndStarted>(
+    (batch) => this.storeTogether(batch),
+    100,
+    0,
+    async (one) => (await this.storeTogether([one]))[0],
+  );
   /** Reads matched together: one statement for them all (see `matchedTogether`), each alone when it fails. */
   private readonly matched = new Coalescer<MatchedRead, void>(
     (batch) => this.matchedTogether(batch),
@@ -142,11 +150,10 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * A new read stored, its appointments found and, when it matches one that its stage checks in, the check-in
-   * started: one statement, in a transaction of one round trip (GateRepository.storeAndStart). Null when the
-   * read_id is known.
+   * started: one statement (GateRepository.storeAndStart), in a transaction of one round trip shared with the new
+   * reads that arrive with it (`storeTogether`). Null when the read_id is known.
    */
   private async storeNew(row: NewRead, read: Read): Promise<StoredAndStarted | null> {
-    const checkinId = randomUUID();
     const { keys, folds } = searchKeys(read);
     const statement = this.repository.storeAndStart(
       row,
@@ -158,16 +165,25 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
         autoConfidence: this.config.gateAutoConfidence,
         handshake: planStage(read.stage, 'SCHEDULED')?.handshake ?? false,
       },
-      this.checkin.plateStart(checkinId, read.read_id),
+      this.checkin.plateStart(randomUUID(), read.read_id),
     );
-    const stored = await this.changes.transaction(
-      (_manager, events, done) => {
-        if (done.started) events.announce([row.terminalId]);
-        return done;
-      },
-      { first: statement, commit: true },
-    );
+    const stored = await this.stores.run({ terminalId: row.terminalId, statement });
     return stored.stored ? stored : null;
+  }
+
+  /**
+   * New reads that arrive together: their statements one after the other in one transaction, sent with its opening
+   * and COMMIT (one round trip for them all, as drivers' check-ins start together). A read's statement sees those of
+   * the reads before it: a second read of the same appointment finds the first's check-in pending, and joins it.
+   */
+  private storeTogether(batch: { terminalId: string; statement: FirstStatement<StoredAndStarted> }[]): Promise<StoredAndStarted[]> {
+    return this.changes.transaction(
+      (_manager, events, stored) => {
+        events.announce(batch.filter((_, i) => stored[i].started).map((one) => one.terminalId));
+        return stored;
+      },
+      { first: sequence(batch.map((one) => one.statement)), commit: true },
+    );
   }
 
   /**
