@@ -16,21 +16,6 @@ export interface FirstStatement<R> {
    * gate read's lookup, whose generic plan scans the terminal's appointments.
    */
   planEachTime?: boolean;
-  /** Sent as these statements instead, each a step of its own (see `sequence`): `read` then gets each one's rows. */
-  steps?: FirstStatement<unknown>[];
-}
-
-/**
- * Statements sent as one transaction's first, one after the other in its opening's pipeline: one round trip and one
- * COMMIT for them all (a gate's reads that arrive together). What each read, in order; the first error aborts them all.
- */
-export function sequence<T>(statements: FirstStatement<T>[]): FirstStatement<T[]> {
-  return {
-    text: statements.map((statement) => statement.text).join('; '),
-    values: statements.flatMap((statement) => statement.values),
-    steps: statements,
-    read: (rowsOfEach) => statements.map((statement, i) => statement.read((rowsOfEach as unknown[][])[i])),
-  };
 }
 
 /**

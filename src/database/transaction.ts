@@ -65,16 +65,12 @@ async function transactionOpenedWith<T, R>(
     const steps: PipelineStep[] = [...begin.map((text) => ({ text })), audit];
     if (first) {
       db.logger.logQuery(`${opening}; ${first.text}${commit ? '; COMMIT' : ''}`, [...audit.values, ...first.values], runner);
-      steps.push(
-        ...(first.steps ?? [first]).map((part) => ({ text: part.text, values: part.values, named: !part.planEachTime })),
-        ...(commit ? [{ text: 'COMMIT' }] : []),
-      );
+      steps.push({ text: first.text, values: first.values, named: !first.planEachTime }, ...(commit ? [{ text: 'COMMIT' }] : []));
     } else db.logger.logQuery(opening, audit.values, runner);
     const results = await pipelined(client, steps, { named: namedStatements(db) });
     if (first) {
       if (commit) Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
-      const rows = results.slice(begin.length + 1, begin.length + 1 + (first.steps?.length ?? 1)).map((result): unknown[] => result.rows);
-      read = first.read(first.steps ? rows : rows[0]);
+      read = first.read(results[begin.length + 1].rows);
     }
     const result = await work(runner.manager, read);
     if (runner.isTransactionActive) await runner.commitTransaction();

@@ -30,6 +30,15 @@ afterEach(() => {
   for (const socket of sockets.splice(1)) socket.close();
 });
 
+const readOf = (plate: string) => ({
+  read_id: `cost-${process.pid}-${++reads}`,
+  lane: 'in-1',
+  stage: 'arrival',
+  plate,
+  confidence: 0.97,
+  read_at: new Date().toISOString(),
+});
+
 const post = (plate: string) => {
   const body = {
     read_id: `cost-${process.pid}-${++reads}`,
@@ -108,5 +117,28 @@ describe('what one matched plate read costs', () => {
     );
     expect(logs.map((l) => l.event)).toEqual(['created', 'checkin_requested', 'checked_in', 'ticket_created']);
     expect(logs[1].message).toBe(`Check-in ${checkinId} requested by the plate read ${answer!.body.read_id}`);
+  });
+
+  it('reads that arrive together are stored and started in one statement, one transaction of one round trip', async () => {
+    const plates = ['CST2001', 'CST2002', 'CST2003', 'CST2004'];
+    for (const plate of plates) await scene.appointment({ license_plate: plate });
+    const body = plates.map(readOf);
+    let answer: { status: number; body: { data: { outcome: string }[] } } | undefined;
+    const trips = await captureRoundTrips(db, async () => {
+      answer = await t.http.post('/api/v1/gate/reads').set('X-API-Key', scene.terminal.key).send(body);
+    });
+    expect(answer!.status).toBe(201);
+    expect(answer!.body.data.map((item) => item.outcome)).toEqual(['matched', 'matched', 'matched', 'matched']);
+    const stores = trips.transactions.filter((tx) => tx[0].includes('INSERT INTO gate_reads'));
+    expect(stores).toHaveLength(1);
+    expect(stores[0]).toHaveLength(1);
+    expect(stores[0][0].match(/INSERT INTO gate_reads/g)).toHaveLength(1);
+    // Each read's check-in started by that statement, and asked once.
+    const attempts: { status: string; n: number }[] = await db.query(
+      `SELECT c.status, count(*)::int AS n FROM checkins c JOIN appointments a ON a.id = c.appointment_id
+        WHERE a.terminal_id = $1 AND a.license_plate = ANY($2::text[]) GROUP BY c.status`,
+      [scene.terminal.id, plates],
+    );
+    expect(attempts).toEqual([{ status: 'accepted', n: plates.length }]);
   });
 });

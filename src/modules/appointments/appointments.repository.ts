@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordRow } from '../records/record-definition.js';
 import { RecordsRepository } from '../records/records.repository.js';
-import { APPOINTMENTS, GATE_STAMPS, type GateStamp, plateLookupSql } from './appointments.definition.js';
+import {
+  APPOINTMENTS,
+  GATE_STAMPS,
+  type GateStamp,
+  PLATE_LOOKUP_LIMIT,
+  PLATE_LOOKUP_ORDER,
+  plateLookupSql,
+} from './appointments.definition.js';
 
 @Injectable()
 export class AppointmentsRepository extends RecordsRepository {
@@ -58,6 +65,9 @@ export class AppointmentsRepository extends RecordsRepository {
    * keys, with their drivers: each side on its index (appointments_plate_idx, appointments_plate_fold_idx).
    */
   findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<(RecordRow & { license_plate: string | null })[]> {
-    return this.db.query(plateLookupSql('$1', '$2::text[]', '$3::text[]'), [terminalId, keys, folds]);
+    return this.db.query(
+      `${plateLookupSql('= $1', '$2::text[]', '$3::text[]')} ORDER BY ${PLATE_LOOKUP_ORDER('r')} LIMIT ${PLATE_LOOKUP_LIMIT}`,
+      [terminalId, keys, folds],
+    );
   }
 }

@@ -13,7 +13,7 @@ import { destinationInsideSql, TRIPS } from '../trips/trips.definition.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
-import type { Param, PlateStartSql } from './plate-start.js';
+import type { Param, PlateAttempt, PlateStartSql } from './plate-start.js';
 
 /** An appointment with its driver, as the handshake needs it. */
 export interface AppointmentForCheckin {
@@ -328,10 +328,15 @@ export class CheckinRepository {
    * Starts a plate read's attempt (docs/gate.md) on an appointment still SCHEDULED, as `start` does it (marked on the
    * appointment, logged, evented); false when the appointment is no longer SCHEDULED.
    */
-  async startPlateAttempt(manager: EntityManager, appointmentId: string, start: PlateStartSql): Promise<boolean> {
+  async startPlateAttempt(manager: EntityManager, appointmentId: string, attempt: PlateAttempt, start: PlateStartSql): Promise<boolean> {
     const params: unknown[] = [];
     const param: Param = (value, type) => `$${params.push(value)}::${type}`;
-    const text = `WITH chosen AS (SELECT ${param(appointmentId, 'uuid')} AS id), ${start('chosen', param)} SELECT id FROM started`;
+    const text = `WITH chosen AS (
+         SELECT ${param(appointmentId, 'uuid')} AS id, 0 AS ord, ${param(attempt.checkin_id, 'uuid')} AS checkin_id,
+                ${param(attempt.instance_id, 'uuid')} AS instance_id, ${param(attempt.message, 'text')} AS message,
+                ${param(JSON.stringify(attempt.data), 'jsonb')} AS data, ${param(JSON.stringify(attempt.checkin), 'jsonb')} AS checkin
+       ), ${start('chosen', param)}
+       SELECT id FROM started`;
     const rows: unknown[] = await manager.query(text, params);
     return rows.length > 0;
   }

@@ -16,7 +16,7 @@ import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type AppointmentForCheckin, type CheckinRow, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
 import { TerminalLink } from './terminal-link.js';
-import type { PlateStartSql } from './plate-start.js';
+import type { PlateAttempt, PlateStartSql } from './plate-start.js';
 import { TerminalNames } from './terminal-names.js';
 
 /** A plate read at the gate that asks for a check-in (docs/gate.md). */
@@ -274,12 +274,16 @@ export class CheckinService {
   }
 
   /**
-   * The start of a plate read's attempt as CTEs of the gate's own statement (plateStartSql), so that the read is
-   * stored, matched and its check-in started in one round trip; its handshake is then `requestFromPlate` with
-   * `started`.
+   * The start of plate reads' attempts as CTEs of the gate's own statement (plateStartSql), so that reads are stored,
+   * matched and their check-ins started in one round trip; each handshake is then `requestFromPlate` with `started`.
    */
-  plateStart(checkinId: string, readId: string): PlateStartSql {
-    return this.ledger.plateStart(checkinId, readId);
+  plateStart(): PlateStartSql {
+    return this.ledger.plateStart();
+  }
+
+  /** A plate read's attempt for `plateStart`, run by this instance. */
+  plateAttempt(checkinId: string, readId: string): PlateAttempt {
+    return this.ledger.plateAttempt(checkinId, readId);
   }
 
   /** An attempt a read's statement started that its matching did not make (a bug): failed, not left pending. */

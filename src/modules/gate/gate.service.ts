@@ -10,7 +10,6 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
-import { type FirstStatement, sequence } from '../../database/prepared.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
 import { type AppointmentForCheckin, CheckinService, type StartedPlateCheckin } from '../checkin/checkin.service.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
@@ -24,7 +23,15 @@ import {
   type ReadOutcomeView,
   type ResolveReferralDto,
 } from './dto/gate.dto.js';
-import { GateRepository, type NewRead, READ_EVENTS, REFERRAL_EVENTS, type StoredAndStarted, type StoredRead } from './gate.repository.js';
+import {
+  GateRepository,
+  type NewRead,
+  READ_EVENTS,
+  type ReadToStore,
+  REFERRAL_EVENTS,
+  type StoredAndStarted,
+  type StoredRead,
+} from './gate.repository.js';
 import { type GateStage, matchRead, planStage, readingsOf, type ReferralReason, searchKeys } from './matching.js';
 import { plateKey } from './plates.js';
 
@@ -72,10 +79,10 @@ const VERB: Record<GateStage, string> = {
 @Injectable()
 export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly purge: Periodic;
-  /** New reads together: one transaction and one round trip for them all (see `storeTogether`), each alone when it fails. */
-  private readonly stores = new Coalescer<{ terminalId: string; statement: FirstStatement<StoredAndStarted> }, StoredAndStarted>(
+  /** New reads together: one statement for them all (see `storeTogether`), each alone when it fails. */
+  private readonly stores = new Coalescer<ReadToStore, StoredAndStarted>(
     (batch) => this.storeTogether(batch),
-    100,
+    500,
     0,
     async (one) => (await this.storeTogether([one]))[0],
   );
@@ -150,39 +157,33 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * A new read stored, its appointments found and, when it matches one that its stage checks in, the check-in
-   * started: one statement (GateRepository.storeAndStart), in a transaction of one round trip shared with the new
-   * reads that arrive with it (`storeTogether`). Null when the read_id is known.
+   * started: in one statement with the new reads that arrive with it (GateRepository.storeAndStart), in a transaction
+   * of one round trip (`storeTogether`). Null when the read_id is known.
    */
   private async storeNew(row: NewRead, read: Read): Promise<StoredAndStarted | null> {
-    const { keys, folds } = searchKeys(read);
-    const statement = this.repository.storeAndStart(
-      row,
-      {
-        readings: readingsOf(read).map((reading) => ({ key: plateKey(reading.plate), confidence: reading.confidence })),
-        keys,
-        folds,
-        readAt: read.read_at,
-        autoConfidence: this.config.gateAutoConfidence,
-        handshake: planStage(read.stage, 'SCHEDULED')?.handshake ?? false,
-      },
-      this.checkin.plateStart(randomUUID(), read.read_id),
-    );
-    const stored = await this.stores.run({ terminalId: row.terminalId, statement });
+    const stored = await this.stores.run({
+      read: row,
+      readings: readingsOf(read).map((reading) => ({ key: plateKey(reading.plate), confidence: reading.confidence })),
+      ...searchKeys(read),
+      matchedAt: read.read_at,
+      handshake: planStage(read.stage, 'SCHEDULED')?.handshake ?? false,
+      attempt: this.checkin.plateAttempt(randomUUID(), read.read_id),
+    });
     return stored.stored ? stored : null;
   }
 
   /**
-   * New reads that arrive together: their statements one after the other in one transaction, sent with its opening
-   * and COMMIT (one round trip for them all, as drivers' check-ins start together). A read's statement sees those of
-   * the reads before it: a second read of the same appointment finds the first's check-in pending, and joins it.
+   * New reads that arrive together, in one statement and one transaction sent with its opening and COMMIT (as
+   * drivers' check-ins start together): a second read of the same appointment finds the first's check-in started,
+   * and joins it.
    */
-  private storeTogether(batch: { terminalId: string; statement: FirstStatement<StoredAndStarted> }[]): Promise<StoredAndStarted[]> {
+  private storeTogether(batch: ReadToStore[]): Promise<StoredAndStarted[]> {
     return this.changes.transaction(
       (_manager, events, stored) => {
-        events.announce(batch.filter((_, i) => stored[i].started).map((one) => one.terminalId));
+        events.announce(batch.filter((_, i) => stored[i].started).map((one) => one.read.terminalId));
         return stored;
       },
-      { first: sequence(batch.map((one) => one.statement)), commit: true },
+      { first: this.repository.storeAndStart(batch, this.config.gateAutoConfidence, this.checkin.plateStart()), commit: true },
     );
   }
 
