@@ -141,4 +141,23 @@ describe('what one matched plate read costs', () => {
     );
     expect(attempts).toEqual([{ status: 'accepted', n: plates.length }]);
   });
+
+  it('one appointment read twice in one statement starts one check-in; the other read joins it', async () => {
+    const { id, ref } = await scene.appointment({ license_plate: 'CST3001' });
+    const res = await t.http
+      .post('/api/v1/gate/reads')
+      .set('X-API-Key', scene.terminal.key)
+      .send([readOf('CST3001'), readOf('cst-3001')]);
+    expect(res.status).toBe(201);
+    expect(res.body.data.map((item: { outcome: string; appointment_ref: string }) => [item.outcome, item.appointment_ref])).toEqual([
+      ['matched', ref],
+      ['matched', ref],
+    ]);
+    const attempts: { status: string }[] = await db.query(`SELECT status FROM checkins WHERE appointment_id = $1`, [id]);
+    expect(attempts).toEqual([{ status: 'accepted' }]);
+    const [{ tickets }]: { tickets: number }[] = await db.query(`SELECT count(*)::int AS tickets FROM tickets WHERE appointment_id = $1`, [
+      id,
+    ]);
+    expect(tickets).toBe(1);
+  });
 });
