@@ -188,6 +188,8 @@ export class GateRepository {
     }));
     const values: unknown[] = [];
     const param: Param = (value, type) => `$${values.push(value)}::${type}`;
+    // The appointments are looked up for all the reads at once, each one's keys computed once (`looked_up`), then
+    // shared out to the reads they match (`found`).
     const text = `WITH input AS (
          SELECT * FROM jsonb_to_recordset(${param(JSON.stringify(input), 'jsonb')}) AS x(ord int, id uuid, terminal_id uuid, read_id text,
                 lane text, stage text, plate text, confidence float8, candidates jsonb, read_at timestamptz, image text, image_type text,
@@ -200,24 +202,24 @@ export class GateRepository {
          ON CONFLICT (terminal_id, read_id) DO NOTHING
          RETURNING id
        ), looked_up AS (
-         ${plateLookupSql(
+         SELECT l.*, gate_plate_key(l.license_plate) AS plate_key, gate_plate_fold(l.license_plate) AS plate_fold FROM (${plateLookupSql(
            `= ANY(${param([...new Set(reads.map((r) => r.read.terminalId))], 'uuid[]')})`,
            param([...new Set(reads.flatMap((r) => r.keys))], 'text[]'),
            param([...new Set(reads.flatMap((r) => r.folds))], 'text[]'),
-         )}
+         )}) l
        ), found AS (
          SELECT * FROM (
            SELECT x.ord AS read_ord, l.*, row_number() OVER (PARTITION BY x.ord ORDER BY ${PLATE_LOOKUP_ORDER('l')}) AS read_rank
              FROM input x JOIN stored s ON s.id = x.id
              JOIN looked_up l ON l.terminal_id = x.terminal_id
-              AND (gate_plate_key(l.license_plate) = ANY(x.reading_keys) OR gate_plate_fold(l.license_plate) = ANY(x.folds))
+              AND (l.plate_key = ANY(x.reading_keys) OR l.plate_fold = ANY(x.folds))
          ) f WHERE f.read_rank <= ${PLATE_LOOKUP_LIMIT}
        ), exact AS (
          SELECT f.read_ord, f.id, f.status,
                 (SELECT max(r.confidence) FROM unnest(x.reading_keys, x.reading_confidences) AS r(key, confidence)
-                  WHERE r.key = gate_plate_key(f.license_plate)) AS confidence
+                  WHERE r.key = f.plate_key) AS confidence
            FROM found f JOIN input x ON x.ord = f.read_ord
-          WHERE gate_plate_key(f.license_plate) = ANY(x.reading_keys) AND ${admissibleAtSql('f', 'x.matched_at')}
+          WHERE f.plate_key = ANY(x.reading_keys) AND ${admissibleAtSql('f', 'x.matched_at')}
        ), chosen AS (
          SELECT DISTINCT ON (e.id) e.id, x.ord, x.checkin_id, x.instance_id, x.message, x.data, x.checkin
            FROM exact e JOIN input x ON x.ord = e.read_ord
@@ -245,6 +247,8 @@ export class GateRepository {
           started_appointment_id: string | null;
           read_ord: number | null;
           read_rank: string | null;
+          plate_key: string | null;
+          plate_fold: string | null;
         };
         const results: StoredAndStarted[] = reads.map(() => ({ stored: false, found: [], started: null }));
         for (const {
@@ -254,6 +258,8 @@ export class GateRepository {
           started_appointment_id,
           read_ord: _,
           read_rank: __,
+          plate_key: ___,
+          plate_fold: ____,
           ...row
         } of rows as Row[]) {
           const result = results[input_ord];
