@@ -40,14 +40,7 @@ const readOf = (plate: string) => ({
 });
 
 const post = (plate: string) => {
-  const body = {
-    read_id: `cost-${process.pid}-${++reads}`,
-    lane: 'in-1',
-    stage: 'arrival',
-    plate,
-    confidence: 0.97,
-    read_at: new Date().toISOString(),
-  };
+  const body = readOf(plate);
   return t.http
     .post('/api/v1/gate/reads')
     .set('X-API-Key', scene.terminal.key)
