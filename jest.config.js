@@ -39,6 +39,7 @@ const THROUGH_PGBOUNCER = [
   'event-horizon',
   'scale-out',
   'gate',
+  'gate-cost',
   'sessions',
   'panel-socket',
   'audit',

@@ -11,12 +11,21 @@ export interface FirstStatement<R> {
   text: string;
   values: unknown[];
   read(rows: unknown[]): R;
+  /**
+   * Planned for its values every time (sent unnamed), where a plan made once for any values would be a bad one: a
+   * gate read's lookup, whose generic plan scans the terminal's appointments.
+   */
+  planEachTime?: boolean;
 }
 
-/** One statement of a pipeline: its text (one statement, `$1…` for its values) and its values. */
+/**
+ * One statement of a pipeline: its text (one statement, `$1…` for its values) and its values; `named: false` sends it
+ * unnamed even in a pipeline of named statements (planned for its values each time).
+ */
 export interface PipelineStep {
   text: string;
   values?: unknown[];
+  named?: boolean;
 }
 
 /**
@@ -106,7 +115,7 @@ export class Pipeline {
     connection.stream.cork?.();
     try {
       for (const [i, step] of this.steps.entries()) {
-        const name = this.named ? nameOf(step.text) : '';
+        const name = this.named && step.named !== false ? nameOf(step.text) : '';
         if (!name) connection.parse({ text: step.text, name, types: [] });
         else if (parsed.get(name) !== true) {
           if (parsed.has(name)) connection.close({ type: 'S', name }); // no error if it does not exist

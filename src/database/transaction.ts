@@ -65,7 +65,7 @@ async function transactionOpenedWith<T, R>(
     const steps: PipelineStep[] = [...begin.map((text) => ({ text })), audit];
     if (first) {
       db.logger.logQuery(`${opening}; ${first.text}${commit ? '; COMMIT' : ''}`, [...audit.values, ...first.values], runner);
-      steps.push({ text: first.text, values: first.values }, ...(commit ? [{ text: 'COMMIT' }] : []));
+      steps.push({ text: first.text, values: first.values, named: !first.planEachTime }, ...(commit ? [{ text: 'COMMIT' }] : []));
     } else db.logger.logQuery(opening, audit.values, runner);
     const results = await pipelined(client, steps, { named: namedStatements(db) });
     if (first) {

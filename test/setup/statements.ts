@@ -6,16 +6,21 @@ import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
 
 /**
  * The statement of a logged query, without the transaction control sent with it in the same round trip (a hot
- * path's opening, `START TRANSACTION`, the event writer's mark and the audit scope, and its COMMIT); null for
- * transaction control alone.
+ * path's opening, `START TRANSACTION`, the event writer's mark and the audit scope, and its COMMIT), and its own
+ * parameters (the audit scope's value, logged first, left out); null for transaction control alone.
  */
-function statementOf(query: string): string | null {
+function statementOf(query: string, parameters: unknown[]): { query: string; parameters: unknown[] } | null {
   let sql = query;
+  let params = parameters;
   for (const opening of [`${BEGIN_EVENT_WRITER}; `, 'START TRANSACTION; ', `${SET_AUDIT_SCOPE}; `, SET_AUDIT_SCOPE]) {
-    if (sql.startsWith(opening)) sql = sql.slice(opening.length);
+    if (!sql.startsWith(opening)) continue;
+    sql = sql.slice(opening.length);
+    if (opening.startsWith(SET_AUDIT_SCOPE)) params = params.slice(1);
   }
   sql = sql.replace(/; COMMIT$/, '');
-  return sql === '' || /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(sql.trim()) ? null : sql;
+  return sql === '' || /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)/i.test(sql.trim())
+    ? null
+    : { query: sql, parameters: params };
 }
 
 /** Runs `work` and returns the SQL statements the app sent meanwhile (transaction control excluded). */
@@ -32,8 +37,8 @@ export async function captureQueries(
   const original = logger.logQuery.bind(logger);
   const statements: { query: string; parameters: unknown[] }[] = [];
   logger.logQuery = (query, parameters, queryRunner) => {
-    const statement = statementOf(query);
-    if (statement !== null) statements.push({ query: statement, parameters: (parameters as unknown[] | undefined) ?? [] });
+    const statement = statementOf(query, (parameters as unknown[] | undefined) ?? []);
+    if (statement !== null) statements.push(statement);
     return original(query, parameters, queryRunner);
   };
   try {

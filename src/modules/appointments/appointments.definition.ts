@@ -12,6 +12,25 @@ const BOOKED_BY = { column: 'booked_by_id', nameColumn: 'booked_by_name' };
 export const GATE_STAMPS = ['arrived_at', 'entered_at', 'departed_at'] as const;
 export type GateStamp = (typeof GATE_STAMPS)[number];
 
+/**
+ * The live appointments (neither deleted nor completed) of the terminal(s) whose plate has one of the keys or folded
+ * keys (docs/gate.md#matching), with their drivers: each side on its index (appointments_plate_idx,
+ * appointments_plate_fold_idx), never a scan. `terminal` is SQL after `terminal_id` (`= $1`, `= ANY($1::uuid[])`),
+ * `keys` and `folds` the SQL of two text arrays; a read's matching takes the first PLATE_LOOKUP_LIMIT in
+ * PLATE_LOOKUP_ORDER (of `r`). A gate's reads run it as a CTE, for all of them at once.
+ */
+export const plateLookupSql = (terminal: string, keys: string, folds: string) =>
+  `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category
+     FROM appointments r JOIN drivers d ON d.id = r.driver_id
+    WHERE r.id IN (
+            SELECT id FROM appointments WHERE terminal_id ${terminal} AND gate_plate_key(license_plate) = ANY(${keys})
+            UNION
+            SELECT id FROM appointments WHERE terminal_id ${terminal} AND gate_plate_fold(license_plate) = ANY(${folds})
+               AND status NOT IN ('DELETED', 'COMPLETED'))
+      AND r.status NOT IN ('DELETED', 'COMPLETED')`;
+export const PLATE_LOOKUP_ORDER = (r: string) => `${r}.window_start NULLS LAST, ${r}.ref`;
+export const PLATE_LOOKUP_LIMIT = 50;
+
 export const APPOINTMENTS: RecordDefinition = {
   noun: 'appointment',
   label: 'Appointment',

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RecordRow } from '../records/record-definition.js';
 import { RecordsRepository } from '../records/records.repository.js';
-import { APPOINTMENTS, GATE_STAMPS, type GateStamp } from './appointments.definition.js';
+import {
+  APPOINTMENTS,
+  GATE_STAMPS,
+  type GateStamp,
+  PLATE_LOOKUP_LIMIT,
+  PLATE_LOOKUP_ORDER,
+  plateLookupSql,
+} from './appointments.definition.js';
 
 @Injectable()
 export class AppointmentsRepository extends RecordsRepository {
@@ -59,16 +66,7 @@ export class AppointmentsRepository extends RecordsRepository {
    */
   findByPlates(terminalId: string, keys: string[], folds: string[]): Promise<(RecordRow & { license_plate: string | null })[]> {
     return this.db.query(
-      `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category
-         FROM appointments r JOIN drivers d ON d.id = r.driver_id
-        WHERE r.id IN (
-                SELECT id FROM appointments WHERE terminal_id = $1 AND gate_plate_key(license_plate) = ANY($2::text[])
-                UNION
-                SELECT id FROM appointments WHERE terminal_id = $1 AND gate_plate_fold(license_plate) = ANY($3::text[])
-                   AND status NOT IN ('DELETED', 'COMPLETED'))
-          AND r.status NOT IN ('DELETED', 'COMPLETED')
-        ORDER BY r.window_start NULLS LAST, r.ref
-        LIMIT 50`,
+      `${plateLookupSql('= $1', '$2::text[]', '$3::text[]')} ORDER BY ${PLATE_LOOKUP_ORDER('r')} LIMIT ${PLATE_LOOKUP_LIMIT}`,
       [terminalId, keys, folds],
     );
   }

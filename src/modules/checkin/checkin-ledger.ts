@@ -11,6 +11,7 @@ import type { AccountEventType } from '../events/account-events.js';
 import { Changes } from '../feed/changes.js';
 import { movableFrom } from '../records/transitions.js';
 import type { CheckinStatus } from './checkin.entity.js';
+import { type PlateAttempt, plateStartSql, type PlateStartSql } from './plate-start.js';
 import {
   type AppointmentForCheckin,
   type AttemptEvent,
@@ -223,19 +224,31 @@ export class CheckinLedger implements OnApplicationBootstrap {
     return !stale && (await this.instance.isAlive(row.instance_id));
   }
 
-  /**
-   * Starts a plate read's attempt (docs/gate.md), run by this instance, on an appointment still SCHEDULED (false
-   * otherwise): logged `checkin_requested` on it, with its `checkin.requested` event.
-   */
-  startPlate(checkinId: string, appointment: AppointmentForCheckin, readId: string): Promise<boolean> {
-    const log = {
-      event: 'checkin_requested',
+  /** The start of plate reads' attempts as CTEs of a statement (plateStartSql): logged `checkin_requested`, evented. */
+  plateStart(): PlateStartSql {
+    return plateStartSql({ event: 'checkin_requested', type: 'checkin.requested', view: this.appointments.view.sql });
+  }
+
+  /** A plate read's attempt (docs/gate.md), run by this instance: what `plateStart` writes of it. */
+  plateAttempt(checkinId: string, readId: string): PlateAttempt {
+    return {
+      checkin_id: checkinId,
+      instance_id: this.instance.id,
       message: `Check-in ${checkinId} requested by the plate read ${readId}`,
       data: { checkin_id: checkinId, source: 'plate', read_id: readId },
-      accountEvent: this.event('checkin.requested', pending(checkinId)),
+      checkin: pending(checkinId),
     };
+  }
+
+  /** Starts a plate read's attempt (see `plateStart`) on an appointment still SCHEDULED (false otherwise). */
+  startPlate(checkinId: string, appointment: AppointmentForCheckin, readId: string): Promise<boolean> {
     return this.changes.transaction(async (manager, events) => {
-      const started = await this.repository.startPlateAttempt(manager, checkinId, appointment.id, this.instance.id, log);
+      const started = await this.repository.startPlateAttempt(
+        manager,
+        appointment.id,
+        this.plateAttempt(checkinId, readId),
+        this.plateStart(),
+      );
       if (started) events.announce([appointment.terminal_id]);
       return started;
     });

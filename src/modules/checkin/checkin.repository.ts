@@ -13,6 +13,7 @@ import { destinationInsideSql, TRIPS } from '../trips/trips.definition.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
+import type { Param, PlateAttempt, PlateStartSql } from './plate-start.js';
 
 /** An appointment with its driver, as the handshake needs it. */
 export interface AppointmentForCheckin {
@@ -324,31 +325,19 @@ export class CheckinRepository {
   }
 
   /**
-   * Starts a plate read's attempt (docs/gate.md) on an appointment still SCHEDULED, marking it on the appointment
-   * (`plate_checkin_id`: a driver's check-in that arrives meanwhile joins it), with its log entry and event; false
-   * when the appointment is no longer SCHEDULED.
+   * Starts a plate read's attempt (docs/gate.md) on an appointment still SCHEDULED, as `start` does it (marked on the
+   * appointment, logged, evented); false when the appointment is no longer SCHEDULED.
    */
-  async startPlateAttempt(
-    manager: EntityManager,
-    id: string,
-    appointmentId: string,
-    instanceId: string,
-    log: AttemptLog,
-  ): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      withLog(
-        `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
-         SELECT $1, m.id, m.driver_id, m.terminal_id, 'plate', 'pending', $3 FROM marked m ON CONFLICT (id) DO NOTHING`,
-        4,
-        log,
-        {
-          before: `marked AS (
-             UPDATE appointments SET plate_checkin_id = $1 WHERE id = $2 AND status = 'SCHEDULED' RETURNING id, driver_id, terminal_id
-           ), `,
-        },
-      ),
-      [id, appointmentId, instanceId, ...logParams(log)],
-    );
+  async startPlateAttempt(manager: EntityManager, appointmentId: string, attempt: PlateAttempt, start: PlateStartSql): Promise<boolean> {
+    const params: unknown[] = [];
+    const param: Param = (value, type) => `$${params.push(value)}::${type}`;
+    const text = `WITH chosen AS (
+         SELECT ${param(appointmentId, 'uuid')} AS id, 0 AS ord, ${param(attempt.checkin_id, 'uuid')} AS checkin_id,
+                ${param(attempt.instance_id, 'uuid')} AS instance_id, ${param(attempt.message, 'text')} AS message,
+                ${param(JSON.stringify(attempt.data), 'jsonb')} AS data, ${param(JSON.stringify(attempt.checkin), 'jsonb')} AS checkin
+       ), ${start('chosen', param)}
+       SELECT id FROM started`;
+    const rows: unknown[] = await manager.query(text, params);
     return rows.length > 0;
   }
 

@@ -16,6 +16,7 @@ import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type AppointmentForCheckin, type CheckinRow, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
 import { TerminalLink } from './terminal-link.js';
+import type { PlateAttempt, PlateStartSql } from './plate-start.js';
 import { TerminalNames } from './terminal-names.js';
 
 /** A plate read at the gate that asks for a check-in (docs/gate.md). */
@@ -27,6 +28,14 @@ export interface PlateReadForCheckin {
   confidence: number;
   read_at: Date;
 }
+
+/** A plate read's attempt its read's statement started (`plateStart`), on the appointment as it read it. */
+export interface StartedPlateCheckin {
+  checkinId: string;
+  appointment: AppointmentForCheckin;
+}
+
+export type { AppointmentForCheckin };
 
 /**
  * How a plate read's check-in ended: accepted (its tickets, stored once, whoever asked the terminal), refused (the
@@ -203,13 +212,16 @@ export class CheckinService {
   /**
    * A plate read's check-in (docs/gate.md): the same handshake as a driver's, asked with `source: "plate"` and the
    * read, with no window check (the truck is at the gate). An attempt already pending on the appointment (a driver's
-   * tap, another read) is joined: its outcome is this one's, and the terminal is asked once.
+   * tap, another read) is joined: its outcome is this one's, and the terminal is asked once. `started`: the attempt the
+   * read's own statement started (`plateStart`), whose handshake runs at once.
    */
-  async requestFromPlate(appointmentId: string, read: PlateReadForCheckin): Promise<PlateCheckin> {
+  async requestFromPlate(appointmentId: string, read: PlateReadForCheckin, started?: StartedPlateCheckin): Promise<PlateCheckin> {
     const stop = this.metrics.checkinDuration.startTimer({ source: 'plate' });
     let outcome: PlateCheckin = { kind: 'refused', code: 'INTERNAL_ERROR', reason: 'The check-in failed' };
     try {
-      outcome = await this.plateHandshake(appointmentId, read);
+      outcome = started
+        ? await this.runPlate(started.checkinId, started.appointment, read)
+        : await this.plateHandshake(appointmentId, read);
       return outcome;
     } finally {
       const seconds = stop();
@@ -240,21 +252,46 @@ export class CheckinService {
       if (!appointment || appointment.status !== 'SCHEDULED') return { kind: 'moved', status: appointment?.status ?? 'DELETED' };
       const checkinId = randomUUID();
       if (!(await this.ledger.startPlate(checkinId, appointment, read.read_id))) continue;
-      const run = this.askAndStore(checkinId, appointment, read);
-      this.running.set(checkinId, run);
-      try {
-        return { kind: 'accepted', checkin_id: checkinId, tickets: await run };
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        if (error.code === 'INVALID_STATUS_TRANSITION')
-          return { kind: 'moved', status: String((error.details as { from?: string })?.from) };
-        const reason = (error.details as { reason?: string } | undefined)?.reason ?? error.message;
-        return { kind: 'refused', code: error.code, reason };
-      } finally {
-        this.running.delete(checkinId);
-      }
+      return this.runPlate(checkinId, appointment, read);
     }
     return { kind: 'refused', code: 'CHECKIN_IN_PROGRESS', reason: 'Other check-ins of this appointment kept starting' };
+  }
+
+  /** The handshake of a plate read's attempt started on the appointment (as it was read when it started). */
+  private async runPlate(checkinId: string, appointment: AppointmentForCheckin, read: PlateReadForCheckin): Promise<PlateCheckin> {
+    const run = this.askAndStore(checkinId, appointment, read);
+    this.running.set(checkinId, run);
+    try {
+      return { kind: 'accepted', checkin_id: checkinId, tickets: await run };
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      if (error.code === 'INVALID_STATUS_TRANSITION') return { kind: 'moved', status: String((error.details as { from?: string })?.from) };
+      const reason = (error.details as { reason?: string } | undefined)?.reason ?? error.message;
+      return { kind: 'refused', code: error.code, reason };
+    } finally {
+      this.running.delete(checkinId);
+    }
+  }
+
+  /**
+   * The start of plate reads' attempts as CTEs of the gate's own statement (plateStartSql), so that reads are stored,
+   * matched and their check-ins started in one round trip; each handshake is then `requestFromPlate` with `started`.
+   */
+  plateStart(): PlateStartSql {
+    return this.ledger.plateStart();
+  }
+
+  /** A plate read's attempt for `plateStart`, run by this instance. */
+  plateAttempt(checkinId: string, readId: string): PlateAttempt {
+    return this.ledger.plateAttempt(checkinId, readId);
+  }
+
+  /** An attempt a read's statement started that its matching did not make (a bug): failed, not left pending. */
+  async abandonPlate(started: StartedPlateCheckin): Promise<void> {
+    await this.ledger.fail(started.checkinId, started.appointment, {
+      status: 'failed',
+      message: 'The plate read did not match the appointment after all',
+    });
   }
 
   /**

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { FirstStatement } from '../../database/prepared.js';
+import { PLATE_LOOKUP_LIMIT, PLATE_LOOKUP_ORDER, plateLookupSql } from '../appointments/appointments.definition.js';
+import type { Param, PlateAttempt, PlateStartSql } from '../checkin/plate-start.js';
 import type { EventSource } from '../events/account-events.js';
-import { isoSql } from '../events/event-sql.js';
+import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
+import { admissibleAtSql, type RecordRow } from '../records/record-definition.js';
 import type { ReferralReason } from './matching.js';
 
 /** The path a read's image is served at (docs/gate.md#images). */
@@ -67,6 +71,30 @@ export interface NewRead {
   instanceId: string;
 }
 
+/** An appointment a read's plates found (`plateLookupSql`), with its terminal's gate geofence (for its check-in). */
+export type FoundAppointment = RecordRow & { license_plate: string | null; terminal_location: unknown };
+
+/** A new read to store and act on (`storeAndStart`): its keys as the matching makes them, and its check-in if it starts one. */
+export interface ReadToStore {
+  read: NewRead;
+  /** Each reading's key (the plate's and each candidate's) and confidence. */
+  readings: { key: string; confidence: number }[];
+  keys: string[];
+  folds: string[];
+  /** The moment the appointments' windows are matched at (read_at, as the matching reads it). */
+  matchedAt: Date;
+  /** Whether its stage checks a SCHEDULED appointment in. */
+  handshake: boolean;
+  attempt: PlateAttempt;
+}
+
+/** What `storeAndStart` did of a read: whether it stored it, what its plates found, the check-in it started. */
+export interface StoredAndStarted {
+  stored: boolean;
+  found: FoundAppointment[];
+  started: { checkinId: string; appointmentId: string } | null;
+}
+
 /** A referral with what resolving it needs of its read. */
 export interface ReferralRow {
   id: string;
@@ -120,6 +148,148 @@ export class GateRepository {
       ],
     );
     return row;
+  }
+
+  /**
+   * New reads, however many, stored, matched and acted on in one statement, the first of a transaction sent with its
+   * opening and COMMIT (one round trip): each read inserted, unless its read_id is known (then nothing else is done
+   * for it: a re-read or a retry takes `upsert`); the appointments its readings find (`plateLookupSql`, for all the
+   * reads at once, the first PLATE_LOOKUP_LIMIT of each); and, when exactly one eligible appointment matches it exactly
+   * with a confidence of at least `autoConfidence`, is SCHEDULED, its stage checks it in (`handshake`) and no attempt
+   * is pending on it, its check-in started (`start`: the check-in module's CTEs; one per appointment, the first read's).
+   * The matching (`matchRead`) then decides on the rows found, as for any read: the statement starts a check-in only
+   * where it matches, so the handshake runs at once. One result per read, in order.
+   */
+  storeAndStart(reads: ReadToStore[], autoConfidence: number, start: PlateStartSql): FirstStatement<StoredAndStarted[]> {
+    const input = reads.map(({ read, readings, folds, matchedAt, handshake, attempt }, ord) => ({
+      ord,
+      id: read.id,
+      terminal_id: read.terminalId,
+      read_id: read.readId,
+      lane: read.lane,
+      stage: read.stage,
+      plate: read.plate,
+      confidence: read.confidence,
+      candidates: read.candidates,
+      read_at: read.readAt,
+      image: read.image?.toString('base64') ?? null,
+      image_type: read.imageType,
+      instance_id: read.instanceId,
+      reading_keys: readings.map((r) => r.key),
+      reading_confidences: readings.map((r) => r.confidence),
+      folds,
+      matched_at: matchedAt.toISOString(),
+      handshake,
+      // The read and its check-in are acted on by the same instance (instance_id).
+      checkin_id: attempt.checkin_id,
+      message: attempt.message,
+      data: attempt.data,
+      checkin: attempt.checkin,
+    }));
+    const values: unknown[] = [];
+    const param: Param = (value, type) => `$${values.push(value)}::${type}`;
+    // The appointments are looked up for all the reads at once, each one's keys computed once (`looked_up`), then
+    // shared out to the reads they match (`found`).
+    const text = `WITH input AS (
+         SELECT * FROM jsonb_to_recordset(${param(JSON.stringify(input), 'jsonb')}) AS x(ord int, id uuid, terminal_id uuid, read_id text,
+                lane text, stage text, plate text, confidence float8, candidates jsonb, read_at timestamptz, image text, image_type text,
+                instance_id uuid, reading_keys text[], reading_confidences float8[], folds text[], matched_at timestamptz, handshake boolean,
+                checkin_id uuid, message text, data jsonb, checkin jsonb)
+       ), stored AS (
+         INSERT INTO gate_reads (id, terminal_id, read_id, lane, stage, plate, confidence, candidates, read_at, image, image_type, instance_id)
+         SELECT id, terminal_id, read_id, lane, stage, plate, confidence, candidates, read_at, decode(image, 'base64'), image_type, instance_id
+           FROM input ORDER BY ord
+         ON CONFLICT (terminal_id, read_id) DO NOTHING
+         RETURNING id
+       ), looked_up AS (
+         SELECT l.*, gate_plate_key(l.license_plate) AS plate_key, gate_plate_fold(l.license_plate) AS plate_fold FROM (${plateLookupSql(
+           `= ANY(${param([...new Set(reads.map((r) => r.read.terminalId))], 'uuid[]')})`,
+           param([...new Set(reads.flatMap((r) => r.keys))], 'text[]'),
+           param([...new Set(reads.flatMap((r) => r.folds))], 'text[]'),
+         )}) l
+       ), found AS (
+         SELECT * FROM (
+           SELECT x.ord AS read_ord, l.*, row_number() OVER (PARTITION BY x.ord ORDER BY ${PLATE_LOOKUP_ORDER('l')}) AS read_rank
+             FROM input x JOIN stored s ON s.id = x.id
+             JOIN looked_up l ON l.terminal_id = x.terminal_id
+              AND (l.plate_key = ANY(x.reading_keys) OR l.plate_fold = ANY(x.folds))
+         ) f WHERE f.read_rank <= ${PLATE_LOOKUP_LIMIT}
+       ), exact AS (
+         SELECT f.read_ord, f.id, f.status,
+                (SELECT max(r.confidence) FROM unnest(x.reading_keys, x.reading_confidences) AS r(key, confidence)
+                  WHERE r.key = f.plate_key) AS confidence
+           FROM found f JOIN input x ON x.ord = f.read_ord
+          WHERE f.plate_key = ANY(x.reading_keys) AND ${admissibleAtSql('f', 'x.matched_at')}
+       ), chosen AS (
+         SELECT DISTINCT ON (e.id) e.id, x.ord, x.checkin_id, x.instance_id, x.message, x.data, x.checkin
+           FROM exact e JOIN input x ON x.ord = e.read_ord
+          WHERE x.handshake AND e.status = 'SCHEDULED' AND e.confidence >= ${param(autoConfidence, 'float8')}
+            AND (SELECT count(*) FROM exact o WHERE o.read_ord = e.read_ord) = 1
+            AND NOT EXISTS (SELECT 1 FROM checkins c WHERE c.appointment_id = e.id AND c.status = 'pending')
+          ORDER BY e.id, x.ord
+       ), ${start('chosen', param)}
+       SELECT x.ord AS input_ord, s.id AS stored_id, c.id AS started_checkin_id, c.appointment_id AS started_appointment_id, f.*,
+              t.location AS terminal_location
+         FROM input x LEFT JOIN stored s ON s.id = x.id LEFT JOIN started c ON c.id = x.checkin_id
+         LEFT JOIN found f ON f.read_ord = x.ord LEFT JOIN accounts t ON t.id = f.terminal_id
+        ORDER BY x.ord, f.read_rank`;
+    return {
+      text,
+      values,
+      // Its lookup's plan depends on the plates: a plan made once for any (a named statement's, after five runs) scans
+      // the terminal's appointments.
+      planEachTime: true,
+      read: (rows) => {
+        type Row = FoundAppointment & {
+          input_ord: number;
+          stored_id: string | null;
+          started_checkin_id: string | null;
+          started_appointment_id: string | null;
+          read_ord: number | null;
+          read_rank: string | null;
+          plate_key: string | null;
+          plate_fold: string | null;
+        };
+        const results: StoredAndStarted[] = reads.map(() => ({ stored: false, found: [], started: null }));
+        for (const {
+          input_ord,
+          stored_id,
+          started_checkin_id,
+          started_appointment_id,
+          read_ord: _,
+          read_rank: __,
+          plate_key: ___,
+          plate_fold: ____,
+          ...row
+        } of rows as Row[]) {
+          const result = results[input_ord];
+          result.stored = stored_id !== null;
+          if (started_checkin_id) result.started = { checkinId: started_checkin_id, appointmentId: started_appointment_id! };
+          if (row.id !== null) result.found.push(row);
+        }
+        return results;
+      },
+    };
+  }
+
+  /**
+   * Reads matched, however many: each read's outcome and appointment, and its `gate.read` event, in one statement,
+   * the whole of a transaction sent with its opening and COMMIT; the events in the order given.
+   */
+  matchedMany(reads: { id: string; appointment: { id: string; ref: string } }[]): FirstStatement<void> {
+    return {
+      text: `WITH decided AS (
+           UPDATE gate_reads AS g SET outcome = $4, appointment_id = x.appointment_id, appointment_ref = x.appointment_ref,
+                  instance_id = NULL, updated_at = now()
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS x(id, appointment_id, appointment_ref, ord)
+            WHERE g.id = x.id
+           RETURNING g.*, x.ord
+         )
+         ${INSERT_EVENTS}
+         SELECT g.terminal_id, ${CURRENT_TX}, 'gate.read', ${READ_EVENTS.view!} FROM decided g ORDER BY g.ord`,
+      values: [reads.map((r) => r.id), reads.map((r) => r.appointment.id), reads.map((r) => r.appointment.ref), 'matched'],
+      read: () => undefined,
+    };
   }
 
   async findRead(id: string): Promise<StoredRead | null> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { Logger } from 'pino';
+import { Coalescer } from '../../common/batch/coalescer.js';
 import { AppError } from '../../common/errors/app-error.js';
 import type { ErrorCode } from '../../common/errors/error-codes.js';
 import { decodeStrings, encodeStrings } from '../../common/http/cursor.js';
@@ -10,7 +11,7 @@ import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
-import { CheckinService } from '../checkin/checkin.service.js';
+import { type AppointmentForCheckin, CheckinService, type StartedPlateCheckin } from '../checkin/checkin.service.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { RecordRow } from '../records/record-definition.js';
 import type { EntityManager } from 'typeorm';
@@ -22,8 +23,17 @@ import {
   type ReadOutcomeView,
   type ResolveReferralDto,
 } from './dto/gate.dto.js';
-import { GateRepository, READ_EVENTS, REFERRAL_EVENTS, type StoredRead } from './gate.repository.js';
-import { type GateStage, matchRead, planStage, type ReferralReason, searchKeys } from './matching.js';
+import {
+  GateRepository,
+  type NewRead,
+  READ_EVENTS,
+  type ReadToStore,
+  REFERRAL_EVENTS,
+  type StoredAndStarted,
+  type StoredRead,
+} from './gate.repository.js';
+import { type GateStage, matchRead, planStage, readingsOf, type ReferralReason, searchKeys } from './matching.js';
+import { plateKey } from './plates.js';
 
 /** How often a request waiting on another's outcome (the same read_id, a referral being resolved) looks at it. */
 const POLL_MS = 50;
@@ -44,6 +54,13 @@ interface Read {
   read_at: Date;
 }
 
+/** A read matched, with nothing else to write but its outcome. */
+interface MatchedRead {
+  terminalId: string;
+  id: string;
+  appointment: { id: string; ref: string };
+}
+
 /** What acting on a matched appointment did: done (the work of `finish` committed), or why the read is referred. */
 type Performed = { kind: 'done' } | { kind: 'refer'; reason: ReferralReason; detail: string | null; error: AppError };
 
@@ -62,6 +79,20 @@ const VERB: Record<GateStage, string> = {
 @Injectable()
 export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly purge: Periodic;
+  /** New reads together: one statement for them all (see `storeTogether`), each alone when it fails. */
+  private readonly stores = new Coalescer<ReadToStore, StoredAndStarted>(
+    (batch) => this.storeTogether(batch),
+    500,
+    0,
+    async (one) => (await this.storeTogether([one]))[0],
+  );
+  /** Reads matched together: one statement for them all (see `matchedTogether`), each alone when it fails. */
+  private readonly matched = new Coalescer<MatchedRead, void>(
+    (batch) => this.matchedTogether(batch),
+    500,
+    0,
+    async (one) => void (await this.matchedTogether([one])),
+  );
 
   constructor(
     private readonly repository: GateRepository,
@@ -96,29 +127,64 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async readOne(terminalId: string, input: GateReadDto): Promise<ReadOutcomeView> {
     const read: Read = { ...input, read_at: new Date(input.read_at) };
-    const image = input.image ? decodeImage(input.image, '').bytes! : null;
-    const stored = await this.changes.transaction(async (manager, events) => {
-      const row = await this.repository.upsert(manager, {
-        id: randomUUID(),
-        terminalId,
-        readId: read.read_id,
-        lane: read.lane,
-        stage: read.stage,
-        plate: read.plate,
-        confidence: read.confidence,
-        candidates: read.candidates ?? [],
-        readAt: input.read_at,
-        image,
-        imageType: input.image?.content_type ?? null,
-        instanceId: this.instance.id,
-      });
+    const row: NewRead = {
+      id: randomUUID(),
+      terminalId,
+      readId: read.read_id,
+      lane: read.lane,
+      stage: read.stage,
+      plate: read.plate,
+      confidence: read.confidence,
+      candidates: read.candidates ?? [],
+      readAt: input.read_at,
+      image: input.image ? decodeImage(input.image, '').bytes! : null,
+      imageType: input.image?.content_type ?? null,
+      instanceId: this.instance.id,
+    };
+    const stored = await this.storeNew(row, read);
+    if (stored) return this.act(terminalId, row.id, read, stored);
+    // The read_id is known: a re-read or a retry updates that read.
+    const known = await this.changes.transaction(async (manager, events) => {
+      const upserted = await this.repository.upsert(manager, row);
       // A decided read sent again changes the read, not what it did: its event says so.
-      if (!row.inserted && row.outcome) this.readEvent(events, terminalId, row.id);
-      return row;
+      if (!upserted.inserted && upserted.outcome) this.readEvent(events, terminalId, upserted.id);
+      return upserted;
     });
-    if (stored.inserted) return this.act(terminalId, stored.id, read);
-    if (stored.outcome) return answerOf(read.read_id, stored);
-    return this.awaitOutcome(terminalId, stored, read);
+    if (known.inserted) return this.act(terminalId, known.id, read);
+    if (known.outcome) return answerOf(read.read_id, known);
+    return this.awaitOutcome(terminalId, known, read);
+  }
+
+  /**
+   * A new read stored, its appointments found and, when it matches one that its stage checks in, the check-in
+   * started: in one statement with the new reads that arrive with it (GateRepository.storeAndStart), in a transaction
+   * of one round trip (`storeTogether`). Null when the read_id is known.
+   */
+  private async storeNew(row: NewRead, read: Read): Promise<StoredAndStarted | null> {
+    const stored = await this.stores.run({
+      read: row,
+      readings: readingsOf(read).map((reading) => ({ key: plateKey(reading.plate), confidence: reading.confidence })),
+      ...searchKeys(read),
+      matchedAt: read.read_at,
+      handshake: planStage(read.stage, 'SCHEDULED')?.handshake ?? false,
+      attempt: this.checkin.plateAttempt(randomUUID(), read.read_id),
+    });
+    return stored.stored ? stored : null;
+  }
+
+  /**
+   * New reads that arrive together, in one statement and one transaction sent with its opening and COMMIT (as
+   * drivers' check-ins start together): a second read of the same appointment finds the first's check-in started,
+   * and joins it.
+   */
+  private storeTogether(batch: ReadToStore[]): Promise<StoredAndStarted[]> {
+    return this.changes.transaction(
+      (_manager, events, stored) => {
+        events.announce(batch.filter((_, i) => stored[i].started).map((one) => one.read.terminalId));
+        return stored;
+      },
+      { first: this.repository.storeAndStart(batch, this.config.gateAutoConfidence, this.checkin.plateStart()), commit: true },
+    );
   }
 
   /**
@@ -142,16 +208,34 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     return { read_id: read.read_id, outcome: 'pending' };
   }
 
-  /** Matches a read just stored and acts on it: matched, or referred. */
-  private async act(terminalId: string, readRowId: string, read: Read): Promise<ReadOutcomeView> {
+  /**
+   * Matches a read just stored and acts on it: matched, or referred. `stored`: what the statement that stored it
+   * found, and the check-in it started; without it (a read taken over), its appointments are looked up here.
+   */
+  private async act(terminalId: string, readRowId: string, read: Read, stored?: StoredAndStarted): Promise<ReadOutcomeView> {
     try {
       const { keys, folds } = searchKeys(read);
-      const found = await this.appointments.findByPlates(terminalId, keys, folds);
+      const found = stored?.found ?? (await this.appointments.findByPlates(terminalId, keys, folds));
       const decision = matchRead(read, read.stage, found, this.config.gateAutoConfidence);
+      // The appointment as the statement read it when it started the check-in (its driver and the terminal's geofence).
+      const started: StartedPlateCheckin | undefined = stored?.started
+        ? {
+            checkinId: stored.started.checkinId,
+            appointment: found.find((row) => row.id === stored.started!.appointmentId) as unknown as AppointmentForCheckin,
+          }
+        : undefined;
+      if (started && (decision.kind !== 'match' || decision.appointment.id !== started.appointment.id)) {
+        // The statement starts a check-in only where the matching matches: not so here, a bug. The ledger says so.
+        await this.checkin.abandonPlate(started);
+        throw new Error(`gate: read ${read.read_id} started a check-in on an appointment the matching did not match`);
+      }
       if (decision.kind === 'refer') return await this.refer(terminalId, readRowId, read, decision.reason, decision.candidates, null);
       const appointment = decision.appointment;
-      const performed = await this.perform(appointment, read, (manager, events) =>
-        this.decide(manager, events, terminalId, readRowId, 'matched', appointment),
+      const performed = await this.perform(
+        appointment,
+        read,
+        (manager, events) => this.decide(manager, events, terminalId, readRowId, 'matched', appointment),
+        { started, alone: () => this.matched.run({ terminalId, id: readRowId, appointment }) },
       );
       if (performed.kind === 'refer')
         return await this.refer(terminalId, readRowId, read, performed.reason, [appointment], performed.detail);
@@ -174,9 +258,11 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     appointment: RecordRow,
     read: Read,
     finish: (manager: EntityManager, events: EventWriter) => Promise<void>,
+    { started, alone }: { started?: StartedPlateCheckin; alone?: () => Promise<void> } = {},
   ): Promise<Performed> {
     let status = appointment.status;
     let plan = planStage(read.stage, status);
+    let checkedIn = false;
     const wrongStatus = (): Performed => ({
       kind: 'refer',
       reason: 'wrong_status',
@@ -193,7 +279,7 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     if (!plan) return wrongStatus();
     if (plan.handshake) {
-      const outcome = await this.checkin.requestFromPlate(appointment.id, { ...read, stage: read.stage as 'arrival' | 'entry' });
+      const outcome = await this.checkin.requestFromPlate(appointment.id, { ...read, stage: read.stage as 'arrival' | 'entry' }, started);
       if (outcome.kind === 'refused') {
         const code = outcome.code as ErrorCode;
         return {
@@ -208,9 +294,15 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
         status = outcome.status;
         plan = planStage(read.stage, status);
         if (!plan || plan.handshake) return wrongStatus();
-      } else status = 'CHECKED_IN';
+      } else [status, checkedIn] = ['CHECKED_IN', true];
     }
     const { move, stamp } = plan;
+    // A check-in stamps arrived_at itself (with the read's read_at, unless it had one): after the one an arrival
+    // ran, only `finish` is left, in a transaction of one round trip when it has one (`alone`).
+    if (alone && checkedIn && !move && stamp === 'arrived_at') {
+      await alone();
+      return { kind: 'done' };
+    }
     const record = { ...appointment, status };
     const message = `${VERB[read.stage]}: plate read ${read.read_id} on lane ${read.lane}`;
     const facts = { stage: read.stage, read_id: read.read_id, lane: read.lane, plate: read.plate };
@@ -245,6 +337,20 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
   ): Promise<void> {
     await this.repository.decide(manager, readRowId, outcome, appointment);
     this.readEvent(events, terminalId, readRowId);
+  }
+
+  /**
+   * Reads matched with nothing else to write: their outcomes and `gate.read` events, in one statement and one round
+   * trip (GateRepository.matchedMany) for all those that arrive together.
+   */
+  private async matchedTogether(batch: MatchedRead[]): Promise<void[]> {
+    await this.changes.transaction(
+      (_manager, events) => {
+        events.announce([...new Set(batch.map((read) => read.terminalId))]);
+      },
+      { first: this.repository.matchedMany(batch), commit: true },
+    );
+    return batch.map(() => undefined);
   }
 
   private async refer(
