@@ -15,6 +15,7 @@ import { figures, now, round, round2, timed } from './bench/stats.js';
 import { type FairnessFigures, fairnessBench, printFairness, printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
 import { randomUUID } from 'node:crypto';
 import { printSessions, sessionBench, type SessionFigures } from './bench/sessions.js';
+import { auditStore, type AuditStoreFigures, auditWrites, type AuditWritesFigures, medianOf } from './bench/audit.js';
 
 /**
  * `npm run bench`: the service (built, as its own process) against the local PostgreSQL, each figure next
@@ -51,7 +52,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity` or `--only=sessions`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=sessions` or `--only=audit`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -926,6 +927,90 @@ async function sessionsSection(cleanUp: CleanUp): Promise<{ figures: SessionFigu
   };
 }
 
+/** BENCH_AUDIT_ENTRIES: fewer, to try the section quickly. */
+const AUDIT_ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000);
+const AUDIT_TO_SEAL = 20_000;
+const AUDIT_ROUNDS = 3;
+
+/**
+ * The audit trail (scripts/bench/audit.ts), on databases and services of their own: creates and updates of BATCH
+ * appointments with their entries against two plain-SQL floors, then the export and verification of AUDIT_ENTRIES
+ * sealed entries of one account against `COPY … TO STDOUT` and a plain read with SHA-256.
+ */
+async function auditSection(
+  cleanUp: CleanUp,
+): Promise<{ figures: { writes: AuditWritesFigures; store: AuditStoreFigures }; targets: Target[] }> {
+  const writesService = await newService(cleanUp);
+  const client = new pg.Client({ connectionString: dbUrl(writesService.name) });
+  await client.connect();
+  cleanUp.add('the audit writes connection', () => client.end());
+  const terminal = await newTerminal(writesService.base, { name: 'Audit terminal' });
+  say(`audit trail: ${BATCH}-appointment creates and updates with their entries, ${ROUNDS} rounds, against plain SQL two ways`);
+  const writes = await auditWrites({
+    call: (method, path, body) => terminal.api.call(method, path, body),
+    client,
+    terminalId: terminal.id,
+    items: (prefix, count) => appointmentItems(prefix, count),
+    updateBody,
+    batch: BATCH,
+    rounds: ROUNDS,
+  });
+  await stop(writesService.child);
+  const floorOf = (f: AuditWritesFigures['create']) => Math.min(f.triggers.p50, f.explicit.p50);
+  const writeLine = (what: string, f: AuditWritesFigures['create']) =>
+    say(
+      `  ${what.padEnd(7)} service p50 ${f.service.p50} ms (p95 ${f.service.p95}); plain SQL, entries by the triggers ${f.triggers.p50} ms ` +
+        `(${f.triggers.p95}); triggers off, entries by the floor's INSERT … SELECT ${f.explicit.p50} ms (${f.explicit.p95})`,
+    );
+  writeLine('create', writes.create);
+  writeLine('update', writes.update);
+
+  const store = await newService(cleanUp);
+  const storeClient = new pg.Client({ connectionString: dbUrl(store.name) });
+  await storeClient.connect();
+  cleanUp.add('the audit store connection', () => storeClient.end());
+  const owner = await newTerminal(store.base, { name: 'Audit store terminal' });
+  say(`audit trail: ${AUDIT_ENTRIES.toLocaleString('en')} entries exported and verified, ${AUDIT_ROUNDS} rounds each`);
+  const stored = await auditStore({
+    base: store.base,
+    apiKey: owner.apiKey,
+    servicePid: store.child.pid!,
+    client: storeClient,
+    accountId: owner.id,
+    entries: AUDIT_ENTRIES,
+    rounds: AUDIT_ROUNDS,
+    toSeal: AUDIT_TO_SEAL,
+    say,
+  });
+  const exportRate = medianOf(stored.export.service_per_second);
+  const copyRate = medianOf(stored.export.copy_per_second);
+  say(
+    `  export ${exportRate} entries/s against COPY ${copyRate} rows/s (median); RSS growth ${stored.export.rss_growth_mib.join(', ')} MiB; ` +
+      `verify ${medianOf(stored.verify.service_ms)} ms against ${medianOf(stored.verify.floor_ms)} ms\n`,
+  );
+  return {
+    figures: { writes, store: stored },
+    targets: [
+      target(`create ${BATCH} appointments with their audit entries, p50 ms`, writes.create.service.p50, floorOf(writes.create), {
+        ratioAtMost: 1.2,
+      }),
+      target(`update ${BATCH} appointments with their audit entries, p50 ms`, writes.update.service.p50, floorOf(writes.update), {
+        ratioAtMost: 1.2,
+      }),
+      target(`export ${AUDIT_ENTRIES.toLocaleString('en')} entries as NDJSON vs COPY, entries/s`, exportRate, copyRate, {
+        ratioAtLeast: 0.5,
+      }),
+      target(`export: the service's RSS growth, MiB`, Math.max(...stored.export.rss_growth_mib), 50, { msAtMost: 50 }),
+      target(
+        `verify ${AUDIT_ENTRIES.toLocaleString('en')} entries vs a plain read + SHA-256, ms`,
+        medianOf(stored.verify.service_ms),
+        medianOf(stored.verify.floor_ms),
+        { ratioAtMost: 1.5 },
+      ),
+    ],
+  };
+}
+
 /** `--only=idempotency`: the Idempotency-Key lines alone, on a database and a service of their own. */
 async function idempotencySection(cleanUp: CleanUp): Promise<Target[]> {
   const { base, name } = await newService(cleanUp);
@@ -967,9 +1052,15 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     if (json) console.log(JSON.stringify({ capacity: capacity.figures, targets: capacity.targets }, null, 2));
     return capacity.targets;
   }
+  if (only === 'audit') {
+    const audit = await auditSection(cleanUp);
+    printTargets(audit.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ audit: audit.figures, targets: audit.targets }, null, 2));
+    return audit.targets;
+  }
   if (only)
     throw new Error(
-      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity and sessions`,
+      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, sessions and audit`,
     );
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
@@ -1037,6 +1128,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
   const scale = await scaleSection(cleanUp);
   const capacity = await capacitySection(cleanUp);
   const sessions = await sessionsSection(cleanUp);
+  const audit = await auditSection(cleanUp);
 
   const [createRow, updateRow] = bulk;
   const targets = [
@@ -1049,6 +1141,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     ...scale.targets,
     ...capacity.targets,
     ...sessions.targets,
+    ...audit.targets,
   ];
   const loadAtEnd = loadavg()[0];
   printTargets(targets, loadAtEnd);
@@ -1073,6 +1166,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
           scale: scale.figures,
           capacity: capacity.figures,
           sessions: sessions.figures,
+          audit: audit.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,

@@ -32,6 +32,7 @@ export const appointmentEventData = (a: string, d: string) =>
        'status', ${a}.status, 'summary', ${a}.summary, 'license_plate', ${a}.license_plate, 'window_start', ${a}.window_start,
        'window_end', ${a}.window_end, 'start_tolerance', ${a}.start_tolerance, 'end_tolerance', ${a}.end_tolerance,
        'custom_data', ${a}.custom_data, 'created_at', ${a}.created_at, 'updated_at', ${a}.updated_at,
+       'arrived_at', ${a}.arrived_at, 'entered_at', ${a}.entered_at, 'departed_at', ${a}.departed_at,
        'booked_by', CASE WHEN ${a}.booked_by_id IS NULL THEN NULL
                          ELSE jsonb_build_object('carrier_id', ${a}.booked_by_id, 'carrier_name', ${a}.booked_by_name) END),
      'driver', jsonb_build_object('tax_id', ${d}.tax_id, 'driver_license_number', ${d}.driver_license_number,
