@@ -4,7 +4,7 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { inAuditScope, systemActor } from '../../database/audit-context.js';
-import { type AuditEntryView, entryHash } from './audit-chain.js';
+import { type AuditEntryView, entryLine, type EntryText, entryTextHash } from './audit-chain.js';
 import { type AuditFilter, AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
 /** How often each instance seals what has committed: every entry carries its hash within a second of its change. */
@@ -107,6 +107,31 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
+   * The same entries as text, a batch at a time, the next batch read while the caller works on this one (two
+   * batches in memory at most).
+   */
+  private async *entriesAsText(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<EntryText[]> {
+    let next: Promise<EntryText[]> | null = this.audit.afterAsText(account, 0, AUDIT_READ_BATCH, range);
+    while (next) {
+      const batch: EntryText[] = await next;
+      next =
+        batch.length === AUDIT_READ_BATCH
+          ? this.audit.afterAsText(account, Number(batch[batch.length - 1].seq), AUDIT_READ_BATCH, range)
+          : null;
+      if (batch.length) yield batch;
+    }
+  }
+
+  /** The NDJSON export of the same entries (entryLine: each line `JSON.stringify` of the entry), a batch's lines at a time. */
+  async *ndjson(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<string> {
+    for await (const batch of this.entriesAsText(account, range)) {
+      let text = '';
+      for (const entry of batch) text += entryLine(entry);
+      yield text;
+    }
+  }
+
+  /**
    * Recomputes the account's chain over `[from, to)`: each entry's hash from the stored hash of the one before it,
    * and no seq missing. Answers the first seq where it breaks (an entry edited, or one deleted: the next seq is then
    * not the one expected).
@@ -114,10 +139,11 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   async verify(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): Promise<AuditVerification> {
     let checked = 0;
     let previous: { seq: number; hash: string } | null = null;
-    for await (const batch of this.entries(account, range)) {
-      for (const entry of batch) {
+    for await (const batch of this.entriesAsText(account, range)) {
+      for (const text of batch) {
+        const entry = { seq: Number(text.seq), hash: text.hash ?? '' };
         previous ??= await this.audit.before(account, entry.seq);
-        if (!previous || entry.seq !== previous.seq + 1 || entryHash(previous.hash, entry) !== entry.hash) {
+        if (!previous || entry.seq !== previous.seq + 1 || entryTextHash(previous.hash, text) !== entry.hash) {
           // An entry missing (deleted) breaks the chain at its seq; an entry edited, at its own.
           const missing = previous ? entry.seq !== previous.seq + 1 : true;
           return { ok: false, checked, first_broken_seq: missing ? (previous?.seq ?? entry.seq - 1) + (previous ? 1 : 0) : entry.seq };
