@@ -56,9 +56,8 @@ export function entryHash(previous: string, entry: Omit<AuditEntryView, 'hash'>)
 }
 
 /**
- * An entry as read for an export or a verification: every column as PostgreSQL writes it as text (`at` already in
- * ISO 8601 UTC with milliseconds, the JSON columns as `jsonb` prints them), so that a million entries make no
- * objects but their lines.
+ * An entry as read for a verification: every column as PostgreSQL writes it as text (`at` already in ISO 8601 UTC
+ * with milliseconds, the JSON columns as `jsonb` prints them), so that only the JSON columns are parsed.
  */
 export interface EntryText {
   id: string;
@@ -75,44 +74,7 @@ export interface EntryText {
   hash: string | null;
 }
 
-/** A string of JSON text, an object key (its colon after), a number, or the blanks `jsonb` prints between tokens. */
-const JSON_TOKEN = /"(?:[^"\\]|\\.)*"(:)?|-?\d[\d.eE+-]*|\s+/g;
-/** A number JSON.parse and JSON.stringify give back as written: a whole number of at most 15 digits. */
-const PLAIN_NUMBER = /^-?(?:0|[1-9]\d{0,14})$/;
-/** A key made of digits, which a JavaScript object puts before the others. */
-const INDEX_KEY = /^"\d+"$/;
-
-/**
- * `JSON.stringify(JSON.parse(text))` for the JSON text `jsonb` prints, without making the value: the blanks between
- * tokens dropped. Where that would not be the same text (a number JavaScript writes otherwise, as 1.50 or 1e3; a key
- * of digits, which JavaScript orders first), it is JSON.stringify(JSON.parse(text)).
- */
-export function compactJson(text: string): string {
-  let same = true;
-  const compact = text.replace(JSON_TOKEN, (token: string, colon: string | undefined) => {
-    const first = token.charCodeAt(0);
-    if (first === 34) {
-      if (colon !== undefined && INDEX_KEY.test(token.slice(0, -1))) same = false;
-      return token;
-    }
-    if (first <= 32) return '';
-    if (!PLAIN_NUMBER.test(token)) same = false;
-    return token;
-  });
-  return same ? compact : JSON.stringify(JSON.parse(text));
-}
-
 const stringOrNull = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
-
-/** The entry's NDJSON line, `JSON.stringify` of the entry as the API answers it (AuditEntryView's keys, in order), and its newline. */
-export function entryLine(e: EntryText): string {
-  return (
-    `{"id":${JSON.stringify(e.id)},"seq":${e.seq},"at":${JSON.stringify(e.at)},"account_id":${stringOrNull(e.account_id)},` +
-    `"actor":${compactJson(e.actor)},"action":${JSON.stringify(e.action)},"target":${compactJson(e.target)},` +
-    `"changes":${e.changes === null ? 'null' : compactJson(e.changes)},"request_id":${stringOrNull(e.request_id)},` +
-    `"ip":${stringOrNull(e.ip)},"user_agent":${stringOrNull(e.user_agent)},"hash":${JSON.stringify(e.hash ?? '')}}\n`
-  );
-}
 
 /**
  * The entry's hash as `entryHash` computes it, from its text: the chained fields' canonical JSON written in their

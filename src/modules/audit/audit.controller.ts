@@ -115,7 +115,8 @@ export class AuditController {
     const stream =
       format === 'csv'
         ? Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS] }))
-        : Readable.from(this.audit.ndjson(account, range));
+        : // A batch's lines are one chunk: the stream holds one batch (its buffer counts bytes, not chunks).
+          Readable.from(this.audit.ndjson(account, range), { objectMode: false });
     const name = `audit.${format}`;
     return new StreamableFile(stream, {
       type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',

@@ -10,18 +10,20 @@ import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit
  */
 export const SEALER_MARK = '/* audit sealer */';
 
+/** An entry's time as the API answers it, ISO 8601 in UTC with milliseconds (`toISOString()`'s), written by PostgreSQL. */
+const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
+
 /** An entry's columns as the API answers them (`hash` null until sealed). */
-const VIEW = `id, seq, at, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
+const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
 
 /** The same columns as text (EntryText): `at` in ISO 8601 UTC with milliseconds, as `toISOString()` writes it. */
-const VIEW_TEXT = `id::text AS id, seq::text AS seq, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
-  account_id::text AS account_id, actor::text AS actor, action, target::text AS target, changes::text AS changes, request_id, ip,
+const VIEW_TEXT = `id::text AS id, seq::text AS seq, ${AT}, account_id::text AS account_id, actor::text AS actor, action, target::text AS target, changes::text AS changes, request_id, ip,
   user_agent, hash`;
 
 interface EntryRow {
   id: string;
   seq: string | null;
-  at: Date;
+  at: string;
   account_id: string | null;
   actor: AuditEntryView['actor'];
   action: string;
@@ -36,7 +38,7 @@ interface EntryRow {
 const view = (row: EntryRow): AuditEntryView => ({
   id: row.id,
   seq: Number(row.seq),
-  at: new Date(row.at).toISOString(),
+  at: row.at,
   account_id: row.account_id,
   actor: row.actor,
   action: row.action,
@@ -228,7 +230,7 @@ export class AuditRepository {
     return (await this.afterAs<EntryRow>(VIEW, account, after, limit, range)).map(view);
   }
 
-  /** The same entries as text (EntryText), for an export or a verification: no value made of them. */
+  /** The same entries as text (EntryText), for a verification: only their JSON columns parsed. */
   afterAsText(account: string | null, after: number, limit: number, range: Pick<AuditFilter, 'from' | 'to'> = {}): Promise<EntryText[]> {
     return this.afterAs<EntryText>(VIEW_TEXT, account, after, limit, range);
   }

@@ -4,7 +4,7 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { inAuditScope, systemActor } from '../../database/audit-context.js';
-import { type AuditEntryView, entryLine, type EntryText, entryTextHash } from './audit-chain.js';
+import { type AuditEntryView, entryTextHash } from './audit-chain.js';
 import { type AuditFilter, AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
 /** How often each instance seals what has committed: every entry carries its hash within a second of its change. */
@@ -94,40 +94,23 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
     return this.audit.page(account, filter, before, limit);
   }
 
-  /** Every sealed entry of the account in `[from, to)`, in seq order, a batch at a time. */
-  async *entries(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<AuditEntryView[]> {
-    let after = 0;
-    for (;;) {
-      const batch = await this.audit.after(account, after, AUDIT_READ_BATCH, range);
-      if (!batch.length) return;
-      yield batch;
-      after = batch[batch.length - 1].seq;
-      if (batch.length < AUDIT_READ_BATCH) return;
-    }
-  }
-
   /**
-   * The same entries as text, a batch at a time, the next batch read while the caller works on this one (two
-   * batches in memory at most).
+   * Every sealed entry of the account in `[from, to)`, in seq order, a batch at a time, the next batch read while the
+   * caller works on this one (two batches in memory at most).
    */
-  private async *entriesAsText(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<EntryText[]> {
-    let next: Promise<EntryText[]> | null = this.audit.afterAsText(account, 0, AUDIT_READ_BATCH, range);
-    while (next) {
-      const batch: EntryText[] = await next;
-      next =
-        batch.length === AUDIT_READ_BATCH
-          ? this.audit.afterAsText(account, Number(batch[batch.length - 1].seq), AUDIT_READ_BATCH, range)
-          : null;
-      if (batch.length) yield batch;
-    }
+  entries(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<AuditEntryView[]> {
+    return batches(
+      (after) => this.audit.after(account, after, AUDIT_READ_BATCH, range),
+      (entry) => entry.seq,
+    );
   }
 
-  /** The NDJSON export of the same entries (entryLine: each line `JSON.stringify` of the entry), a batch's lines at a time. */
+  /** The NDJSON export of the same entries, each line `JSON.stringify` of the entry: a batch's lines at a time. */
   async *ndjson(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<string> {
-    for await (const batch of this.entriesAsText(account, range)) {
-      let text = '';
-      for (const entry of batch) text += entryLine(entry);
-      yield text;
+    for await (const batch of this.entries(account, range)) {
+      let lines = '';
+      for (const entry of batch) lines += `${JSON.stringify(entry)}\n`;
+      yield lines;
     }
   }
 
@@ -139,7 +122,10 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   async verify(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): Promise<AuditVerification> {
     let checked = 0;
     let previous: { seq: number; hash: string } | null = null;
-    for await (const batch of this.entriesAsText(account, range)) {
+    for await (const batch of batches(
+      (after) => this.audit.afterAsText(account, after, AUDIT_READ_BATCH, range),
+      (e) => Number(e.seq),
+    )) {
       for (const text of batch) {
         const entry = { seq: Number(text.seq), hash: text.hash ?? '' };
         previous ??= await this.audit.before(account, entry.seq);
@@ -153,5 +139,15 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     return { ok: true, checked };
+  }
+}
+
+/** Batches of `read(after)` (each after the last seq of the one before) until one is short; the next read while this one is used. */
+async function* batches<T>(read: (after: number) => Promise<T[]>, seqOf: (item: T) => number): AsyncGenerator<T[]> {
+  let next: Promise<T[]> | null = read(0);
+  while (next) {
+    const batch: T[] = await next;
+    next = batch.length === AUDIT_READ_BATCH ? read(seqOf(batch[batch.length - 1])) : null;
+    if (batch.length) yield batch;
   }
 }
