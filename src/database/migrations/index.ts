@@ -20,7 +20,7 @@ import { People1763920000000 } from './1763920000000-people.js';
 import { Gate1763930000000 } from './1763930000000-gate.js';
 import { LogData1763935000000 } from './1763935000000-log-data.js';
 import { Audit1763940000000 } from './1763940000000-audit.js';
-import { AuditFasterUpdates1763941000000 } from './1763941000000-audit-faster-updates.js';
+import { AuditFasterTriggers1763941000000 } from './1763941000000-audit-faster-triggers.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -46,5 +46,5 @@ export const MIGRATIONS = [
   Gate1763930000000,
   LogData1763935000000,
   Audit1763940000000,
-  AuditFasterUpdates1763941000000,
+  AuditFasterTriggers1763941000000,
 ];
