@@ -1,9 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { entryHash, GENESIS } from '../../src/modules/audit/audit-chain.js';
-import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
-import { BEGIN_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
-import { type AppointmentItem, checkSameWrites, LOG_AND_EVENT, plainCreate, plainUpdate } from './plain-sql.js';
+import { type AppointmentItem, checkSameWrites, plainCreate, plainUpdate } from './plain-sql.js';
 import { rssAfterGc, rssOf } from './processes.js';
 import { type Figures, figures, now, round, round2, sleep, timed } from './stats.js';
 
@@ -51,106 +49,6 @@ async function appointmentTriggers(client: pg.Client, on: boolean): Promise<void
 const setScope = (client: pg.Client, scope: Scope) =>
   client.query(`SELECT set_config('gate.audit', $1, false)`, [JSON.stringify({ ...scope, request_id: randomUUID() })]);
 
-/** The scope as the entries' columns, from the session setting. */
-const SCOPE = `(SELECT current_setting('gate.audit')::jsonb AS s) sc`;
-
-async function inEventWriter(client: pg.Client, work: () => Promise<void>): Promise<void> {
-  await client.query(BEGIN_EVENT_WRITER);
-  try {
-    await work();
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
-/**
- * The create floor with the audit triggers off: what `plainCreate` writes, the records' entries written by the
- * insert itself (a CTE over its RETURNING), as plain SQL would with no trigger.
- */
-async function explicitCreate(client: pg.Client, terminalId: string, items: AppointmentItem[]): Promise<void> {
-  await inEventWriter(client, async () => {
-    const drivers = [...new Map(items.map((i) => [i.driver.tax_id, i.driver])).values()].sort((a, b) => (a.tax_id < b.tax_id ? -1 : 1));
-    const upserted = await client.query<{ id: string; tax_id: string }>(DRIVERS_UPSERT, [
-      drivers.map((d) => d.tax_id),
-      drivers.map((d) => d.driver_license_number),
-      drivers.map((d) => d.license_category),
-    ]);
-    const driverId = new Map(upserted.rows.map((row) => [row.tax_id, row.id]));
-    const sorted = [...items].sort((x, y) => (x.appointment.ref < y.appointment.ref ? -1 : 1));
-    const a = sorted.map((i) => i.appointment);
-    const inserted = await client.query<{ id: string; ref: string }>(
-      `WITH inserted AS (
-         INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
-         SELECT $1, 'SCHEDULED', * FROM unnest($2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::jsonb[])
-         RETURNING id, ref, terminal_id
-       ), audited AS (
-         INSERT INTO audit_entries (account_id, actor, action, target, request_id, ip, user_agent)
-         SELECT i.terminal_id, s->'actor', 'appointment.created', jsonb_build_object('type', 'appointment', 'id', i.id, 'ref', i.ref),
-                s->>'request_id', s->>'ip', s->>'user_agent'
-           FROM inserted i, ${SCOPE}
-       )
-       SELECT id, ref FROM inserted`,
-      [
-        terminalId,
-        a.map((x) => x.ref),
-        a.map((x) => x.layout_ref),
-        sorted.map((i) => driverId.get(i.driver.tax_id)),
-        a.map((x) => x.window_start),
-        a.map((x) => x.window_end),
-        a.map((x) => x.license_plate),
-        a.map((x) => x.summary),
-        a.map((x) => JSON.stringify(x.custom_data)),
-      ],
-    );
-    const idOf = new Map(inserted.rows.map((row) => [row.ref, row.id]));
-    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created'), [
-      items.map((i) => idOf.get(i.appointment.ref)),
-    ]);
-  });
-}
-
-/**
- * The update floor with the audit triggers off: what `plainUpdate` writes, each record's entry (its changed fields,
- * before and after) written by the update itself, the rows before read in the same statement (a self-join locked).
- */
-async function explicitUpdate(client: pg.Client, terminalId: string, refs: string[], summary: string): Promise<void> {
-  await inEventWriter(client, async () => {
-    const updated = await client.query<{ id: string; ref: string }>(
-      `WITH updated AS (
-         UPDATE appointments a SET summary = u.summary, license_plate = u.plate, updated_at = now()
-           FROM unnest($2::text[], $3::text[], $4::text[]) AS u(ref, summary, plate),
-                LATERAL (SELECT summary, license_plate FROM appointments b WHERE b.terminal_id = $1 AND b.ref = u.ref FOR UPDATE) o
-          WHERE a.terminal_id = $1 AND a.ref = u.ref
-          RETURNING a.id, a.ref, a.terminal_id, a.booked_by_id, o.summary AS old_summary, a.summary,
-                    o.license_plate AS old_plate, a.license_plate
-       ), changed AS (
-         SELECT *, NULLIF(
-                  CASE WHEN old_summary IS DISTINCT FROM summary
-                       THEN jsonb_build_object('summary', jsonb_build_array(old_summary, summary)) ELSE '{}' END
-                  || CASE WHEN old_plate IS DISTINCT FROM license_plate
-                          THEN jsonb_build_object('license_plate', jsonb_build_array(old_plate, license_plate)) ELSE '{}' END,
-                  '{}') AS changes
-           FROM updated
-       ), audited AS (
-         INSERT INTO audit_entries (account_id, actor, action, target, changes, request_id, ip, user_agent)
-         SELECT account_id, s->'actor', 'appointment.updated', jsonb_build_object('type', 'appointment', 'id', c.id, 'ref', c.ref),
-                c.changes, s->>'request_id', s->>'ip', s->>'user_agent'
-           FROM changed c CROSS JOIN LATERAL (SELECT DISTINCT x FROM (VALUES (c.terminal_id), (c.booked_by_id)) v(x) WHERE x IS NOT NULL) acc(account_id), ${SCOPE}
-          WHERE c.changes IS NOT NULL
-       )
-       SELECT id, ref FROM updated`,
-      [terminalId, refs, refs.map(() => summary), refs.map(() => 'XYZ9876')],
-    );
-    if (updated.rows.length !== refs.length) throw new Error(`explicit update: ${refs.length - updated.rows.length} refs not found`);
-    const idOf = new Map(updated.rows.map((row) => [row.ref, row.id]));
-    await client.query(LOG_AND_EVENT('updated', 'Updated summary, license_plate', 'appointment.updated'), [
-      refs.map((ref) => idOf.get(ref)),
-    ]);
-  });
-}
-
 /** The entries about the records whose ref starts with `prefix`, as JSON text without what differs by nature (ids, the ref prefix, the request id). */
 async function entriesOf(client: pg.Client, terminalId: string, prefix: string): Promise<string[]> {
   const { rows } = await client.query<{ row: string }>(
@@ -195,8 +93,8 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
       update: (prefix: string, summary: string) => plainUpdate(client, terminalId, refs(prefix), summary),
     },
     explicit: {
-      create: (prefix: string) => explicitCreate(client, terminalId, items(prefix, batch)),
-      update: (prefix: string, summary: string) => explicitUpdate(client, terminalId, refs(prefix), summary),
+      create: (prefix: string) => plainCreate(client, terminalId, items(prefix, batch), 'statements'),
+      update: (prefix: string, summary: string) => plainUpdate(client, terminalId, refs(prefix), summary, 'statements'),
     },
   };
   const warm = async (kind: 'create' | 'update') => {
@@ -241,7 +139,7 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
     samples.create.triggers.push(await timed(() => plainCreate(client, terminalId, bodies.triggers)));
     await setScope(client, scope);
     await appointmentTriggers(client, false);
-    samples.create.explicit.push(await timed(() => explicitCreate(client, terminalId, bodies.explicit)));
+    samples.create.explicit.push(await timed(() => plainCreate(client, terminalId, bodies.explicit, 'statements')));
     await appointmentTriggers(client, true);
   }
   await client.query('ANALYZE');
@@ -254,7 +152,7 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
     samples.update.triggers.push(await timed(() => plainUpdate(client, terminalId, triggerRefs, `changed ${r}`)));
     await setScope(client, scope);
     await appointmentTriggers(client, false);
-    samples.update.explicit.push(await timed(() => explicitUpdate(client, terminalId, explicitRefs, `changed ${r}`)));
+    samples.update.explicit.push(await timed(() => plainUpdate(client, terminalId, explicitRefs, `changed ${r}`, 'statements')));
     await appointmentTriggers(client, true);
   }
   const of = (s: { service: number[]; triggers: number[]; explicit: number[] }) => ({
