@@ -17,8 +17,8 @@ const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS a
 const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
 
 /** The same columns as text (EntryText): `at` in ISO 8601 UTC with milliseconds, as `toISOString()` writes it. */
-const VIEW_TEXT = `id::text AS id, seq::text AS seq, ${AT}, account_id::text AS account_id, actor::text AS actor, action, target::text AS target, changes::text AS changes, request_id, ip,
-  user_agent, hash`;
+const VIEW_TEXT = `id::text AS id, seq::text AS seq, ${AT}, account_id::text AS account_id, actor::text AS actor, action,
+  target::text AS target, changes::text AS changes, request_id, ip, user_agent, hash`;
 
 interface EntryRow {
   id: string;

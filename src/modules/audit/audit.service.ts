@@ -145,9 +145,14 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
 /** Batches of `read(after)` (each after the last seq of the one before) until one is short; the next read while this one is used. */
 async function* batches<T>(read: (after: number) => Promise<T[]>, seqOf: (item: T) => number): AsyncGenerator<T[]> {
   let next: Promise<T[]> | null = read(0);
-  while (next) {
-    const batch: T[] = await next;
-    next = batch.length === AUDIT_READ_BATCH ? read(seqOf(batch[batch.length - 1])) : null;
-    if (batch.length) yield batch;
+  try {
+    while (next) {
+      const batch: T[] = await next;
+      next = batch.length === AUDIT_READ_BATCH ? read(seqOf(batch[batch.length - 1])) : null;
+      if (batch.length) yield batch;
+    }
+  } finally {
+    // Left early (a broken chain, a client gone): the batch read ahead is not wanted, nor its failure.
+    next?.catch(() => undefined);
   }
 }
