@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { auditStore, type AuditStoreFigures, auditWrites, type AuditWritesFigures, medianOf } from './bench/audit.js';
 import { type FactsFigures, factsBench, printFacts } from './bench/facts.js';
 import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
 import { postLoad, type LoadResult } from './bench/load.js';
@@ -57,7 +58,7 @@ const WEBHOOK_MAX_IN_FLIGHT = 4;
 const FAIRNESS_EVENTS = 50;
 const FAIRNESS_BAD_EVENTS = 200;
 const json = process.argv.includes('--json');
-/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=reports`, `--only=sessions` or `--only=gate`: that section alone, on a database and a service of its own. */
+/** `--only=bulk`, `--only=single`, `--only=checkin`, `--only=scale`, `--only=idempotency`, `--only=webhooks`, `--only=facts`, `--only=capacity`, `--only=reports`, `--only=sessions`, `--only=gate` or `--only=audit`: that section alone, on a database and a service of its own. */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const say = (line: string) => {
   if (!json) console.log(line);
@@ -856,6 +857,94 @@ async function aloneWithFloor(cleanUp: CleanUp): Promise<{ api: Api; floor: pg.C
   return { api, floor, terminalId };
 }
 
+/** BENCH_AUDIT_ENTRIES: fewer, to try the section quickly. */
+const AUDIT_ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000);
+const AUDIT_TO_SEAL = 20_000;
+const AUDIT_ROUNDS = 3;
+
+/**
+ * The audit trail (scripts/bench/audit.ts), on databases and services of their own: creates and updates of BATCH
+ * appointments with their entries against two plain-SQL floors, then the export and verification of AUDIT_ENTRIES
+ * sealed entries of one account against `COPY … TO STDOUT` and a plain read with SHA-256.
+ */
+async function auditSection(
+  cleanUp: CleanUp,
+): Promise<{ figures: { writes: AuditWritesFigures; store: AuditStoreFigures }; targets: Target[] }> {
+  const writesService = await newService(cleanUp);
+  const client = new pg.Client({ connectionString: dbUrl(writesService.name) });
+  await client.connect();
+  cleanUp.add('the audit writes connection', () => client.end());
+  const terminal = await newTerminal(writesService.base, { name: 'Audit terminal' });
+  say(`audit trail: ${BATCH}-appointment creates and updates with their entries, ${ROUNDS} rounds, against plain SQL two ways`);
+  const writes = await auditWrites({
+    call: (method, path, body) => terminal.api.call(method, path, body),
+    client,
+    terminalId: terminal.id,
+    items: (prefix, count) => appointmentItems(prefix, count),
+    updateBody,
+    batch: BATCH,
+    rounds: ROUNDS,
+  });
+  await stop(writesService.child);
+  const floorOf = (f: AuditWritesFigures['create']) => Math.min(f.triggers.p50, f.explicit.p50);
+  const writeLine = (what: string, f: AuditWritesFigures['create']) =>
+    say(
+      `  ${what.padEnd(7)} service p50 ${f.service.p50} ms (p95 ${f.service.p95}); plain SQL, entries by the triggers ${f.triggers.p50} ms ` +
+        `(${f.triggers.p95}); triggers off, entries by the floor's INSERT … SELECT ${f.explicit.p50} ms (${f.explicit.p95})`,
+    );
+  writeLine('create', writes.create);
+  writeLine('update', writes.update);
+
+  const store = await newService(cleanUp);
+  const storeClient = new pg.Client({ connectionString: dbUrl(store.name) });
+  await storeClient.connect();
+  cleanUp.add('the audit store connection', () => storeClient.end());
+  const owner = await newTerminal(store.base, { name: 'Audit store terminal' });
+  say(`audit trail: ${AUDIT_ENTRIES.toLocaleString('en')} entries exported and verified, ${AUDIT_ROUNDS} rounds each`);
+  const stored = await auditStore({
+    base: store.base,
+    apiKey: owner.apiKey,
+    servicePid: store.child.pid!,
+    client: storeClient,
+    accountId: owner.id,
+    entries: AUDIT_ENTRIES,
+    rounds: AUDIT_ROUNDS,
+    toSeal: AUDIT_TO_SEAL,
+    say,
+  });
+  const exportRate = medianOf(stored.export.service_per_second);
+  const copyRate = medianOf(stored.export.copy_per_second);
+  say(
+    `  export ${exportRate} entries/s against COPY ${copyRate} rows/s (median); RSS growth ${stored.export.rss_growth_mib.join(', ')} MiB; ` +
+      `verify ${medianOf(stored.verify.service_ms)} ms against ${medianOf(stored.verify.floor_ms)} ms\n`,
+  );
+  return {
+    figures: { writes, store: stored },
+    targets: [
+      target(`create ${BATCH} appointments with their audit entries, p50 ms`, writes.create.service.p50, floorOf(writes.create), {
+        ratioAtMost: 1.2,
+      }),
+      target(`update ${BATCH} appointments with their audit entries, p50 ms`, writes.update.service.p50, floorOf(writes.update), {
+        ratioAtMost: 1.2,
+      }),
+      target(`export ${AUDIT_ENTRIES.toLocaleString('en')} entries as NDJSON vs COPY, entries/s`, exportRate, copyRate, {
+        ratioAtLeast: 0.5,
+      }),
+      // A size, not a time: the goal's words say so.
+      {
+        ...target(`export: the service's RSS growth, MiB`, Math.max(...stored.export.rss_growth_mib), 50, { msAtMost: 50 }),
+        goal: '≤ 50 MiB',
+      },
+      target(
+        `verify ${AUDIT_ENTRIES.toLocaleString('en')} entries vs a plain read + SHA-256, ms`,
+        medianOf(stored.verify.service_ms),
+        medianOf(stored.verify.floor_ms),
+        { ratioAtMost: 1.5 },
+      ),
+    ],
+  };
+}
+
 /** `--only=bulk`: the bulk lines alone, on a database and a service of their own. */
 async function bulkOnly(cleanUp: CleanUp): Promise<Target[]> {
   const { api, floor, terminalId } = await aloneWithFloor(cleanUp);
@@ -1017,7 +1106,7 @@ async function reportsSection(cleanUp: CleanUp): Promise<{ figures: ReportsFigur
       headers: { 'X-API-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as unknown };
   };
   say(
     `reports: creates keeping the rollups, a 90-day report over ${SCALE.large.toLocaleString('en')} and ${SCALE.small.toLocaleString('en')} appointments`,
@@ -1122,9 +1211,15 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     if (json) console.log(JSON.stringify({ gate: gate.figures, targets: gate.targets }, null, 2));
     return gate.targets;
   }
+  if (only === 'audit') {
+    const audit = await auditSection(cleanUp);
+    printTargets(audit.targets, loadavg()[0]);
+    if (json) console.log(JSON.stringify({ audit: audit.figures, targets: audit.targets }, null, 2));
+    return audit.targets;
+  }
   if (only)
     throw new Error(
-      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, reports, sessions and gate`,
+      `--only=${only}: the sections that run alone are bulk, single, checkin, scale, idempotency, webhooks, facts, capacity, reports, sessions, gate and audit`,
     );
   const loadAtStart = loadavg()[0];
   const { name, base, child: service } = await newService(cleanUp);
@@ -1194,6 +1289,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
   const reports = await reportsSection(cleanUp);
   const sessions = await sessionsSection(cleanUp);
   const gate = await gateSection(cleanUp);
+  const audit = await auditSection(cleanUp);
 
   const [createRow, updateRow] = bulk;
   const targets = [
@@ -1208,6 +1304,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
     ...reports.targets,
     ...sessions.targets,
     ...gate.targets,
+    ...audit.targets,
   ];
   const loadAtEnd = loadavg()[0];
   printTargets(targets, loadAtEnd);
@@ -1234,6 +1331,7 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
           reports: reports.figures,
           sessions: sessions.figures,
           gate: gate.figures,
+          audit: audit.figures,
           memory: serviceMemory,
           memory_floor: bareMemory,
           targets,

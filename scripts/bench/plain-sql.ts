@@ -81,13 +81,28 @@ async function writingEvents(pool: pg.Pool, text: string, values: unknown[]): Pr
 }
 
 /**
+ * Who writes a floor's audit entries: the audited tables' triggers, as in the service (the connection's `gate.audit`
+ * giving their scope); or, where the caller has disabled the appointments' audit triggers, the floor's own statements
+ * (the same entries, from the same setting), as plain SQL would with no trigger.
+ */
+export type FloorEntries = 'triggers' | 'statements';
+
+/** The scope of the entries a floor writes itself: the connection's `gate.audit`. */
+const AUDIT_SCOPE = `(SELECT current_setting('gate.audit')::jsonb AS s) sc`;
+
+/**
  * The rows a create of the service writes, in the cheapest plain form: drivers upserted (each tax id once,
  * its last occurrence, in tax-id order), appointments inserted in ref order, one 'created' log and one
  * `appointment.created` event each (events in batch order).
  * Arrays through `unnest`, one statement per table. Tolerances are left to their column default, 0, the
- * value the service writes for items without them.
+ * value the service writes for items without them. Each record's audit entry as `entries` says.
  */
-export async function plainCreate(client: pg.Client, terminalId: string, items: AppointmentItem[]): Promise<void> {
+export async function plainCreate(
+  client: pg.Client,
+  terminalId: string,
+  items: AppointmentItem[],
+  entries: FloorEntries = 'triggers',
+): Promise<void> {
   await inTransaction(client, async () => {
     const drivers = [...new Map(items.map((i) => [i.driver.tax_id, i.driver])).values()].sort(byKey((d) => d.tax_id));
     const upserted = await client.query<{ id: string; tax_id: string }>(DRIVERS_UPSERT, [
@@ -98,10 +113,18 @@ export async function plainCreate(client: pg.Client, terminalId: string, items: 
     const driverId = new Map(upserted.rows.map((row) => [row.tax_id, row.id]));
     const sorted = [...items].sort(byKey((i) => i.appointment.ref));
     const a = sorted.map((i) => i.appointment);
+    const insert = `INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
+       SELECT $1, 'SCHEDULED', * FROM unnest($2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::jsonb[])`;
     const inserted = await client.query<{ id: string; ref: string }>(
-      `INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
-       SELECT $1, 'SCHEDULED', * FROM unnest($2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::jsonb[])
-       RETURNING id, ref`,
+      entries === 'triggers'
+        ? `${insert} RETURNING id, ref`
+        : `WITH inserted AS (${insert} RETURNING id, ref, terminal_id), audited AS (
+             INSERT INTO audit_entries (account_id, actor, action, target, request_id, ip, user_agent)
+             SELECT i.terminal_id, s->'actor', 'appointment.created', jsonb_build_object('type', 'appointment', 'id', i.id, 'ref', i.ref),
+                    s->>'request_id', s->>'ip', s->>'user_agent'
+               FROM inserted i, ${AUDIT_SCOPE}
+           )
+           SELECT id, ref FROM inserted`,
       [
         terminalId,
         a.map((x) => x.ref),
@@ -124,15 +147,48 @@ export async function plainCreate(client: pg.Client, terminalId: string, items: 
 /**
  * The rows an update of the service writes when a PUT sets summary and license_plate ('XYZ9876') and no status:
  * the records changed, `updated_at` now, one 'updated' log and one `appointment.updated` event each (in the
- * order of the refs); no driver feed event (the service writes those on status changes only). Fails, as the
- * service does, when a ref is missing.
+ * order of the refs); no driver feed event (the service writes those on status changes only); each record's audit
+ * entry as `entries` says. Fails, as the service does, when a ref is missing.
  */
-export async function plainUpdate(client: pg.Client, terminalId: string, refs: string[], summary: string): Promise<void> {
+export async function plainUpdate(
+  client: pg.Client,
+  terminalId: string,
+  refs: string[],
+  summary: string,
+  entries: FloorEntries = 'triggers',
+): Promise<void> {
   await inTransaction(client, async () => {
     const updated = await client.query<{ id: string; ref: string }>(
-      `UPDATE appointments a SET summary = u.summary, license_plate = u.plate, updated_at = now()
-         FROM unnest($2::text[], $3::text[], $4::text[]) AS u(ref, summary, plate)
-        WHERE a.terminal_id = $1 AND a.ref = u.ref RETURNING a.id, a.ref`,
+      entries === 'triggers'
+        ? `UPDATE appointments a SET summary = u.summary, license_plate = u.plate, updated_at = now()
+             FROM unnest($2::text[], $3::text[], $4::text[]) AS u(ref, summary, plate)
+            WHERE a.terminal_id = $1 AND a.ref = u.ref RETURNING a.id, a.ref`
+        : // The rows before, read by the update itself (a locked self-join); each entry's changes, of the two columns.
+          `WITH updated AS (
+             UPDATE appointments a SET summary = u.summary, license_plate = u.plate, updated_at = now()
+               FROM unnest($2::text[], $3::text[], $4::text[]) AS u(ref, summary, plate),
+                    LATERAL (SELECT summary, license_plate FROM appointments b WHERE b.terminal_id = $1 AND b.ref = u.ref FOR UPDATE) o
+              WHERE a.terminal_id = $1 AND a.ref = u.ref
+              RETURNING a.id, a.ref, a.terminal_id, a.booked_by_id, o.summary AS old_summary, a.summary,
+                        o.license_plate AS old_plate, a.license_plate
+           ), changed AS (
+             SELECT *, NULLIF(
+                      CASE WHEN old_summary IS DISTINCT FROM summary
+                           THEN jsonb_build_object('summary', jsonb_build_array(old_summary, summary)) ELSE '{}' END
+                      || CASE WHEN old_plate IS DISTINCT FROM license_plate
+                              THEN jsonb_build_object('license_plate', jsonb_build_array(old_plate, license_plate)) ELSE '{}' END,
+                      '{}') AS changes
+               FROM updated
+           ), audited AS (
+             INSERT INTO audit_entries (account_id, actor, action, target, changes, request_id, ip, user_agent)
+             SELECT account_id, s->'actor', 'appointment.updated', jsonb_build_object('type', 'appointment', 'id', c.id, 'ref', c.ref),
+                    c.changes, s->>'request_id', s->>'ip', s->>'user_agent'
+               FROM changed c
+               CROSS JOIN LATERAL (SELECT DISTINCT x FROM (VALUES (c.terminal_id), (c.booked_by_id)) v(x) WHERE x IS NOT NULL) acc(account_id),
+                    ${AUDIT_SCOPE}
+              WHERE c.changes IS NOT NULL
+           )
+           SELECT id, ref FROM updated`,
       [terminalId, refs, refs.map(() => summary), refs.map(() => 'XYZ9876')],
     );
     if (updated.rows.length !== refs.length) throw new Error(`plain update: ${refs.length - updated.rows.length} refs not found`);

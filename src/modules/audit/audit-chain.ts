@@ -54,3 +54,37 @@ export function entryHash(previous: string, entry: Omit<AuditEntryView, 'hash'>)
   const chained = Object.fromEntries(CHAINED_FIELDS.map((field) => [field, entry[field] ?? null]));
   return createHash('sha256').update(previous).update(canonicalJson(chained)).digest('hex');
 }
+
+/**
+ * An entry as read for a verification: every column as PostgreSQL writes it as text (`at` already in ISO 8601 UTC
+ * with milliseconds, the JSON columns as `jsonb` prints them), so that only the JSON columns are parsed.
+ */
+export interface EntryText {
+  id: string;
+  seq: string;
+  at: string;
+  account_id: string | null;
+  actor: string;
+  action: string;
+  target: string;
+  changes: string | null;
+  request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  hash: string | null;
+}
+
+const stringOrNull = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+
+/**
+ * The entry's hash as `entryHash` computes it, from its text: the chained fields' canonical JSON written in their
+ * sorted order, only the JSON columns parsed (their keys sorted at every depth).
+ */
+export function entryTextHash(previous: string, e: EntryText): string {
+  const canonical =
+    `{"account_id":${stringOrNull(e.account_id)},"action":${JSON.stringify(e.action)},"actor":${canonicalJson(JSON.parse(e.actor))},` +
+    `"at":${JSON.stringify(e.at)},"changes":${e.changes === null ? 'null' : canonicalJson(JSON.parse(e.changes))},` +
+    `"id":${JSON.stringify(e.id)},"ip":${stringOrNull(e.ip)},"request_id":${stringOrNull(e.request_id)},"seq":${Number(e.seq)},` +
+    `"target":${canonicalJson(JSON.parse(e.target))},"user_agent":${stringOrNull(e.user_agent)}}`;
+  return createHash('sha256').update(previous).update(canonical).digest('hex');
+}

@@ -99,13 +99,17 @@ export class AuditController {
   @ApiResponse({ status: 200, description: 'The entries, one per line (NDJSON) or per row after a header (CSV)' })
   @ApiErrors('VALIDATION_ERROR')
   export(@CurrentPrincipal() principal: Principal, @Query() query: AuditExportQuery): StreamableFile {
-    const entries = this.audit.entries(accountOf(principal, query), filterOf(query));
+    const [account, range] = [accountOf(principal, query), filterOf(query)];
     const format = query.format ?? 'ndjson';
+    const entries = this.audit.entries(account, range);
     async function* rows() {
-      for await (const batch of entries) for (const entry of batch) yield format === 'csv' ? csvRow(entry) : `${JSON.stringify(entry)}\n`;
+      for await (const batch of entries) for (const entry of batch) yield csvRow(entry);
     }
     const stream =
-      format === 'csv' ? Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS] })) : Readable.from(rows());
+      format === 'csv'
+        ? Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS] }))
+        : // A batch's lines are one chunk: the stream holds one batch (its buffer counts bytes, not chunks).
+          Readable.from(this.audit.ndjson(account, range), { objectMode: false });
     const name = `audit.${format}`;
     return new StreamableFile(stream, {
       type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AUDIT_LOCK_SPACE } from '../../database/lock-space.js';
-import { type AuditEntryView, entryHash, GENESIS } from './audit-chain.js';
+import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit-chain.js';
 
 /**
  * The mark of the sealer's statements, which run in the background of every instance, apart from any request (the
@@ -10,13 +10,20 @@ import { type AuditEntryView, entryHash, GENESIS } from './audit-chain.js';
  */
 export const SEALER_MARK = '/* audit sealer */';
 
+/** An entry's time as the API answers it, ISO 8601 in UTC with milliseconds (`toISOString()`'s), written by PostgreSQL. */
+const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
+
 /** An entry's columns as the API answers them (`hash` null until sealed). */
-const VIEW = `id, seq, at, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
+const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
+
+/** The same columns as text (EntryText): `at` in ISO 8601 UTC with milliseconds, as `toISOString()` writes it. */
+const VIEW_TEXT = `id::text AS id, seq::text AS seq, ${AT}, account_id::text AS account_id, actor::text AS actor, action,
+  target::text AS target, changes::text AS changes, request_id, ip, user_agent, hash`;
 
 interface EntryRow {
   id: string;
   seq: string | null;
-  at: Date;
+  at: string;
   account_id: string | null;
   actor: AuditEntryView['actor'];
   action: string;
@@ -31,7 +38,7 @@ interface EntryRow {
 const view = (row: EntryRow): AuditEntryView => ({
   id: row.id,
   seq: Number(row.seq),
-  at: new Date(row.at).toISOString(),
+  at: row.at,
   account_id: row.account_id,
   actor: row.actor,
   action: row.action,
@@ -220,6 +227,21 @@ export class AuditRepository {
     limit: number,
     range: Pick<AuditFilter, 'from' | 'to'> = {},
   ): Promise<AuditEntryView[]> {
+    return (await this.afterAs<EntryRow>(VIEW, account, after, limit, range)).map(view);
+  }
+
+  /** The same entries as text (EntryText), for a verification: only their JSON columns parsed. */
+  afterAsText(account: string | null, after: number, limit: number, range: Pick<AuditFilter, 'from' | 'to'> = {}): Promise<EntryText[]> {
+    return this.afterAs<EntryText>(VIEW_TEXT, account, after, limit, range);
+  }
+
+  private afterAs<R>(
+    columns: string,
+    account: string | null,
+    after: number,
+    limit: number,
+    range: Pick<AuditFilter, 'from' | 'to'>,
+  ): Promise<R[]> {
     const params: unknown[] = account === null ? [] : [account];
     const where = [ofAccount(account, 1)];
     params.push(after);
@@ -227,11 +249,11 @@ export class AuditRepository {
     if (range.from) where.push(`at >= $${params.push(range.from)}`);
     if (range.to) where.push(`at < $${params.push(range.to)}`);
     params.push(limit);
-    const rows: EntryRow[] = await this.db.query(
-      `SELECT ${VIEW} FROM audit_entries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
+    // In seq's order as a number: the text columns name theirs `seq` too.
+    return this.db.query(
+      `SELECT ${columns} FROM audit_entries WHERE ${where.join(' AND ')} ORDER BY audit_entries.seq LIMIT $${params.length}`,
       params,
     );
-    return rows.map(view);
   }
 
   /** The chain's state before the seq `seq`: the stored hash of the entry before it (or the anchor, or the start). */

@@ -4,7 +4,7 @@ import { LOGGER } from '../../common/logging/logger.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { inAuditScope, systemActor } from '../../database/audit-context.js';
-import { type AuditEntryView, entryHash } from './audit-chain.js';
+import { type AuditEntryView, entryTextHash } from './audit-chain.js';
 import { type AuditFilter, AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
 /** How often each instance seals what has committed: every entry carries its hash within a second of its change. */
@@ -94,15 +94,23 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
     return this.audit.page(account, filter, before, limit);
   }
 
-  /** Every sealed entry of the account in `[from, to)`, in seq order, a batch at a time. */
-  async *entries(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<AuditEntryView[]> {
-    let after = 0;
-    for (;;) {
-      const batch = await this.audit.after(account, after, AUDIT_READ_BATCH, range);
-      if (!batch.length) return;
-      yield batch;
-      after = batch[batch.length - 1].seq;
-      if (batch.length < AUDIT_READ_BATCH) return;
+  /**
+   * Every sealed entry of the account in `[from, to)`, in seq order, a batch at a time, the next batch read while the
+   * caller works on this one (two batches in memory at most).
+   */
+  entries(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<AuditEntryView[]> {
+    return batches(
+      (after) => this.audit.after(account, after, AUDIT_READ_BATCH, range),
+      (entry) => entry.seq,
+    );
+  }
+
+  /** The NDJSON export of the same entries, each line `JSON.stringify` of the entry: a batch's lines at a time. */
+  async *ndjson(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): AsyncGenerator<string> {
+    for await (const batch of this.entries(account, range)) {
+      let lines = '';
+      for (const entry of batch) lines += `${JSON.stringify(entry)}\n`;
+      yield lines;
     }
   }
 
@@ -114,10 +122,14 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   async verify(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): Promise<AuditVerification> {
     let checked = 0;
     let previous: { seq: number; hash: string } | null = null;
-    for await (const batch of this.entries(account, range)) {
-      for (const entry of batch) {
+    for await (const batch of batches(
+      (after) => this.audit.afterAsText(account, after, AUDIT_READ_BATCH, range),
+      (e) => Number(e.seq),
+    )) {
+      for (const text of batch) {
+        const entry = { seq: Number(text.seq), hash: text.hash ?? '' };
         previous ??= await this.audit.before(account, entry.seq);
-        if (!previous || entry.seq !== previous.seq + 1 || entryHash(previous.hash, entry) !== entry.hash) {
+        if (!previous || entry.seq !== previous.seq + 1 || entryTextHash(previous.hash, text) !== entry.hash) {
           // An entry missing (deleted) breaks the chain at its seq; an entry edited, at its own.
           const missing = previous ? entry.seq !== previous.seq + 1 : true;
           return { ok: false, checked, first_broken_seq: missing ? (previous?.seq ?? entry.seq - 1) + (previous ? 1 : 0) : entry.seq };
@@ -127,5 +139,20 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     return { ok: true, checked };
+  }
+}
+
+/** Batches of `read(after)` (each after the last seq of the one before) until one is short; the next read while this one is used. */
+async function* batches<T>(read: (after: number) => Promise<T[]>, seqOf: (item: T) => number): AsyncGenerator<T[]> {
+  let next: Promise<T[]> | null = read(0);
+  try {
+    while (next) {
+      const batch: T[] = await next;
+      next = batch.length === AUDIT_READ_BATCH ? read(seqOf(batch[batch.length - 1])) : null;
+      if (batch.length) yield batch;
+    }
+  } finally {
+    // Left early (a broken chain, a client gone): the batch read ahead is not wanted, nor its failure.
+    next?.catch(() => undefined);
   }
 }
