@@ -20,7 +20,6 @@ import { People1763920000000 } from './1763920000000-people.js';
 import { Gate1763930000000 } from './1763930000000-gate.js';
 import { LogData1763935000000 } from './1763935000000-log-data.js';
 import { Audit1763940000000 } from './1763940000000-audit.js';
-import { AuditFasterTriggers1763941000000 } from './1763941000000-audit-faster-triggers.js';
 import { GatePlateFold1763945000000 } from './1763945000000-gate-plate-fold.js';
 import { Reports1763950000000 } from './1763950000000-reports.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-attempts-keep-event.js';
@@ -49,7 +48,6 @@ export const MIGRATIONS = [
   Gate1763930000000,
   LogData1763935000000,
   Audit1763940000000,
-  AuditFasterTriggers1763941000000,
   GatePlateFold1763945000000,
   Reports1763950000000,
   WebhookAttemptsKeepEvent1763960000000,
