@@ -147,7 +147,19 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
       ['viewer', ['Appointments', 'Gate', 'Capacity', 'Reports', 'Layouts', 'My account']],
       [
         'owner',
-        ['Appointments', 'Gate', 'Capacity', 'Reports', 'Layouts', 'Webhooks', 'Users', 'Account settings', 'API keys', 'Audit', 'My account'],
+        [
+          'Appointments',
+          'Gate',
+          'Capacity',
+          'Reports',
+          'Layouts',
+          'Webhooks',
+          'Users',
+          'Account settings',
+          'API keys',
+          'Audit',
+          'My account',
+        ],
       ],
     ] as const) {
       const person = await newUser(gate, terminal.id, role);
