@@ -7,6 +7,7 @@ import { putLayout } from '../factories/layouts.js';
 import { driver, logsOf, uniqueRef } from '../factories/records.js';
 import { createEmbeddedDataDir } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
+import { settled } from '../setup/settled.js';
 
 /** Every test runs on PostgreSQL and on the embedded store. */
 const STORES = [
@@ -71,14 +72,9 @@ describe.each(STORES)('carrier booking on $store', ({ env }) => {
       .send(body as object);
   const bookings = (carrier: TestAccount, query: Record<string, string> = {}) =>
     t.http.get('/api/v1/bookings').query(query).set('X-API-Key', carrier.key);
-  /** The account's events, once every transaction begun so far on the server has ended (the feed's horizon: docs/events.md). */
+  /** The account's events, once this database's writes so far have settled (the feed's horizon: docs/events.md). */
   const eventsOf = async (account: TestAccount): Promise<Event[]> => {
-    const [{ xmax }] = await db.query(`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`);
-    for (let i = 0; i < 500; i++) {
-      const [{ passed }] = await db.query(`SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS passed`, [xmax]);
-      if (passed) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await settled(db);
     return (await t.http.get('/api/v1/events?limit=500').set('X-API-Key', account.key)).body.data.items;
   };
   const refOf = (item: object) => (item as { appointment: { ref: string } }).appointment.ref;

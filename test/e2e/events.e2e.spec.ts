@@ -11,6 +11,7 @@ import { gateScene, minutes, TERMINAL_FENCE } from '../factories/checkin.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords, driver, logsOf, type Noun, path } from '../factories/records.js';
 import { connectTerminal } from '../factories/sockets.js';
+import { settled as settledOn } from '../setup/settled.js';
 import { TEST_ADMIN_KEY, useTestApp } from '../setup/test-app.js';
 
 interface FeedEvent {
@@ -41,19 +42,8 @@ async function page(key: string, query: Record<string, string> = {}) {
   return res.body.data as { items: FeedEvent[]; next_cursor: string | null };
 }
 
-/**
- * Until every transaction that had begun by now has ended, on the whole server (other test files included):
- * then the feed shows every event committed before this call.
- */
-async function settled(): Promise<void> {
-  const [{ xmax }] = await db.query(`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`);
-  for (let i = 0; i < 500; i++) {
-    const [{ passed }] = await db.query(`SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS passed`, [xmax]);
-    if (passed) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('a transaction of the server stayed open for 10 s');
-}
+/** Until this database's writes so far have settled (test/setup/settled.ts). */
+const settled = () => settledOn(db);
 
 /** A reader that polls with its last cursor, as a partner would: everything new since the last call (once the writes so far have settled). */
 function reader(key: string) {
