@@ -134,6 +134,10 @@ export class AuditRepository {
    */
   async seal(account: string | null, batch: number): Promise<number> {
     const client = await this.pool.connect();
+    // A connection that fails while checked out fails the query under way; with none under way, its error has no
+    // other listener (node-postgres leaves that to whoever holds it) and would end the process.
+    const ignore = () => undefined;
+    client.on('error', ignore);
     const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
       (await client.query<R>(`${SEALER_MARK} ${text}`, values)).rows;
     const params = account === null ? [] : [account];
@@ -182,6 +186,7 @@ export class AuditRepository {
       await query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      client.off('error', ignore);
       client.release();
     }
   }
