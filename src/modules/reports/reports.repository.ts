@@ -27,6 +27,15 @@ const COUNTERS = ['appointments', 'deleted', 'arrived', 'on_time', 'early', 'lat
 /** An appointment's place in the list index, which the partial quarter hours are read on. */
 const AT = `COALESCE(a.window_start, 'infinity'::timestamptz)`;
 
+/**
+ * The whole quarter hours `[wholeFrom, wholeTo)` of `[from, to)`; `[from, wholeFrom)` and `[wholeTo, to)` are the
+ * partial ones (a range inside one quarter hour is all partial: `wholeFrom` = `wholeTo` = `to`).
+ */
+function wholeQuarters(from: number, to: number): { wholeFrom: number; wholeTo: number } {
+  const wholeFrom = Math.min(to, Math.ceil(from / QUARTER) * QUARTER);
+  return { wholeFrom, wholeTo: Math.max(wholeFrom, Math.floor(to / QUARTER) * QUARTER) };
+}
+
 /** The group key of an instant (`at`), a carrier, a layout or a terminal; `$7` is the time zone of days and hours. */
 function keySql(group: ReportGroup, at: string): string {
   switch (group) {
@@ -57,8 +66,7 @@ export class ReportsRepository {
    */
   async figures(scope: ReportScope, group: ReportGroup, from: number, to: number, zone: string): Promise<FiguresRow[]> {
     // Whole quarter hours [wholeFrom, wholeTo) come from the rollups; the rest of [from, to) from the records.
-    const wholeFrom = Math.ceil(from / QUARTER) * QUARTER;
-    const wholeTo = Math.max(wholeFrom, Math.floor(to / QUARTER) * QUARTER);
+    const { wholeFrom, wholeTo } = wholeQuarters(from, to);
     const owner =
       'carrierId' in scope ? `carrier_id = $1 AND ($2::uuid IS NULL OR terminal_id = $2)` : `terminal_id = $1 AND $2::uuid IS NULL`;
     const ownerOfRecords =
