@@ -91,8 +91,9 @@ export class ReportsService {
     const { from, to, zone } = rangeOf(query);
     const group = query.group_by ?? 'day';
     const scope = { terminalId: principal.accountId };
+    const byDays = group === 'day' && (await this.reports.keepsDays(principal.accountId, zone));
     const [rows, slots] = await Promise.all([
-      this.reports.figures(scope, group, from, to, zone),
+      byDays ? this.reports.figuresByDay(principal.accountId, from, to, zone) : this.reports.figures(scope, group, from, to, zone),
       this.capacity.slotUsage(principal.accountId, from, to),
     ]);
     const view = this.viewOf(rows);
