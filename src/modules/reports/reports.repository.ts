@@ -36,16 +36,40 @@ function wholeQuarters(from: number, to: number): { wholeFrom: number; wholeTo: 
   return { wholeFrom, wholeTo: Math.max(wholeFrom, Math.floor(to / QUARTER) * QUARTER) };
 }
 
-/** The nearest-rank p-th of a histogram (values ascending, with their counts, `n` in all): the smallest value whose running count reaches ⌈p·n⌉. */
-function nearestRank(values: number[], counts: Map<number, number>, n: number, p: number): number | null {
-  if (n === 0) return null;
+/** Values and how many have each (a count may be negative in a delta, or 0). */
+interface Histogram {
+  values: number[];
+  counts: number[];
+}
+
+/** The nearest-rank p-th of the values (ascending, each with a count above 0; `n` in all). */
+function nearestRank({ values, counts }: Histogram, n: number, p: number): number | null {
   const rank = Math.ceil(p * n);
   let running = 0;
-  for (const value of values) {
-    running += counts.get(value)!;
-    if (running >= rank) return value;
+  for (let i = 0; i < values.length; i++) {
+    running += counts[i];
+    if (running >= rank) return values[i];
   }
   return null;
+}
+
+/**
+ * The p50 and p90 of the sum of histograms: a day's daily row as it is when alone (its values ascending, once
+ * each), else merged by value.
+ */
+function percentiles(parts: Histogram[]): { p50: number | null; p90: number | null } {
+  let merged: Histogram;
+  const [only] = parts;
+  if (parts.length === 1 && only.values.every((value, i) => only.counts[i] > 0 && (i === 0 || value > only.values[i - 1]))) merged = only;
+  else {
+    const sums = new Map<number, number>();
+    for (const { values, counts } of parts) values.forEach((value, i) => sums.set(value, (sums.get(value) ?? 0) + counts[i]));
+    const values = [...sums.keys()].filter((value) => sums.get(value)! > 0).sort((a, b) => a - b);
+    merged = { values, counts: values.map((value) => sums.get(value)!) };
+  }
+  const n = merged.counts.reduce((all, count) => all + count, 0);
+  if (n === 0) return { p50: null, p90: null };
+  return { p50: nearestRank(merged, n, 0.5), p90: nearestRank(merged, n, 0.9) };
 }
 
 /** The group key of an instant (`at`), a carrier, a layout or a terminal; `$7` is the time zone of days and hours. */
@@ -210,39 +234,24 @@ export class ReportsRepository {
 
   /** Counters (kind 0) and histograms (kinds 1 and 2) per key, merged into each group's figures and the totals. */
   private ranked(rows: { key: string; kind: number; value_set: number[] | null; counts: number[] }[]): FiguresRow[] {
-    type Group = { counters: number[]; histograms: [Map<number, number>, Map<number, number>] };
+    type Group = { counters: number[]; histograms: [Histogram[], Histogram[]] };
     const groups = new Map<string | null, Group>();
     const groupOf = (key: string | null) => {
       let group = groups.get(key);
-      if (!group)
-        groups.set(key, (group = { counters: COUNTERS.map(() => 0), histograms: [new Map<number, number>(), new Map<number, number>()] }));
+      if (!group) groups.set(key, (group = { counters: COUNTERS.map(() => 0), histograms: [[], []] }));
       return group;
     };
     for (const row of rows) {
       for (const group of [groupOf(row.key), groupOf(null)]) {
-        if (row.kind === 0) {
-          row.counts.forEach((count, i) => (group.counters[i] += count));
-          continue;
-        }
-        const histogram = group.histograms[row.kind - 1];
-        row.value_set!.forEach((value, i) => histogram.set(value, (histogram.get(value) ?? 0) + row.counts[i]));
+        if (row.kind === 0) row.counts.forEach((count, i) => (group.counters[i] += count));
+        else group.histograms[row.kind - 1].push({ values: row.value_set!, counts: row.counts });
       }
     }
     const figures: FiguresRow[] = [];
     for (const [key, { counters, histograms }] of groups) {
       // A day whose deltas cancel out (its appointments moved away) is no group.
       if (key !== null && counters[0] === 0 && counters[1] === 0) continue;
-      const [turn, wait] = histograms.map((histogram) => {
-        let n = 0;
-        const values: number[] = [];
-        for (const [value, count] of histogram) {
-          if (count <= 0) continue;
-          values.push(value);
-          n += count;
-        }
-        values.sort((a, b) => a - b);
-        return { p50: nearestRank(values, histogram, n, 0.5), p90: nearestRank(values, histogram, n, 0.9) };
-      });
+      const [turn, wait] = histograms.map((parts) => percentiles(parts));
       const row = Object.fromEntries(COUNTERS.map((c, i) => [c, counters[i]])) as Pick<FiguresRow, (typeof COUNTERS)[number]>;
       figures.push({ total: key === null, key, ...row, turn_p50: turn.p50, turn_p90: turn.p90, wait_p50: wait.p50, wait_p90: wait.p90 });
     }
