@@ -123,7 +123,9 @@ export async function reportsBench(o: ReportsBenchOptions): Promise<ReportsFigur
     });
     if (res.status !== 201) throw new Error(`rule: ${res.status}`);
   }
-  await o.client.query('VACUUM (ANALYZE) appointments, reports_rollups, reports_histograms, capacity_usage');
+  await o.client.query(
+    'VACUUM (ANALYZE) appointments, reports_rollups, reports_histograms, reports_daily, reports_daily_histograms, capacity_usage',
+  );
   await o.client.query('CHECKPOINT');
   const [{ rollups, histograms }] = (
     await o.client.query<{ rollups: number; histograms: number }>(

@@ -34,7 +34,12 @@ type Change =
   | { kind: 'carrier'; pick: number; carrier: number }
   | { kind: 'arrive'; pick: number; offset: number; stay: number | null }
   | { kind: 'noShow'; pick: number }
-  | { kind: 'checkin'; pick: number; wait: number };
+  | { kind: 'checkin'; pick: number; wait: number }
+  /** A capacity rule in a zone: the terminal's daily rollups are kept in it from then on, its past days filled. */
+  | { kind: 'rule'; zone: string };
+
+/** Where in the changes the terminal's capacity rule is saved, and in which zone. */
+const RULE = fc.record({ at: fc.nat(14), zone: fc.constantFrom(...ZONES) });
 
 const pick = fc.nat(1000);
 const CHANGE: fc.Arbitrary<Change> = fc.oneof(
@@ -78,7 +83,8 @@ const CHANGE: fc.Arbitrary<Change> = fc.oneof(
 const QUERY = fc.record({
   from: fc.integer({ min: -60 * 60, max: SPAN * 60 }),
   length: fc.integer({ min: 1, max: (SPAN + 120) * 60 }),
-  zone: fc.constantFrom(...ZONES),
+  // Often the zone of the rule (null): the days of the daily rollups.
+  zone: fc.option(fc.constantFrom(...ZONES)),
   group: fc.constantFrom(...GROUPS),
 });
 
@@ -175,7 +181,7 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
   });
 
   async function apply(terminal: TestAccount, refs: string[], change: Change): Promise<void> {
-    const ref = refs[change.kind === 'create' ? 0 : change.pick % Math.max(1, refs.length)];
+    const ref = refs[change.kind === 'create' || change.kind === 'rule' ? 0 : change.pick % Math.max(1, refs.length)];
     const sql = (text: string, values: unknown[]) => db.query(text, [terminal.id, ref, ...values]);
     const where = `terminal_id = $1 AND ref = $2`;
     switch (change.kind) {
@@ -221,6 +227,15 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
       case 'noShow':
         await sql(`UPDATE appointments SET no_show_at = COALESCE(no_show_at, now()) WHERE ${where}`, []);
         return;
+      case 'rule': {
+        const rule = { time_zone: change.zone, slot_minutes: 60, capacity: 10_000 };
+        const res = await t.http
+          .put(`/api/v1/capacity/${change.zone.replace('/', '-')}`)
+          .set('X-API-Key', terminal.key)
+          .send(rule);
+        expect(res.status).toBeLessThan(300);
+        return;
+      }
       case 'checkin':
         await sql(
           `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, ticket_ids, created_at, updated_at)
@@ -236,13 +251,19 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
     await fc.assert(
       fc.asyncProperty(
         fc.array(CHANGE, { minLength: 1, maxLength: 14 }),
+        RULE,
         fc.array(QUERY, { minLength: 1, maxLength: 3 }),
-        async (changes, queries) => {
+        // And one by day on the rule's clock, which the daily rollups answer.
+        QUERY.map((query) => ({ ...query, zone: null, group: 'day' as const })),
+        async (changes, rule, some, byDay) => {
+          const queries = [...some, byDay];
           const terminal = await newTerminal(t.http);
           await putLayout(t.http, terminal.key, 'appointment', 'l0');
           await putLayout(t.http, terminal.key, 'appointment', 'l1');
           const refs: string[] = [];
-          for (const change of changes) await apply(terminal, refs, change);
+          const all: Change[] = [...changes];
+          all.splice(rule.at, 0, { kind: 'rule', zone: rule.zone });
+          for (const change of all) await apply(terminal, refs, change);
           const rows: Row[] = await db.query(
             `SELECT layout_ref, status, booked_by_id, window_start, window_end, start_tolerance, end_tolerance, arrived_at, departed_at, no_show_at,
                   (SELECT trunc(extract(epoch FROM c.updated_at - c.created_at))::int FROM checkins c
@@ -256,15 +277,25 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
             const to = from + query.length * 1000;
             const res = await t.http
               .get('/api/v1/reports/gate')
-              .query({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), time_zone: query.zone, group_by: query.group })
+              .query({
+                from: new Date(from).toISOString(),
+                to: new Date(to).toISOString(),
+                time_zone: query.zone ?? rule.zone,
+                group_by: query.group,
+              })
               .set('X-API-Key', terminal.key);
             expect(res.status).toBe(200);
             const strip = ({ key: _key, name: _name, utilisation: _u, ...figures }: Record<string, unknown>) => figures;
             const answered = {
-              groups: Object.fromEntries((res.body.data.groups as Record<string, unknown>[]).map((g) => [String(g.key), strip(g)])),
+              // A day or hour of no appointment is a group of a rule's capacity alone (its utilisation).
+              groups: Object.fromEntries(
+                (res.body.data.groups as Record<string, unknown>[])
+                  .filter((g) => g.appointments !== 0 || g.deleted !== 0)
+                  .map((g) => [String(g.key), strip(g)]),
+              ),
               totals: strip(res.body.data.totals),
             };
-            expect(answered).toEqual(recompute(rows, from, to, query.zone, query.group));
+            expect(answered).toEqual(recompute(rows, from, to, query.zone ?? rule.zone, query.group));
           }
         },
       ),

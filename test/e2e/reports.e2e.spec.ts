@@ -356,6 +356,24 @@ describe.each(STORES)('reports on $store', ({ env }) => {
 
   it('keeps the rollups equal to a rebuild from the records', async () => {
     const before = (await gate({ group_by: 'hour', time_zone: SAO_PAULO })).body.data;
+    const byDay = (await gate({ group_by: 'day', time_zone: SAO_PAULO })).body.data;
+    // The daily rollups of the rule's zone: each day's counters, and each value's count per kind.
+    const days = async () =>
+      db.query(
+        `SELECT zone, day::text, sum(appointments)::int AS a, sum(deleted)::int AS d, sum(arrived)::int AS r, sum(on_time)::int AS o,
+                sum(early)::int AS e, sum(late)::int AS l, sum(no_shows)::int AS n
+           FROM reports_daily WHERE terminal_id = $1 GROUP BY 1, 2 HAVING sum(appointments) <> 0 OR sum(deleted) <> 0 ORDER BY 1, 2`,
+        [terminal.id],
+      );
+    const dayValues = async () =>
+      db.query(
+        `SELECT zone, day::text, kind, v.value, sum(v.n)::int AS n
+           FROM reports_daily_histograms, unnest(value_set, counts) AS v(value, n)
+          WHERE terminal_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(v.n) <> 0 ORDER BY 1, 2, 3, 4`,
+        [terminal.id],
+      );
+    const [keptDays, keptValues] = [await days(), await dayValues()];
+    expect(keptDays.length).toBeGreaterThan(0);
     const rollups = async () =>
       db.query(
         `SELECT quarter, carrier_id, layout_ref, sum(appointments)::int AS a, sum(deleted)::int AS d, sum(arrived)::int AS r,
@@ -367,7 +385,10 @@ describe.each(STORES)('reports on $store', ({ env }) => {
     const rebuilt = await t.app.get(ReportsService).rebuild();
     expect(rebuilt.rollups).toBeGreaterThan(0);
     expect(await rollups()).toEqual(kept);
+    expect(await days()).toEqual(keptDays);
+    expect(await dayValues()).toEqual(keptValues);
     expect((await gate({ group_by: 'hour', time_zone: SAO_PAULO })).body.data).toEqual(before);
+    expect((await gate({ group_by: 'day', time_zone: SAO_PAULO })).body.data).toEqual(byDay);
   });
 
   it('refuses bad ranges, zones, groups and formats (400 VALIDATION_ERROR), other kinds (403) and no key (401)', async () => {

@@ -22,6 +22,7 @@ import { LogData1763935000000 } from './1763935000000-log-data.js';
 import { Audit1763940000000 } from './1763940000000-audit.js';
 import { GatePlateFold1763945000000 } from './1763945000000-gate-plate-fold.js';
 import { Reports1763950000000 } from './1763950000000-reports.js';
+import { ReportsDaily1763955000000 } from './1763955000000-reports-daily.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-attempts-keep-event.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
@@ -50,5 +51,6 @@ export const MIGRATIONS = [
   Audit1763940000000,
   GatePlateFold1763945000000,
   Reports1763950000000,
+  ReportsDaily1763955000000,
   WebhookAttemptsKeepEvent1763960000000,
 ];

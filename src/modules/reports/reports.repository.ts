@@ -27,6 +27,51 @@ const COUNTERS = ['appointments', 'deleted', 'arrived', 'on_time', 'early', 'lat
 /** An appointment's place in the list index, which the partial quarter hours are read on. */
 const AT = `COALESCE(a.window_start, 'infinity'::timestamptz)`;
 
+/**
+ * The whole quarter hours `[wholeFrom, wholeTo)` of `[from, to)`; `[from, wholeFrom)` and `[wholeTo, to)` are the
+ * partial ones (a range inside one quarter hour is all partial: `wholeFrom` = `wholeTo` = `to`).
+ */
+function wholeQuarters(from: number, to: number): { wholeFrom: number; wholeTo: number } {
+  const wholeFrom = Math.min(to, Math.ceil(from / QUARTER) * QUARTER);
+  return { wholeFrom, wholeTo: Math.max(wholeFrom, Math.floor(to / QUARTER) * QUARTER) };
+}
+
+/** Values and how many have each (a count may be negative in a delta, or 0). */
+interface Histogram {
+  values: number[];
+  counts: number[];
+}
+
+/** The nearest-rank p-th of the values (ascending, each with a count above 0; `n` in all). */
+function nearestRank({ values, counts }: Histogram, n: number, p: number): number | null {
+  const rank = Math.ceil(p * n);
+  let running = 0;
+  for (let i = 0; i < values.length; i++) {
+    running += counts[i];
+    if (running >= rank) return values[i];
+  }
+  return null;
+}
+
+/**
+ * The p50 and p90 of the sum of histograms: a day's daily row as it is when alone (its values ascending, once
+ * each), else merged by value.
+ */
+function percentiles(parts: Histogram[]): { p50: number | null; p90: number | null } {
+  let merged: Histogram;
+  const [only] = parts;
+  if (parts.length === 1 && only.values.every((value, i) => only.counts[i] > 0 && (i === 0 || value > only.values[i - 1]))) merged = only;
+  else {
+    const sums = new Map<number, number>();
+    for (const { values, counts } of parts) values.forEach((value, i) => sums.set(value, (sums.get(value) ?? 0) + counts[i]));
+    const values = [...sums.keys()].filter((value) => sums.get(value)! > 0).sort((a, b) => a - b);
+    merged = { values, counts: values.map((value) => sums.get(value)!) };
+  }
+  const n = merged.counts.reduce((all, count) => all + count, 0);
+  if (n === 0) return { p50: null, p90: null };
+  return { p50: nearestRank(merged, n, 0.5), p90: nearestRank(merged, n, 0.9) };
+}
+
 /** The group key of an instant (`at`), a carrier, a layout or a terminal; `$7` is the time zone of days and hours. */
 function keySql(group: ReportGroup, at: string): string {
   switch (group) {
@@ -49,6 +94,9 @@ function keySql(group: ReportGroup, at: string): string {
  */
 @Injectable()
 export class ReportsRepository {
+  /** Terminals and zones whose daily rollups are kept, as found (zones are never dropped). */
+  private readonly keptZones = new Set<string>();
+
   constructor(private readonly db: DataSource) {}
 
   /**
@@ -57,8 +105,7 @@ export class ReportsRepository {
    */
   async figures(scope: ReportScope, group: ReportGroup, from: number, to: number, zone: string): Promise<FiguresRow[]> {
     // Whole quarter hours [wholeFrom, wholeTo) come from the rollups; the rest of [from, to) from the records.
-    const wholeFrom = Math.ceil(from / QUARTER) * QUARTER;
-    const wholeTo = Math.max(wholeFrom, Math.floor(to / QUARTER) * QUARTER);
+    const { wholeFrom, wholeTo } = wholeQuarters(from, to);
     const owner =
       'carrierId' in scope ? `carrier_id = $1 AND ($2::uuid IS NULL OR terminal_id = $2)` : `terminal_id = $1 AND $2::uuid IS NULL`;
     const ownerOfRecords =
@@ -115,6 +162,102 @@ export class ReportsRepository {
     return rows;
   }
 
+  /** Whether the terminal's daily rollups are kept in the zone; a zone, once kept, stays kept. */
+  async keepsDays(terminalId: string, zone: string): Promise<boolean> {
+    const key = `${terminalId} ${zone}`;
+    if (this.keptZones.has(key)) return true;
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM reports_zones WHERE terminal_id = $1 AND zone = $2`, [terminalId, zone]);
+    if (rows.length === 0) return false;
+    if (this.keptZones.size >= 100_000) this.keptZones.clear();
+    this.keptZones.add(key);
+    return true;
+  }
+
+  /**
+   * A terminal's figures by day in a zone its daily rollups are kept in (keepsDays): the whole local days of the
+   * range from the daily rollups, the rest of their whole quarter hours from the quarter-hour rollups and the
+   * partial quarter hours from the records, in one statement that sums each day's counters and merges its
+   * histograms' value lists; the totals and the nearest-rank percentiles are then computed here, from at most a
+   * few hundred values per day.
+   */
+  async figuresByDay(terminalId: string, from: number, to: number, zone: string): Promise<FiguresRow[]> {
+    const { wholeFrom, wholeTo } = wholeQuarters(from, to);
+    const day = (at: string) => `to_char(${at} AT TIME ZONE $6, 'YYYY-MM-DD')`;
+    const rows: { key: string; kind: number; value_set: number[] | null; counts: number[] }[] = await this.db.query(
+      `WITH days AS (
+         SELECT d0, d1, CASE WHEN d0 < d1 THEN d0::timestamp AT TIME ZONE $6 ELSE 'infinity' END AS s0,
+                CASE WHEN d0 < d1 THEN d1::timestamp AT TIME ZONE $6 ELSE 'infinity' END AS s1
+           -- The whole local days: from the first that begins at or after \`from\` to the one \`to\` falls in.
+           FROM (SELECT (($2::timestamptz AT TIME ZONE $6) - interval '1 microsecond')::date + 1 AS d0,
+                        ($3::timestamptz AT TIME ZONE $6)::date AS d1) AS d
+       ), edge AS (
+         SELECT f.*, a.window_start AS at FROM appointments a, reports_facts(a) f
+          WHERE a.terminal_id = $1 AND (${AT} >= $2 AND ${AT} < $4 OR ${AT} >= $5 AND ${AT} < $3)
+       ), quarters AS (
+         SELECT r.* FROM reports_rollups r, days
+          WHERE r.terminal_id = $1 AND r.quarter >= $4 AND r.quarter < $5 AND (r.quarter < days.s0 OR r.quarter >= days.s1)
+       ), quarter_values AS (
+         SELECT h.* FROM reports_histograms h, days
+          WHERE h.terminal_id = $1 AND h.quarter >= $4 AND h.quarter < $5 AND (h.quarter < days.s0 OR h.quarter >= days.s1)
+       ), counted AS (
+         SELECT to_char(r.day, 'YYYY-MM-DD') AS key, ${COUNTERS.map((c) => `r.${c}`).join(', ')}
+           FROM reports_daily r, days WHERE r.terminal_id = $1 AND r.zone = $6 AND r.day >= days.d0 AND r.day < days.d1
+         UNION ALL
+         SELECT ${day('quarter')}, ${COUNTERS.join(', ')} FROM quarters
+         UNION ALL
+         SELECT ${day('at')}, ${COUNTERS.join(', ')} FROM edge
+       ), valued AS (
+         SELECT ${day('quarter')} AS key, kind, value, n FROM quarter_values
+         UNION ALL
+         SELECT ${day('at')}, h.kind, h.value, 1 FROM edge,
+                LATERAL (VALUES (1::smallint, turn_minutes), (2::smallint, wait_seconds)) AS h(kind, value)
+          WHERE h.value IS NOT NULL
+       )
+       SELECT key, 0 AS kind, NULL AS value_set, ARRAY[${COUNTERS.map((c) => `sum(${c})::int`).join(', ')}] AS counts
+         FROM counted GROUP BY key
+       UNION ALL
+       SELECT to_char(r.day, 'YYYY-MM-DD'), r.kind, r.value_set, r.counts
+         FROM reports_daily_histograms r, days WHERE r.terminal_id = $1 AND r.zone = $6 AND r.day >= days.d0 AND r.day < days.d1
+       UNION ALL
+       SELECT key, kind, array_agg(value), array_agg(n::int) FROM valued GROUP BY key, kind`,
+      [
+        terminalId,
+        new Date(from).toISOString(),
+        new Date(to).toISOString(),
+        new Date(wholeFrom).toISOString(),
+        new Date(wholeTo).toISOString(),
+        zone,
+      ],
+    );
+    return this.ranked(rows);
+  }
+
+  /** Counters (kind 0) and histograms (kinds 1 and 2) per key, merged into each group's figures and the totals. */
+  private ranked(rows: { key: string; kind: number; value_set: number[] | null; counts: number[] }[]): FiguresRow[] {
+    type Group = { counters: number[]; histograms: [Histogram[], Histogram[]] };
+    const groups = new Map<string | null, Group>();
+    const groupOf = (key: string | null) => {
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { counters: COUNTERS.map(() => 0), histograms: [[], []] }));
+      return group;
+    };
+    for (const row of rows) {
+      for (const group of [groupOf(row.key), groupOf(null)]) {
+        if (row.kind === 0) row.counts.forEach((count, i) => (group.counters[i] += count));
+        else group.histograms[row.kind - 1].push({ values: row.value_set!, counts: row.counts });
+      }
+    }
+    const figures: FiguresRow[] = [];
+    for (const [key, { counters, histograms }] of groups) {
+      // A day whose deltas cancel out (its appointments moved away) is no group.
+      if (key !== null && counters[0] === 0 && counters[1] === 0) continue;
+      const [turn, wait] = histograms.map((parts) => percentiles(parts));
+      const row = Object.fromEntries(COUNTERS.map((c, i) => [c, counters[i]])) as Pick<FiguresRow, (typeof COUNTERS)[number]>;
+      figures.push({ total: key === null, key, ...row, turn_p50: turn.p50, turn_p90: turn.p90, wait_p50: wait.p50, wait_p90: wait.p90 });
+    }
+    return figures.sort((a, b) => Number(a.total) - Number(b.total) || (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
+  }
+
   /**
    * Computes the rollups again from the records (`npm run cli -- reports:rebuild`): every appointment's wait to
    * its tickets from the check-ins, then the rollups of all appointments in place of the deltas kept so far. One
@@ -122,7 +265,7 @@ export class ReportsRepository {
    */
   async rebuild(): Promise<{ rollups: number; histograms: number }> {
     return this.db.transaction(async (manager) => {
-      await manager.query(`LOCK TABLE reports_rollups, reports_histograms IN EXCLUSIVE MODE`);
+      await manager.query(`LOCK TABLE reports_rollups, reports_histograms, reports_daily, reports_daily_histograms IN EXCLUSIVE MODE`);
       await manager.query(
         `UPDATE appointments a SET ticket_wait_seconds = w.seconds
            FROM (SELECT DISTINCT ON (appointment_id) appointment_id, trunc(extract(epoch FROM updated_at - created_at))::int AS seconds
@@ -144,6 +287,24 @@ export class ReportsRepository {
                 LATERAL (VALUES (1::smallint, f.turn_minutes), (2::smallint, f.wait_seconds)) AS h(kind, value)
           WHERE h.value IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6 RETURNING 1)
          SELECT count(*)::int AS histograms FROM written`,
+      );
+      // The daily rollups of every zone a terminal keeps them in.
+      await manager.query(`DELETE FROM reports_daily`);
+      await manager.query(`DELETE FROM reports_daily_histograms`);
+      const daily = `SELECT f.*, z.zone, (f.quarter AT TIME ZONE z.zone)::date AS day
+                       FROM appointments a, reports_facts(a) f JOIN reports_zones z ON z.terminal_id = f.terminal_id`;
+      await manager.query(
+        `INSERT INTO reports_daily SELECT terminal_id, zone, day, sum(appointments), sum(deleted), sum(arrived), sum(on_time), sum(early),
+                sum(late), sum(no_shows)
+           FROM (${daily}) d GROUP BY 1, 2, 3`,
+      );
+      await manager.query(
+        `INSERT INTO reports_daily_histograms
+         SELECT terminal_id, zone, day, kind, array_agg(value ORDER BY value), array_agg(n ORDER BY value)
+           FROM (SELECT d.terminal_id, d.zone, d.day, h.kind, h.value, count(*)::int AS n
+                   FROM (${daily}) d, LATERAL (VALUES (1::smallint, d.turn_minutes), (2::smallint, d.wait_seconds)) AS h(kind, value)
+                  WHERE h.value IS NOT NULL GROUP BY 1, 2, 3, 4, 5) v
+          GROUP BY 1, 2, 3, 4`,
       );
       return { rollups, histograms };
     });

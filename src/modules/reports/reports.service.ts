@@ -53,25 +53,44 @@ function rangeOf(query: { from: string; to: string; time_zone?: string }): { fro
 
 /** One formatter per zone: building an Intl.DateTimeFormat costs far more than formatting with it. */
 const clocks = new Map<string, Intl.DateTimeFormat>();
+/** A zone's offset through a whole UTC day (`zone day`), or null for a day its offset changes in. */
+const offsets = new Map<string, number | null>();
 
-/** The local day or hour of an instant, as the groups' keys spell it. */
-function localKey(at: number, zone: string, group: 'day' | 'hour'): string {
+/** The zone's offset from UTC at an instant, in milliseconds. */
+function offsetAt(at: number, zone: string): number {
   let clock = clocks.get(zone);
   if (!clock) {
     if (clocks.size >= 1000) clocks.clear();
     clock = new Intl.DateTimeFormat('en-CA', {
       timeZone: zone,
       year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
       hourCycle: 'h23',
     });
     clocks.set(zone, clock);
   }
-  const parts = Object.fromEntries(clock.formatToParts(at).map((part) => [part.type, part.value]));
-  const day = `${parts.year}-${parts.month}-${parts.day}`;
-  return group === 'day' ? day : `${day}T${parts.hour}:00`;
+  const parts = Object.fromEntries(clock.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - (at - (((at % 60_000) + 60_000) % 60_000));
+}
+
+/**
+ * The local day or hour of an instant, as the groups' keys spell it. The zone's offset is looked up once per UTC
+ * day (at its first and last millisecond: the same offset holds through it), at each instant only on a day it changes.
+ */
+function localKey(at: number, zone: string, group: 'day' | 'hour'): string {
+  const day = Math.floor(at / DAY);
+  let offset = offsets.get(`${zone} ${day}`);
+  if (offset === undefined) {
+    const [first, last] = [offsetAt(day * DAY, zone), offsetAt(day * DAY + DAY - 1, zone)];
+    offset = first === last ? first : null;
+    if (offsets.size >= 100_000) offsets.clear();
+    offsets.set(`${zone} ${day}`, offset);
+  }
+  const local = new Date(at + (offset ?? offsetAt(at, zone))).toISOString();
+  return group === 'day' ? local.slice(0, 10) : `${local.slice(0, 13)}:00`;
 }
 
 /**
@@ -91,8 +110,9 @@ export class ReportsService {
     const { from, to, zone } = rangeOf(query);
     const group = query.group_by ?? 'day';
     const scope = { terminalId: principal.accountId };
+    const byDays = group === 'day' && (await this.reports.keepsDays(principal.accountId, zone));
     const [rows, slots] = await Promise.all([
-      this.reports.figures(scope, group, from, to, zone),
+      byDays ? this.reports.figuresByDay(principal.accountId, from, to, zone) : this.reports.figures(scope, group, from, to, zone),
       this.capacity.slotUsage(principal.accountId, from, to),
     ]);
     const view = this.viewOf(rows);
