@@ -4240,7 +4240,7 @@ export interface operations {
            *             "hash": "b5f1c6a0e2d4…"
            *           }
            *         ],
-           *         "next_cursor": "MTA0Mg"
+           *         "next_cursor": "WyIxMDQyIl0"
            *       }
            *     }
            */

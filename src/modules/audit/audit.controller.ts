@@ -1,10 +1,9 @@
-import { Readable } from 'node:stream';
 import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { stringify } from 'csv-stringify';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { guideUrl } from '../../common/docs/guide.js';
 import { AppError } from '../../common/errors/app-error.js';
+import { decodeStrings, encodeStrings } from '../../common/http/cursor.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { AccessTo, Auth, CurrentPrincipal } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
@@ -28,46 +27,16 @@ const EXAMPLE_ENTRY: AuditEntryView = {
   hash: 'b5f1c6a0e2d4…',
 };
 
-/** The columns of the CSV export, in order; objects (`changes`) as JSON text. */
-const CSV_COLUMNS = [
-  'seq',
-  'id',
-  'at',
-  'account_id',
-  'actor_type',
-  'actor_id',
-  'actor_name',
-  'actor_email',
-  'action',
-  'target_type',
-  'target_id',
-  'target_ref',
-  'changes',
-  'request_id',
-  'ip',
-  'user_agent',
-  'hash',
-] as const;
+/** A page's cursor: the seq it ends at. */
+const encodeCursor = (seq: number) => encodeStrings([String(seq)]);
 
-const csvRow = (e: AuditEntryView) => ({
-  seq: e.seq,
-  id: e.id,
-  at: e.at,
-  account_id: e.account_id,
-  actor_type: e.actor.type,
-  actor_id: e.actor.id,
-  actor_name: e.actor.name,
-  actor_email: e.actor.email ?? null,
-  action: e.action,
-  target_type: e.target.type,
-  target_id: e.target.id,
-  target_ref: e.target.ref ?? null,
-  changes: e.changes === null ? null : JSON.stringify(e.changes),
-  request_id: e.request_id,
-  ip: e.ip,
-  user_agent: e.user_agent,
-  hash: e.hash,
-});
+/** A page's cursor back into the seq it ends at: anything but what `encodeCursor` writes is VALIDATION_ERROR. */
+function decodeCursor(cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  const values = decodeStrings(cursor, [1], ([seq]) => /^[1-9]\d{0,15}$/.test(seq));
+  if (!values) throw AppError.validation([{ path: 'cursor', message: 'cursor must be a next_cursor this endpoint gave' }]);
+  return Number(values[0]);
+}
 
 @ApiTags('audit')
 @Auth('terminal', 'carrier', 'admin')
@@ -82,7 +51,7 @@ export class AuditController {
     summary: "Who did what: the account's audit trail, newest first",
     description: `Every change the service makes and every sign-in, with its actor, request and changes. Admin keys read any account with \`account_id\`. [The audit trail](${guideUrl('audit')}).`,
   })
-  @ApiEnvelope(200, AuditPageView, { items: [EXAMPLE_ENTRY], next_cursor: 'MTA0Mg' })
+  @ApiEnvelope(200, AuditPageView, { items: [EXAMPLE_ENTRY], next_cursor: encodeCursor(1042) })
   @ApiErrors('VALIDATION_ERROR')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: AuditPageQuery): Promise<Envelope<AuditPageView>> {
     const limit = query.limit === undefined ? AUDIT_LIMIT.default : Number(query.limit);
@@ -99,22 +68,9 @@ export class AuditController {
   @ApiResponse({ status: 200, description: 'The entries, one per line (NDJSON) or per row after a header (CSV)' })
   @ApiErrors('VALIDATION_ERROR')
   export(@CurrentPrincipal() principal: Principal, @Query() query: AuditExportQuery): StreamableFile {
-    const [account, range] = [accountOf(principal, query), filterOf(query)];
     const format = query.format ?? 'ndjson';
-    const entries = this.audit.entries(account, range);
-    async function* rows() {
-      for await (const batch of entries) for (const entry of batch) yield csvRow(entry);
-    }
-    const stream =
-      format === 'csv'
-        ? Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS] }))
-        : // A batch's lines are one chunk: the stream holds one batch (its buffer counts bytes, not chunks).
-          Readable.from(this.audit.ndjson(account, range), { objectMode: false });
-    const name = `audit.${format}`;
-    return new StreamableFile(stream, {
-      type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
-      disposition: `attachment; filename="${name}"`,
-    });
+    const { stream, type } = this.audit.export(accountOf(principal, query), filterOf(query), format);
+    return new StreamableFile(stream, { type, disposition: `attachment; filename="audit.${format}"` });
   }
 
   @Get('verify')
@@ -146,16 +102,4 @@ function filterOf(query: Partial<AuditPageQuery>): AuditFilter {
     action: query.action,
     targetRef: query.target_ref,
   };
-}
-
-const encodeCursor = (seq: number) => Buffer.from(String(seq)).toString('base64url');
-
-/** A page's cursor back into the seq it ends at: anything but what `encodeCursor` writes is VALIDATION_ERROR. */
-function decodeCursor(cursor: string | undefined): number | null {
-  if (cursor === undefined) return null;
-  const text = Buffer.from(cursor, 'base64url').toString();
-  if (!/^[1-9]\d{0,15}$/.test(text) || encodeCursor(Number(text)) !== cursor) {
-    throw AppError.validation([{ path: 'cursor', message: 'cursor must be a next_cursor this endpoint gave' }]);
-  }
-  return Number(text);
 }
