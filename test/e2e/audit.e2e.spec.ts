@@ -14,6 +14,7 @@ import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { newUser, signIn, type TestSession, TEST_PASSWORD } from '../factories/users.js';
 import { createEmbeddedDataDir, createTestDatabase, uniqueName } from '../setup/databases.js';
+import { auditSealed } from '../setup/settled.js';
 import { describeEmbedded } from '../setup/pgbouncer.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
 
@@ -52,15 +53,6 @@ const hashOf = (previous: string, entry: Entry) =>
     .update(previous + canonical(Object.fromEntries(FIELDS.map((f) => [f, entry[f] ?? null]))))
     .digest('hex');
 
-/** Until `check` holds (entries are sealed, and so shown, within a second of their change). */
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the audit trail');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** The suite, on a store: `env` as useTestApp takes it. */
 function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
   const t: TestApp = useTestApp({ CHECKIN_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
@@ -89,12 +81,7 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
   }
 
   /** Until every entry written so far is sealed (each is within a second of its change). */
-  async function sealed(): Promise<void> {
-    await waitFor(async () => {
-      const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE seq IS NULL`);
-      return n === 0;
-    });
-  }
+  const sealed = () => auditSealed(db);
 
   /** Every entry of the caller's trail that `query` keeps, newest first, once all written so far are sealed. */
   async function trail(caller: Caller, query: Record<string, string> = {}): Promise<Entry[]> {
@@ -497,7 +484,7 @@ describe('two instances writing one account at once', () => {
       );
     }
     const db = a.app.get(DataSource);
-    await waitFor(async () => (await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE seq IS NULL`))[0].n === 0);
+    await auditSealed(db);
     const [{ n, max, distinct }] = await db.query(
       `SELECT count(*)::int AS n, max(seq)::int AS max, count(DISTINCT seq)::int AS distinct FROM audit_entries WHERE account_id = $1`,
       [terminal.id],

@@ -8,6 +8,7 @@ import { CARD_LAYOUT, putLayout, TICKET_LAYOUT } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp } from '../setup/test-app.js';
+import { auditSealed } from '../setup/settled.js';
 import { type Path, pathsOf, setAt } from '../factories/json-paths.js';
 
 /**
@@ -163,11 +164,7 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     // And the set-up's audit entries sealed (numbered and chained just after their commit: docs/audit.md#sealing).
-    const unsealed = async () => (await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE seq IS NULL`))[0].n as number;
-    for (let wait = 0; (await unsealed()) > 0; wait++) {
-      if (wait > 500) throw new Error('the audit entries of the set-up were never sealed');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await auditSealed(db);
   });
   afterAll(async () => {
     sockets.forEach((socket) => socket.close());

@@ -21,3 +21,13 @@ export async function settled(db: DataSource): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Until every audit entry written so far is sealed (numbered and chained within a second of its change: docs/audit.md#sealing). */
+export async function auditSealed(db: DataSource): Promise<void> {
+  for (let i = 0; ; i++) {
+    const [{ n }]: { n: number }[] = await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE seq IS NULL`);
+    if (n === 0) return;
+    if (i >= 500) throw new Error('audit entries stayed unsealed for 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
