@@ -254,7 +254,8 @@ export async function plainCheckin(
   const accepted = await writingEvents(
     pool,
     `WITH moved AS (
-       UPDATE appointments SET status = 'CHECKED_IN', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
+       UPDATE appointments SET status = 'CHECKED_IN', updated_at = now(), arrived_at = COALESCE(arrived_at, now())
+         WHERE id = $1 AND status = 'SCHEDULED'
        RETURNING *
      ), ticket AS (
        INSERT INTO tickets (id, terminal_id, appointment_id, layout_ref, content, checkin_id)
