@@ -1,18 +1,17 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
 import { qrDataUrl } from '../shared/qr.js';
 import { type Me, roleWord } from './access.js';
-import { ConfirmDelete } from './confirm-delete.js';
+import { useKeyList } from './key-list.js';
 import { ListTable } from './list-table.js';
 import type { Schemas } from '../shared/schemas.js';
 
 type MfaSecret = Schemas['MfaSetupView'];
-type KeyView = Schemas['MyKeyView'];
 type Permission = NonNullable<Schemas['CreateMyKeyDto']['permissions']>[number];
-import { CopyButton, ShownOnce } from './shown-once.js';
+import { CopyButton } from './shown-once.js';
 
 function explainCode(i18n: Translator, error: unknown): string {
   if (
@@ -237,65 +236,29 @@ function Mfa(props: { credential: Credential; enabled: boolean; onChanged: () =>
 function MyKeys({ credential, permissions }: { credential: Credential; permissions: Permission[] }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const [keys, setKeys] = useState<KeyView[] | null>(null);
   const client = gateClient(credential);
   const [form, setForm] = useState<{ name: string; chosen: Permission[]; expires: string }>({ name: '', chosen: [], expires: '' });
-  const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-
-  const load = () =>
-    dataOf(client.GET('/api/v1/me/api-keys')).then(
-      (data) => setKeys(data),
-      (error) => setProblem(explainError(i18n, error)),
-    );
-  useEffect(() => void load(), []);
-
-  const create = async (event: Event) => {
+  const { keys, create, notices, revokeCell } = useKeyList({
+    list: () => dataOf(client.GET('/api/v1/me/api-keys')),
+    make: (body: Schemas['CreateMyKeyDto']) => dataOf(client.POST('/api/v1/me/api-keys', { body })),
+    revoke: (id) => dataOf(client.DELETE('/api/v1/me/api-keys/{id}', { params: { path: { id } } })),
+  });
+  const submit = async (event: Event) => {
     event.preventDefault();
-    try {
-      const body = {
-        name: form.name.trim(),
-        ...(form.chosen.length ? { permissions: form.chosen } : {}),
-        ...(form.expires ? { expires_at: new Date(`${form.expires}T23:59:59`).toISOString() } : {}),
-      };
-      const made = await dataOf(client.POST('/api/v1/me/api-keys', { body }));
-      setShown({ name: body.name, key: made.api_key! });
-      setForm({ name: '', chosen: [], expires: '' });
-      setProblem(null);
-      void load();
-    } catch (error) {
-      setProblem(explainError(i18n, error));
-    }
-  };
-  const revoke = async (key: KeyView) => {
-    try {
-      await dataOf(client.DELETE('/api/v1/me/api-keys/{id}', { params: { path: { id: key.id } } }));
-      setConfirming(null);
-      void load();
-    } catch (error) {
-      setProblem(explainError(i18n, error));
-    }
+    const made = await create({
+      name: form.name.trim(),
+      ...(form.chosen.length ? { permissions: form.chosen } : {}),
+      ...(form.expires ? { expires_at: new Date(`${form.expires}T23:59:59`).toISOString() } : {}),
+    });
+    if (made) setForm({ name: '', chosen: [], expires: '' });
   };
 
   return (
     <section aria-labelledby="my-keys-title" class="stack">
       <h2 id="my-keys-title">{t('myKeys.title')}</h2>
       <p class="muted">{t('myKeys.explain')}</p>
-      {shown && (
-        <ShownOnce
-          title={t('keys.new.title', { name: shown.name })}
-          value={shown.key}
-          copyLabel={t('keys.copy')}
-          onDone={() => setShown(null)}
-        />
-      )}
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
-      <form class="stack" aria-label={t('myKeys.new')} onSubmit={(event) => void create(event)}>
+      {notices}
+      <form class="stack" aria-label={t('myKeys.new')} onSubmit={(event) => void submit(event)}>
         <label for="my-key-name">{t('keys.name')}</label>
         <input id="my-key-name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
         <fieldset>
@@ -341,17 +304,7 @@ function MyKeys({ credential, permissions }: { credential: Credential; permissio
             <td>{i18n.time(key.created_at)}</td>
             <td>{key.last_used_at ? i18n.time(key.last_used_at) : t('keys.never')}</td>
             <td>{key.expires_at ? i18n.time(key.expires_at) : t('myKeys.noExpiry')}</td>
-            <td>
-              <ConfirmDelete
-                asking={confirming === key.id}
-                action={t('keys.revoke')}
-                label={t('keys.revokeNamed', { name: key.name ?? key.id })}
-                confirm={t('keys.revokeConfirm', { name: key.name ?? key.id })}
-                onAsk={() => setConfirming(key.id)}
-                onConfirm={() => void revoke(key)}
-                onKeep={() => setConfirming(null)}
-              />
-            </td>
+            <td>{revokeCell(key)}</td>
           </tr>
         )}
       />
