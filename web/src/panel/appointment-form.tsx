@@ -5,6 +5,7 @@ import { explainBooking } from '../shared/explain.js';
 import { formatTaxId } from '../shared/format.js';
 import { type MessageKey, parseInstant, useI18n } from '../shared/i18n.js';
 import type { Schemas } from '../shared/schemas.js';
+import { Issues, TextField } from './fields.js';
 
 type Appointment = Schemas['AppointmentLogView'];
 type Driver = Schemas['DriverView'];
@@ -222,42 +223,16 @@ export function AppointmentForm(props: {
     name: keyof Fields,
     label: MessageKey,
     extra: { type?: 'text' | 'datetime-local'; inputMode?: 'numeric'; placeholder?: string; hint?: string } = {},
-  ) => {
-    const id = `appointment-${name}`;
-    const problems = at(name);
-    const described = [problems.length ? `${id}-issues` : '', extra.hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
-    return (
-      <div class="stack">
-        <label for={id}>{t(label)}</label>
-        <input
-          id={id}
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
-          type={(extra.type ?? 'text') as 'text'}
-          value={fields[name]}
-          inputMode={extra.inputMode}
-          placeholder={extra.placeholder}
-          autocomplete="off"
-          aria-invalid={problems.length > 0 || undefined}
-          aria-describedby={described || undefined}
-          onInput={(e) => set(name, e.currentTarget.value)}
-        />
-        {extra.hint && (
-          <span id={`${id}-hint`} class="muted">
-            {extra.hint}
-          </span>
-        )}
-        {problems.length > 0 && (
-          <div id={`${id}-issues`} class="error issues" role="alert">
-            <ul>
-              {problems.map((issue, i) => (
-                <li key={i}>{issue.message}</li>
-              ))}
-            </ul>
-          </div>
-        )}
-      </div>
-    );
-  };
+  ) => (
+    <TextField
+      id={`appointment-${name}`}
+      label={t(label)}
+      value={fields[name]}
+      issues={at(name)}
+      {...extra}
+      onInput={(v) => set(name, v)}
+    />
+  );
 
   const title = existing ? t('appointmentForm.editTitle', { ref: existing.ref }) : t('appointmentForm.newTitle');
   return (
@@ -317,15 +292,7 @@ export function AppointmentForm(props: {
         </div>
         {field('summary', 'appointmentForm.summary')}
       </fieldset>
-      {loose.length > 0 && (
-        <div class="error issues" role="alert">
-          <ul>
-            {loose.map((issue, i) => (
-              <li key={i}>{issue.message}</li>
-            ))}
-          </ul>
-        </div>
-      )}
+      <Issues issues={loose} />
       {message && (
         <p class={message.ok ? 'success' : 'error'} role={message.ok ? 'status' : 'alert'}>
           {message.text}

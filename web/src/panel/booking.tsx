@@ -8,6 +8,7 @@ import { mondayOf, todayIn, useTemporal, weekIn } from '../shared/zoned.js';
 import { useChanges } from './live.js';
 import { Legend } from './rule-calendar.js';
 import { WeekGrid, WeekNav, weekCaption } from './week-grid.js';
+import { TextField } from './fields.js';
 
 type Terminal = Schemas['BookableTerminalView'];
 type Rule = Schemas['BookableRuleView'];
@@ -289,34 +290,9 @@ function BookingForm(props: {
     }
   };
 
-  const field = (name: keyof BookingFields, label: string, extra: { placeholder?: string; inputMode?: 'numeric' } = {}) => {
-    const id = `booking-${name}`;
-    const problems = at(name);
-    return (
-      <div class="stack">
-        <label for={id}>{label}</label>
-        <input
-          id={id}
-          value={fields[name]}
-          placeholder={extra.placeholder}
-          inputMode={extra.inputMode}
-          autocomplete="off"
-          aria-invalid={problems.length > 0 || undefined}
-          aria-describedby={problems.length ? `${id}-issues` : undefined}
-          onInput={(e) => set(name, e.currentTarget.value)}
-        />
-        {problems.length > 0 && (
-          <div id={`${id}-issues`} class="error issues" role="alert">
-            <ul>
-              {problems.map((issue, i) => (
-                <li key={i}>{issue.message}</li>
-              ))}
-            </ul>
-          </div>
-        )}
-      </div>
-    );
-  };
+  const field = (name: keyof BookingFields, label: string, extra: { placeholder?: string; inputMode?: 'numeric' } = {}) => (
+    <TextField id={`booking-${name}`} label={label} value={fields[name]} issues={at(name)} {...extra} onInput={(v) => set(name, v)} />
+  );
 
   return (
     <form class="booking-form stack" onSubmit={(event) => void book(event)} noValidate aria-labelledby="booking-form-title">
