@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { APPOINTMENTS } from '../../src/modules/appointments/appointments.definition.js';
 import { toListFilter } from '../../src/modules/records/record-listing.js';
 import { listStatement } from '../../src/modules/records/records.repository.js';
+import { withoutAuditTrail } from './history.js';
 import { plainLogs } from './plain-sql.js';
 import { type Figures, figures, now, round, round2, timed } from './stats.js';
 
@@ -111,32 +112,34 @@ export async function scaleFigures(
   const firstPage = () => call('GET', `/api/v1/appointments?limit=${PAGE}`);
 
   const fillStarted = now();
-  const step = 100_000;
-  for (let from = counts.small; from < counts.large; from += step) {
-    const to = Math.min(from + step, counts.large);
+  await withoutAuditTrail(client, ['appointments', 'appointment_logs'], async () => {
+    const step = 100_000;
+    for (let from = counts.small; from < counts.large; from += step) {
+      const to = Math.min(from + step, counts.large);
+      await client.query(
+        `WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM drivers),
+              inserted AS (
+                INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
+                SELECT $1, (ARRAY['SCHEDULED','CHECKED_IN','ON_GOING','COMPLETED','DELETED'])[1 + n % 5], 'fill-' || n,
+                       CASE WHEN n % 10 = 0 THEN 'bench-other' ELSE 'bench' END, d.ids[1 + n % cardinality(d.ids)],
+                       CASE WHEN n % 50 <> 0 THEN timestamptz '2026-01-01T00:00:00Z' + (n % 525600) * interval '1 minute' END,
+                       CASE WHEN n % 50 <> 0 THEN timestamptz '2026-01-01T01:00:00Z' + (n % 525600) * interval '1 minute' END,
+                       'ABC1D23', 'Filler', '{"booking": "BK-1"}'
+                  FROM generate_series($2::int, $3::int - 1) AS n, d
+                RETURNING id
+              )
+         INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'created', 'Appointment created' FROM inserted`,
+        [terminalId, from, to],
+      );
+      say(`  filled ${to.toLocaleString('en')} appointments (${round((now() - fillStarted) / 1000)} s)`);
+    }
+    // The no-shows that the filled past windows would have had by now, marked as the service's sweep marks them
+    // (without their logs and events), so that its first sweep does not mark some 180,000 while the queries are timed.
     await client.query(
-      `WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM drivers),
-            inserted AS (
-              INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary, custom_data)
-              SELECT $1, (ARRAY['SCHEDULED','CHECKED_IN','ON_GOING','COMPLETED','DELETED'])[1 + n % 5], 'fill-' || n,
-                     CASE WHEN n % 10 = 0 THEN 'bench-other' ELSE 'bench' END, d.ids[1 + n % cardinality(d.ids)],
-                     CASE WHEN n % 50 <> 0 THEN timestamptz '2026-01-01T00:00:00Z' + (n % 525600) * interval '1 minute' END,
-                     CASE WHEN n % 50 <> 0 THEN timestamptz '2026-01-01T01:00:00Z' + (n % 525600) * interval '1 minute' END,
-                     'ABC1D23', 'Filler', '{"booking": "BK-1"}'
-                FROM generate_series($2::int, $3::int - 1) AS n, d
-              RETURNING id
-            )
-       INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, 'created', 'Appointment created' FROM inserted`,
-      [terminalId, from, to],
+      `UPDATE appointments SET no_show_at = now()
+        WHERE status = 'SCHEDULED' AND no_show_at IS NULL AND window_end IS NOT NULL AND gate_shift(window_end, end_tolerance) < now()`,
     );
-    say(`  filled ${to.toLocaleString('en')} appointments (${round((now() - fillStarted) / 1000)} s)`);
-  }
-  // The no-shows that the filled past windows would have had by now, marked as the service's sweep marks them
-  // (without their logs and events), so that its first sweep does not mark some 180,000 while the queries are timed.
-  await client.query(
-    `UPDATE appointments SET no_show_at = now()
-      WHERE status = 'SCHEDULED' AND no_show_at IS NULL AND window_end IS NOT NULL AND gate_shift(window_end, end_tolerance) < now()`,
-  );
+  });
   const fillSeconds = round((now() - fillStarted) / 1000);
   // What autovacuum does after a bulk load, done before timing instead of during it (it ran for a minute and
   // more here), and the checkpoint that follows a bulk load, finished before timing instead of spread over it.
