@@ -97,9 +97,15 @@ export async function capacityBench(o: CapacityBenchOptions): Promise<CapacityFi
   // ---- the race: 200 single bookings at once for 50 places, on two instances ----
   const [racer, carrier] = [await o.newTerminal('Capacity terminal (race)'), await o.newCarrier('Racing carrier')];
   await put(racer.key, 'race', { time_zone: 'UTC', slot_minutes: 60, capacity: RACE.places, bookable_by: [carrier.id] });
+  // Tomorrow's 08:00 UTC hour: a slot in the future, whenever the bench runs (a booking in the past is refused).
+  const hour = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1, 8));
   const bookings = o.items('race', RACE.attempts).map((item) => ({
     ...item,
-    appointment: { ...item.appointment, window_start: '2026-10-01T08:00:00Z', window_end: '2026-10-01T08:30:00Z' },
+    appointment: {
+      ...item.appointment,
+      window_start: hour.toISOString(),
+      window_end: new Date(hour.getTime() + 30 * 60_000).toISOString(),
+    },
   }));
   const raceStarted = now();
   const answers = await Promise.all(
@@ -114,6 +120,9 @@ export async function capacityBench(o: CapacityBenchOptions): Promise<CapacityFi
     other: answers.filter((res) => res.status !== 201 && res.body?.error?.code !== 'SLOT_FULL').length,
     wall_ms: round(now() - raceStarted),
   };
+  const otherAnswer = answers.find((res) => res.status !== 201 && res.body?.error?.code !== 'SLOT_FULL');
+  if (otherAnswer)
+    o.say(`  a booking of the race answered ${otherAnswer.status}: ${JSON.stringify(otherAnswer.body?.error ?? otherAnswer.body)}`);
 
   // ---- availability with `stored` appointments ----
   const month = await o.newTerminal('Capacity terminal (a million appointments)');
