@@ -1,6 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
+import { plateLookupSql } from '../../src/modules/appointments/appointments.definition.js';
+import { plateFold, plateKey } from '../../src/modules/gate/plates.js';
 import { gateScene, type GateScene } from '../factories/checkin.js';
 import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
 import { captureClientQueries, captureRoundTrips } from '../setup/statements.js';
@@ -152,5 +154,34 @@ describe('what one matched plate read costs', () => {
       id,
     ]);
     expect(tickets).toBe(1);
+  });
+
+  it('the appointments of many reads at once are found on the plate indexes, key by key, never by a scan', async () => {
+    // Appointments enough that PostgreSQL plans by its statistics, and the keys of 100 reads (each plate and its fold).
+    await db.query(
+      `INSERT INTO appointments (terminal_id, status, ref, layout_ref, driver_id, window_start, window_end, license_plate, summary)
+       SELECT $1, 'SCHEDULED', 'scan-' || n, 'appt', (SELECT id FROM drivers LIMIT 1), now(), now() + interval '1 hour',
+              'SCN' || lpad(n::text, 4, '0'), 'Filler'
+         FROM generate_series(1, 500) AS n`,
+      [scene.terminal.id],
+    );
+    await db.query('ANALYZE appointments');
+    const plates = Array.from({ length: 100 }, (_, i) => `SCN${String(i * 5).padStart(4, '0')}`);
+    const [{ 'QUERY PLAN': plan }]: { 'QUERY PLAN': unknown }[] = await db.query(
+      `EXPLAIN (FORMAT JSON) ${plateLookupSql('= ANY($1::uuid[])', '$2::text[]', '$3::text[]')}`,
+      [[scene.terminal.id], plates.map(plateKey), plates.map(plateFold)],
+    );
+    const scanned: string[] = [];
+    const indexes = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      const step = node as Record<string, unknown>;
+      if (step['Node Type'] === 'Seq Scan') scanned.push(String(step['Relation Name']));
+      if (typeof step['Index Name'] === 'string') indexes.add(step['Index Name']);
+      Object.values(step).forEach((value) => (Array.isArray(value) ? value.forEach(visit) : visit(value)));
+    };
+    visit(plan);
+    expect(scanned.filter((relation) => relation === 'appointments')).toEqual([]);
+    expect([...indexes].sort()).toEqual(expect.arrayContaining(['appointments_plate_fold_idx', 'appointments_plate_idx']));
   });
 });
