@@ -24,6 +24,7 @@ import { GatePlateFold1763945000000 } from './1763945000000-gate-plate-fold.js';
 import { Reports1763950000000 } from './1763950000000-reports.js';
 import { ReportsDaily1763955000000 } from './1763955000000-reports-daily.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-attempts-keep-event.js';
+import { AuditNamedColumns1763965000000 } from './1763965000000-audit-named-columns.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   Reports1763950000000,
   ReportsDaily1763955000000,
   WebhookAttemptsKeepEvent1763960000000,
+  AuditNamedColumns1763965000000,
 ];
