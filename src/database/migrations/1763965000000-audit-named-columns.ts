@@ -309,7 +309,7 @@ export const genericAuditArgs = (t: (typeof AUDITED)[number]) =>
 /**
  * The audit triggers of each table by a function of its own that names the table's columns, in place of the generic
  * `audit_rows` (which turned every row into JSON to read its key, ref, accounts and changes): the same entries, for
- * less (docs/benchmarks.md#the-audit-trails-writes-2026-11-29). The generic functions stay, for `down`.
+ * less (docs/benchmarks.md#the-audit-trails-writes-2026-11-29-later). The generic functions stay, for `down`.
  */
 export class AuditNamedColumns1763965000000 implements MigrationInterface {
   name = 'AuditNamedColumns1763965000000';
