@@ -49,6 +49,19 @@ async function appointmentTriggers(client: pg.Client, on: boolean): Promise<void
 const setScope = (client: pg.Client, scope: Scope) =>
   client.query(`SELECT set_config('gate.audit', $1, false)`, [JSON.stringify({ ...scope, request_id: randomUUID() })]);
 
+/**
+ * Waits (untimed) until the service's sealer has sealed every entry written so far. The sealer runs in the service's
+ * process every 200 ms and would otherwise seal one side's 1,000 entries (hashing them in the service's event loop,
+ * updating them in the database) while the next side is timed: the floors' entries in the service's own time.
+ */
+async function sealed(client: pg.Client): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query<{ pending: boolean }>(`SELECT EXISTS (SELECT FROM audit_entries WHERE seq IS NULL) AS pending`);
+    if (!rows[0].pending) return;
+    await sleep(20);
+  }
+}
+
 /** The entries about the records whose ref starts with `prefix`, as JSON text without what differs by nature (ids, the ref prefix, the request id). */
 async function entriesOf(client: pg.Client, terminalId: string, prefix: string): Promise<string[]> {
   const { rows } = await client.query<{ row: string }>(
@@ -73,7 +86,7 @@ async function sameEntries(client: pg.Client, terminalId: string, what: string, 
 /**
  * Creates then updates of `batch` appointments, `rounds` of each: the service, the plain-SQL floor with the audit
  * triggers writing its entries (the same functions as the service's), and the floor with the triggers off writing the
- * entries itself; in turn, bodies built before the clock starts. The warm-up of each checks that both floors write
+ * entries itself; in turn, bodies built before the clock starts, each side once the entries before it are sealed. The warm-up of each checks that both floors write
  * what the service writes: every table's row count and the records (checkSameWrites), and the entries.
  */
 export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFigures> {
@@ -134,11 +147,14 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
   };
   for (let r = 0; r < rounds; r++) {
     const bodies = { service: items(`as-${r}`, batch), triggers: items(`at-${r}`, batch), explicit: items(`ae-${r}`, batch) };
+    await sealed(client);
     samples.create.service.push(await timed(() => call('POST', '/api/v1/appointments', bodies.service)));
     await setScope(client, scope);
+    await sealed(client);
     samples.create.triggers.push(await timed(() => plainCreate(client, terminalId, bodies.triggers)));
     await setScope(client, scope);
     await appointmentTriggers(client, false);
+    await sealed(client);
     samples.create.explicit.push(await timed(() => plainCreate(client, terminalId, bodies.explicit, 'statements')));
     await appointmentTriggers(client, true);
   }
@@ -146,12 +162,15 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
   await warm('update');
   for (let r = 0; r < rounds; r++) {
     const body = updateBody(refs(`as-${r}`), `changed ${r}`);
+    await sealed(client);
     samples.update.service.push(await timed(() => call('PUT', '/api/v1/appointments', body)));
     const [triggerRefs, explicitRefs] = [refs(`at-${r}`), refs(`ae-${r}`)];
     await setScope(client, scope);
+    await sealed(client);
     samples.update.triggers.push(await timed(() => plainUpdate(client, terminalId, triggerRefs, `changed ${r}`)));
     await setScope(client, scope);
     await appointmentTriggers(client, false);
+    await sealed(client);
     samples.update.explicit.push(await timed(() => plainUpdate(client, terminalId, explicitRefs, `changed ${r}`, 'statements')));
     await appointmentTriggers(client, true);
   }

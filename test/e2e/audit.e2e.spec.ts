@@ -4,6 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
+import { AUDITED, auditFunction, genericAuditArgs } from '../../src/database/migrations/1763965000000-audit-named-columns.js';
 import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
 import { AuditService } from '../../src/modules/audit/audit.service.js';
 import { Changes } from '../../src/modules/feed/changes.js';
@@ -450,6 +451,110 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
         }
       });
     }
+
+    it("writes, by each table's own trigger, exactly the entries the generic trigger wrote, and names every column", async () => {
+      // Rows of most audited tables (and those the tests above left), deleted and inserted again, and each column's values
+      // moved one row along (a status, a stamp, a secret, a key…): each statement run twice in a transaction that is
+      // rolled back, under the generic trigger of the audit migration and under the table's own, writing the same.
+      const account = await newAccount(t.http, 'terminal');
+      const send = (method: 'post' | 'put' | 'patch', path: string, body?: object) =>
+        t.http[method](path).set('X-API-Key', account.key).send(body);
+      await putLayout(t.http, account.key, 'appointment', 'appt');
+      await putLayout(t.http, account.key, 'ticket', 'pass');
+      const taxId = driver().tax_id;
+      const items = Array.from({ length: 20 }, (_, i) => createItem('appointment', 'appt', {}, i < 2 ? driver(taxId) : driver()));
+      const made = await send('post', '/api/v1/appointments', items);
+      expect(made.status).toBe(201);
+      const ticket = { appointment_ref: made.body.data.created_refs[0], layout_ref: 'pass', content: { gate: 'B' } };
+      expect((await send('post', '/api/v1/tickets', ticket)).status).toBe(201);
+      expect((await send('post', `/api/v1/drivers/${taxId}/tokens`)).status).toBe(201);
+      expect((await send('post', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['ticket.*'] })).status).toBe(201);
+      const email = `eq-${uniqueRef('u')}@gate.test`.toLowerCase();
+      expect((await send('post', '/api/v1/users', { email, role: 'viewer' })).status).toBe(201);
+      const runner = db.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      const q = (sql: string, values?: unknown[]) => runner.query(sql, values) as Promise<Record<string, unknown>[]>;
+      const entries = async (statement: string) => {
+        await q('SAVEPOINT entries');
+        const [{ mark }] = await q(`SELECT COALESCE(max(written), 0)::text AS mark FROM audit_entries`);
+        try {
+          await q(statement);
+          const rows = await q(
+            `SELECT json_build_array(account_id, actor, action, target, changes, request_id, ip, user_agent)::text AS e
+               FROM audit_entries WHERE written > $1 ORDER BY 1`,
+            [mark],
+          );
+          return rows.map((r) => r.e as string);
+        } catch {
+          return null; // a statement the table's constraints refuse: refused under both
+        } finally {
+          await q('ROLLBACK TO SAVEPOINT entries');
+        }
+      };
+      const statements = { compared: 0, entries: 0 };
+      try {
+        await q(`SELECT set_config('gate.audit', $1, true)`, [
+          JSON.stringify({ actor: { type: 'system', id: null, name: 'test' }, request_id: 'r', ip: '203.0.113.9', user_agent: 'ua' }),
+        ]);
+        for (const table of AUDITED) {
+          const columns = await q(
+            `SELECT attname AS name, format_type(atttypid, NULL) AS type FROM pg_attribute
+              WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+            [table.table],
+          );
+          const [{ source }] = await q(`SELECT prosrc AS source FROM pg_proc WHERE proname = $1`, [auditFunction(table.table)]);
+          expect([table.table, /-- columns: (.*)/.exec(source as string)?.[1]]).toEqual([
+            table.table,
+            columns.map((c) => c.name).join(','),
+          ]);
+          const under = async (statement: string) => {
+            const own = await entries(statement);
+            for (const trigger of ['inserts', 'updates', 'deletes']) await q(`ALTER TABLE ${table.table} DISABLE TRIGGER audit_${trigger}`);
+            for (const trigger of ['inserts', 'updates', 'deletes'])
+              await q(`ALTER TABLE ${table.table} ENABLE TRIGGER generic_${trigger}`);
+            const generic = await entries(statement);
+            for (const trigger of ['inserts', 'updates', 'deletes'])
+              await q(`ALTER TABLE ${table.table} DISABLE TRIGGER generic_${trigger}`);
+            for (const trigger of ['inserts', 'updates', 'deletes']) await q(`ALTER TABLE ${table.table} ENABLE TRIGGER audit_${trigger}`);
+            expect([table.table, statement, own]).toEqual([table.table, statement, generic]);
+            statements.compared += own ? 1 : 0;
+            statements.entries += own?.length ?? 0;
+          };
+          const args = genericAuditArgs(table);
+          await q(`CREATE TRIGGER generic_inserts AFTER INSERT ON ${table.table} REFERENCING NEW TABLE AS new_rows
+                     FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`);
+          await q(`CREATE TRIGGER generic_updates AFTER UPDATE ON ${table.table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+                     FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`);
+          await q(`CREATE TRIGGER generic_deletes AFTER DELETE ON ${table.table} REFERENCING OLD TABLE AS old_rows
+                     FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`);
+          for (const trigger of ['inserts', 'updates', 'deletes']) await q(`ALTER TABLE ${table.table} DISABLE TRIGGER generic_${trigger}`);
+          const some = `(SELECT ctid FROM ${table.table} ORDER BY ctid LIMIT 50)`;
+          await under(
+            `WITH gone AS (DELETE FROM ${table.table} WHERE ctid IN ${some} RETURNING *) INSERT INTO ${table.table} SELECT * FROM gone`,
+          );
+          await under(`DELETE FROM ${table.table} WHERE ctid IN ${some}`);
+          for (const { name, type } of columns) {
+            const column = `"${name as string}"`;
+            await under(
+              `UPDATE ${table.table} t SET ${column} = m.v
+                 FROM (SELECT ctid AS row, lag(${column}) OVER (ORDER BY ctid) AS v FROM ${table.table} WHERE ctid IN ${some}) m
+                WHERE t.ctid = m.row AND m.v IS NOT NULL`,
+            );
+            await under(`UPDATE ${table.table} t SET ${column} = NULL WHERE ctid IN ${some}`);
+            // A stamp set (an arrival, a revocation…), a flag turned, a number moved, where the rows have none to move.
+            const changed = { 'timestamp with time zone': 'now()', boolean: `NOT ${column}`, integer: `${column} + 1` }[type as string];
+            if (changed) await under(`UPDATE ${table.table} t SET ${column} = ${changed} WHERE ctid IN ${some}`);
+          }
+        }
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+      // Enough of the statements held, with entries, to say something.
+      expect(statements.compared).toBeGreaterThan(100);
+      expect(statements.entries).toBeGreaterThan(150);
+    });
   });
 }
 

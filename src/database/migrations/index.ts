@@ -25,6 +25,7 @@ import { Reports1763950000000 } from './1763950000000-reports.js';
 import { ReportsDaily1763955000000 } from './1763955000000-reports-daily.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-attempts-keep-event.js';
 import { ReportsWaitsWhenAccepted1763962000000 } from './1763962000000-reports-waits-when-accepted.js';
+import { AuditNamedColumns1763965000000 } from './1763965000000-audit-named-columns.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   ReportsDaily1763955000000,
   WebhookAttemptsKeepEvent1763960000000,
   ReportsWaitsWhenAccepted1763962000000,
+  AuditNamedColumns1763965000000,
 ];
