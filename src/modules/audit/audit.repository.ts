@@ -11,8 +11,7 @@ import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit
 export const SEALER_MARK = '/* audit sealer */';
 
 /** An entry's time as the API answers it, ISO 8601 in UTC with milliseconds (`toISOString()`'s), written by PostgreSQL. */
-const AT_ISO = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const AT = `${AT_ISO} AS at`;
+const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
 
 /** An entry's columns as the API answers them (`hash` null until sealed). */
 const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
@@ -20,20 +19,6 @@ const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, reques
 /** The same columns as text (EntryText): `at` in ISO 8601 UTC with milliseconds, as `toISOString()` writes it. */
 const VIEW_TEXT = `id::text AS id, seq::text AS seq, ${AT}, account_id::text AS account_id, actor::text AS actor, action,
   target::text AS target, changes::text AS changes, request_id, ip, user_agent, hash`;
-
-/**
- * An entry as one line of JSON written by PostgreSQL (the export's NDJSON), with its seq: the keys in the order of
- * the pages' entries and the same values (`JSON.parse` of the line equals the page's entry); no object is built for
- * it in the service.
- */
-const LINE = `seq, json_build_object('id', id, 'seq', seq, 'at', ${AT_ISO}, 'account_id', account_id, 'actor', actor, 'action', action,
-  'target', target, 'changes', changes, 'request_id', request_id, 'ip', ip, 'user_agent', user_agent, 'hash', COALESCE(hash, ''))::text AS line`;
-
-/** An entry's line of JSON and its seq (as text, as PostgreSQL sends a bigint). */
-export interface EntryLine {
-  seq: string;
-  line: string;
-}
 
 interface EntryRow {
   id: string;
@@ -253,11 +238,6 @@ export class AuditRepository {
   /** The same entries as text (EntryText), for a verification: only their JSON columns parsed. */
   afterAsText(account: string | null, after: number, limit: number, range: Pick<AuditFilter, 'from' | 'to'> = {}): Promise<EntryText[]> {
     return this.afterAs<EntryText>(VIEW_TEXT, account, after, limit, range);
-  }
-
-  /** The same entries as lines of JSON (EntryLine), for the NDJSON export. */
-  afterAsLines(account: string | null, after: number, limit: number, range: Pick<AuditFilter, 'from' | 'to'> = {}): Promise<EntryLine[]> {
-    return this.afterAs<EntryLine>(LINE, account, after, limit, range);
   }
 
   private afterAs<R>(

@@ -149,13 +149,12 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Every sealed entry of the account in `[from, to)` as a download: NDJSON (each line the entry's JSON as PostgreSQL
-   * writes it, `JSON.parse` giving the page's entry; a batch's lines one chunk, so the stream holds one batch: its
-   * buffer counts bytes, not chunks) or CSV.
+   * Every sealed entry of the account in `[from, to)` as a download: NDJSON (each line `JSON.stringify` of the entry, a
+   * batch's lines one chunk, so the stream holds one batch: its buffer counts bytes, not chunks) or CSV.
    */
   export(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>, format: 'ndjson' | 'csv'): { stream: Readable; type: string } {
+    const entries = this.entries(account, range);
     if (format === 'csv') {
-      const entries = this.entries(account, range);
       async function* rows() {
         for await (const batch of entries) for (const entry of batch) yield csvRow(entry);
       }
@@ -164,10 +163,12 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
         type: 'text/csv; charset=utf-8',
       };
     }
-    const audit = this.audit;
     async function* lines() {
-      const read = (after: number) => audit.afterAsLines(account, after, AUDIT_READ_BATCH, range);
-      for await (const batch of batches(read, (entry) => Number(entry.seq))) yield `${batch.map((entry) => entry.line).join('\n')}\n`;
+      for await (const batch of entries) {
+        let text = '';
+        for (const entry of batch) text += `${JSON.stringify(entry)}\n`;
+        yield text;
+      }
     }
     return { stream: Readable.from(lines(), { objectMode: false }), type: 'application/x-ndjson' };
   }
