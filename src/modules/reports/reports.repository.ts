@@ -78,6 +78,13 @@ export function integers(text: string): number[] {
   return found;
 }
 
+/** A histogram's values as the statement sends them: a list, or `[first]` for `length` consecutive values. */
+function valuesOf(text: string, length: number): number[] {
+  if (!text.startsWith('[')) return integers(text);
+  const first = Number(text.slice(1, -1));
+  return Array.from({ length }, (_, i) => first + i);
+}
+
 /** Widest span of values summed in an array indexed by value; beyond it, in a map. */
 const DENSE_SPAN = 1 << 20;
 
@@ -269,7 +276,12 @@ export class ReportsRepository {
        SELECT key, 0 AS kind, NULL AS value_set, ARRAY[${COUNTERS.map((c) => `sum(${c})::int`).join(', ')}]::text AS counts
          FROM counted GROUP BY key
        UNION ALL
-       SELECT to_char(r.day, 'YYYY-MM-DD'), r.kind, r.value_set::text, r.counts::text
+       -- A day's values are ascending, once each (every writer groups them by value and aggregates them in order):
+       -- consecutive values go as the first alone, in brackets.
+       SELECT to_char(r.day, 'YYYY-MM-DD'), r.kind,
+              CASE WHEN r.value_set[cardinality(r.value_set)] - r.value_set[1] + 1 = cardinality(r.value_set)
+                   THEN '[' || r.value_set[1] || ']' ELSE r.value_set::text END,
+              r.counts::text
          FROM reports_daily_histograms r, days WHERE r.terminal_id = $1 AND r.zone = $6 AND r.day >= days.d0 AND r.day < days.d1
        UNION ALL
        SELECT key, kind, array_agg(value)::text, array_agg(n::int)::text FROM valued GROUP BY key, kind`,
@@ -296,7 +308,7 @@ export class ReportsRepository {
     };
     for (const row of rows) {
       const counts = integers(row.counts);
-      const histogram = row.kind === 0 ? null : { values: integers(row.value_set!), counts };
+      const histogram = row.kind === 0 ? null : { values: valuesOf(row.value_set!, counts.length), counts };
       for (const group of [groupOf(row.key), groupOf(null)]) {
         if (!histogram) counts.forEach((count, i) => (group.counters[i] += count));
         else group.histograms[row.kind - 1].push(histogram);
