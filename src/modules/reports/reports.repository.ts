@@ -326,6 +326,49 @@ export class ReportsRepository {
   }
 
   /**
+   * Compacts the daily rollups: up to `limit` keys (terminal, zone, day, and kind for histograms) that hold more
+   * than one row of deltas get one row of their sums instead (none when they sum to nothing), in one transaction,
+   * so that a day a terminal wrote one booking at a time still reads as a row per kind. Each statement deletes the
+   * rows it sums and inserts the sums: a delta appended meanwhile is not among them and stays, and a compaction
+   * running at the same time on another instance sums only the rows it deleted itself. Answers the keys compacted.
+   */
+  async compactDays(limit: number): Promise<number> {
+    return this.db.transaction(async (manager) => {
+      const key = (table: string, columns: string[]) => columns.map((c) => `${table}.${c} = busy.${c}`).join(' AND ');
+      const [{ counters }]: { counters: number }[] = await manager.query(
+        `WITH busy AS (
+           SELECT terminal_id, zone, day FROM reports_daily GROUP BY 1, 2, 3 HAVING count(*) > 1 LIMIT $1
+         ), gone AS (
+           DELETE FROM reports_daily d USING busy WHERE ${key('d', ['terminal_id', 'zone', 'day'])} RETURNING d.*
+         ), summed AS (
+           INSERT INTO reports_daily (terminal_id, zone, day, ${COUNTERS.join(', ')})
+           SELECT terminal_id, zone, day, ${COUNTERS.map((c) => `sum(${c})`).join(', ')} FROM gone GROUP BY 1, 2, 3
+           HAVING ${COUNTERS.map((c) => `sum(${c}) <> 0`).join(' OR ')}
+         )
+         SELECT count(*)::int AS counters FROM busy`,
+        [limit],
+      );
+      const [{ histograms }]: { histograms: number }[] = await manager.query(
+        `WITH busy AS (
+           SELECT terminal_id, zone, day, kind FROM reports_daily_histograms GROUP BY 1, 2, 3, 4 HAVING count(*) > 1 LIMIT $1
+         ), gone AS (
+           DELETE FROM reports_daily_histograms h USING busy WHERE ${key('h', ['terminal_id', 'zone', 'day', 'kind'])} RETURNING h.*
+         ), summed AS (
+           INSERT INTO reports_daily_histograms (terminal_id, zone, day, kind, value_set, counts)
+           SELECT terminal_id, zone, day, kind, array_agg(value ORDER BY value), array_agg(n ORDER BY value)
+             FROM (SELECT g.terminal_id, g.zone, g.day, g.kind, u.value, sum(u.n)::int AS n
+                     FROM gone g, unnest(g.value_set, g.counts) AS u(value, n)
+                    GROUP BY 1, 2, 3, 4, 5 HAVING sum(u.n) <> 0) v
+            GROUP BY 1, 2, 3, 4
+         )
+         SELECT count(*)::int AS histograms FROM busy`,
+        [limit],
+      );
+      return counters + histograms;
+    });
+  }
+
+  /**
    * Computes the rollups again from the records (`npm run cli -- reports:rebuild`): every appointment's wait to
    * its tickets from the check-ins, then the rollups of all appointments in place of the deltas kept so far. One
    * transaction, which holds the rollups' tables locked: writers of appointments wait for it.
