@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+import { ReportsRepository } from '../../src/modules/reports/reports.repository.js';
 import { newCarrier, newTerminal, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem } from '../factories/records.js';
@@ -36,7 +37,9 @@ type Change =
   | { kind: 'noShow'; pick: number }
   | { kind: 'checkin'; pick: number; wait: number }
   /** A capacity rule in a zone: the terminal's daily rollups are kept in it from then on, its past days filled. */
-  | { kind: 'rule'; zone: string };
+  | { kind: 'rule'; zone: string }
+  /** The daily rollups compacted: a row per day and kind where there were several. */
+  | { kind: 'compact' };
 
 /** Where in the changes the terminal's capacity rule is saved, and in which zone. */
 const RULE = fc.record({ at: fc.nat(14), zone: fc.constantFrom(...ZONES) });
@@ -78,6 +81,7 @@ const CHANGE: fc.Arbitrary<Change> = fc.oneof(
   },
   fc.record({ kind: fc.constant('noShow' as const), pick }),
   { arbitrary: fc.record({ kind: fc.constant('checkin' as const), pick, wait: fc.integer({ min: 0, max: 120_000 }) }), weight: 2 },
+  fc.record({ kind: fc.constant('compact' as const) }),
 );
 
 const QUERY = fc.record({
@@ -181,7 +185,7 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
   });
 
   async function apply(terminal: TestAccount, refs: string[], change: Change): Promise<void> {
-    const ref = refs[change.kind === 'create' || change.kind === 'rule' ? 0 : change.pick % Math.max(1, refs.length)];
+    const ref = refs['pick' in change ? change.pick % Math.max(1, refs.length) : 0];
     const sql = (text: string, values: unknown[]) => db.query(text, [terminal.id, ref, ...values]);
     const where = `terminal_id = $1 AND ref = $2`;
     switch (change.kind) {
@@ -236,6 +240,18 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
         expect(res.status).toBeLessThan(300);
         return;
       }
+      case 'compact': {
+        const reports = t.app.get(ReportsRepository);
+        while ((await reports.compactDays(100)) >= 100);
+        const [{ left }]: { left: number }[] = await db.query(
+          `SELECT (SELECT count(*) FROM (SELECT 1 FROM reports_daily WHERE terminal_id = $1 GROUP BY zone, day HAVING count(*) > 1) d)
+                + (SELECT count(*) FROM (SELECT 1 FROM reports_daily_histograms WHERE terminal_id = $1 GROUP BY zone, day, kind HAVING count(*) > 1) h)
+                  AS left`,
+          [terminal.id],
+        );
+        expect(Number(left)).toBe(0);
+        return;
+      }
       case 'checkin':
         await sql(
           `INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, ticket_ids, created_at, updated_at)
@@ -272,30 +288,34 @@ describe.each(STORES)('reports after random changes on $store', ({ env, runs }) 
              FROM appointments a WHERE terminal_id = $1`,
             [terminal.id],
           );
-          for (const query of queries) {
-            const from = ORIGIN + query.from * 1000;
-            const to = from + query.length * 1000;
-            const res = await t.http
-              .get('/api/v1/reports/gate')
-              .query({
-                from: new Date(from).toISOString(),
-                to: new Date(to).toISOString(),
-                time_zone: query.zone ?? rule.zone,
-                group_by: query.group,
-              })
-              .set('X-API-Key', terminal.key);
-            expect(res.status).toBe(200);
-            const strip = ({ key: _key, name: _name, utilisation: _u, ...figures }: Record<string, unknown>) => figures;
-            const answered = {
-              // A day or hour of no appointment is a group of a rule's capacity alone (its utilisation).
-              groups: Object.fromEntries(
-                (res.body.data.groups as Record<string, unknown>[])
-                  .filter((g) => g.appointments !== 0 || g.deleted !== 0)
-                  .map((g) => [String(g.key), strip(g)]),
-              ),
-              totals: strip(res.body.data.totals),
-            };
-            expect(answered).toEqual(recompute(rows, from, to, query.zone ?? rule.zone, query.group));
+          // The same answers again once the daily rollups are compacted.
+          for (const compacted of [false, true]) {
+            if (compacted) await apply(terminal, refs, { kind: 'compact' });
+            for (const query of queries) {
+              const from = ORIGIN + query.from * 1000;
+              const to = from + query.length * 1000;
+              const res = await t.http
+                .get('/api/v1/reports/gate')
+                .query({
+                  from: new Date(from).toISOString(),
+                  to: new Date(to).toISOString(),
+                  time_zone: query.zone ?? rule.zone,
+                  group_by: query.group,
+                })
+                .set('X-API-Key', terminal.key);
+              expect(res.status).toBe(200);
+              const strip = ({ key: _key, name: _name, utilisation: _u, ...figures }: Record<string, unknown>) => figures;
+              const answered = {
+                // A day or hour of no appointment is a group of a rule's capacity alone (its utilisation).
+                groups: Object.fromEntries(
+                  (res.body.data.groups as Record<string, unknown>[])
+                    .filter((g) => g.appointments !== 0 || g.deleted !== 0)
+                    .map((g) => [String(g.key), strip(g)]),
+                ),
+                totals: strip(res.body.data.totals),
+              };
+              expect(answered).toEqual(recompute(rows, from, to, query.zone ?? rule.zone, query.group));
+            }
           }
         },
       ),

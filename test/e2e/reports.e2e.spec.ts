@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { ReportsRepository } from '../../src/modules/reports/reports.repository.js';
 import { ReportsService } from '../../src/modules/reports/reports.service.js';
 import { newCarrier, newTerminal, type TestAccount } from '../factories/accounts.js';
 import { at, saveRule } from '../factories/capacity.js';
@@ -352,6 +353,39 @@ describe.each(STORES)('reports on $store', ({ env }) => {
       });
       expect(lines).toEqual(expected);
     }
+  });
+
+  it('answers the same once the daily rollups are compacted, a row per day and kind', async () => {
+    const byDay = (await gate({ group_by: 'day', time_zone: SAO_PAULO })).body.data;
+    const rows = async () =>
+      db.query<{ kind: number; n: number }[]>(
+        `SELECT 0 AS kind, zone, day::text, count(*)::int AS n, array_agg(ARRAY[appointments, deleted, arrived, on_time, early, late, no_shows]) AS x
+           FROM reports_daily WHERE terminal_id = $1 GROUP BY 1, 2, 3
+         UNION ALL
+         SELECT kind, zone, day::text, count(*)::int, NULL FROM reports_daily_histograms WHERE terminal_id = $1 GROUP BY 1, 2, 3
+         ORDER BY 1, 2, 3`,
+        [terminal.id],
+      );
+    const values = async () =>
+      db.query(
+        `SELECT zone, day::text, kind, v.value, sum(v.n)::int AS n
+           FROM reports_daily_histograms, unnest(value_set, counts) AS v(value, n)
+          WHERE terminal_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(v.n) <> 0 ORDER BY 1, 2, 3, 4`,
+        [terminal.id],
+      );
+    const [before, keptValues] = [await rows(), await values()];
+    // The scenario wrote its days in many statements: counters and histograms of several rows each.
+    expect(before.some((row) => row.kind === 0 && row.n > 1)).toBe(true);
+    expect(before.some((row) => row.kind > 0 && row.n > 1)).toBe(true);
+    const reports = t.app.get(ReportsRepository);
+    while ((await reports.compactDays(100)) >= 100);
+    const after = await rows();
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((row) => row.n === 1)).toBe(true);
+    expect(await values()).toEqual(keptValues);
+    expect((await gate({ group_by: 'day', time_zone: SAO_PAULO })).body.data).toEqual(byDay);
+    // Nothing left to compact: the next run finds no key.
+    expect(await reports.compactDays(100)).toBe(0);
   });
 
   it('keeps the rollups equal to a rebuild from the records', async () => {

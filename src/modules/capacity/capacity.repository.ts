@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CapacityException, OpenHours } from './capacity-rule.entity.js';
 import type { Rule } from './rules.js';
+import { LOCAL_KEY_FORMATS, type LocalUnit } from './slots.js';
 
 /** A rule's fields as PUT writes them. */
 export interface RuleFields {
@@ -183,6 +184,25 @@ export class CapacityRepository {
       [ruleId, iso(from), iso(to)],
     );
     return new Map(rows.map((row) => [row.at, row.booked]));
+  }
+
+  /**
+   * The booked counts of the rules' slots that begin in `[from, to)`, summed per local day or hour in `zone`
+   * (`unit`; one row of key null when none), in one statement on the counts' key.
+   */
+  bookedBy(
+    ruleIds: string[],
+    from: number,
+    to: number,
+    zone: string,
+    unit: LocalUnit | null,
+  ): Promise<{ key: string | null; booked: number }[]> {
+    const key = unit ? `to_char(slot_start AT TIME ZONE $4, '${LOCAL_KEY_FORMATS[unit]}')` : 'NULL::text';
+    return this.db.query(
+      `SELECT ${key} AS key, sum(booked)::int AS booked FROM capacity_usage
+        WHERE rule_id = ANY($1::uuid[]) AND slot_start >= $2 AND slot_start < $3 GROUP BY 1`,
+      [ruleIds, iso(from), iso(to), ...(unit ? [zone] : [])],
+    );
   }
 
   /**

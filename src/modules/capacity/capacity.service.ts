@@ -22,7 +22,19 @@ import {
 import type { BookableTerminalView, CarrierNameView } from './dto/directory.dto.js';
 import { CapacityRepository, type RuleFields } from './capacity.repository.js';
 import { calendarOf, quotaOf, type Rule, slotState } from './rules.js';
-import { canonicalZone, type Slot } from './slots.js';
+import { canonicalZone, type LocalUnit, localKey, type Slot } from './slots.js';
+
+/** Capacity and booked counts of slots, summed. */
+export interface UsageSums {
+  capacity: number;
+  booked: number;
+}
+
+/** The sums of a terminal's slots in a range (`total`) and per local day or hour (`byKey`). */
+export interface UsageByKey {
+  total: UsageSums;
+  byKey: Map<string, UsageSums>;
+}
 
 /** Route words under /api/v1/capacity that cannot be rule refs. */
 const RESERVED_REFS = new Set(['availability']);
@@ -239,15 +251,44 @@ export class CapacityService {
   }
 
   /**
-   * Every slot of the terminal's rules that begins in `[from, to)`: its start, its capacity (0 when closed) and its
-   * booked count; what a report's utilisation divides (docs/reports.md). No limit on the range: the caller keeps it.
+   * The capacity (0 for a closed slot) and the booked count of the terminal's slots that begin in `[from, to)`,
+   * summed in all and per local day or hour in `zone` (`unit`; none when null): what a report's utilisation
+   * divides (docs/reports.md). The capacities come from the rules' calendars, the booked counts summed per key in
+   * one statement (a slot's count is kept at its start), so a report ships a row per key, not one per slot. No
+   * limit on the range: the caller keeps it.
    */
-  async slotUsage(terminalId: string, from: number, to: number): Promise<{ start: number; capacity: number; booked: number }[]> {
+  async usageBy(terminalId: string, from: number, to: number, zone: string, unit: LocalUnit | null): Promise<UsageByKey> {
     const rules = await this.rules.list(terminalId);
-    const all = await Promise.all(rules.map((rule) => this.slotsOf(rule, from, to)));
-    return all.flatMap(({ slots }) =>
-      slots.map(({ slot, shown }) => ({ start: slot.start, capacity: shown.open ? shown.capacity : 0, booked: shown.booked })),
+    const usage: UsageByKey = { total: { capacity: 0, booked: 0 }, byKey: new Map() };
+    if (rules.length === 0) return usage;
+    const kept = (key: string) => {
+      let sums = usage.byKey.get(key);
+      if (!sums) usage.byKey.set(key, (sums = { capacity: 0, booked: 0 }));
+      return sums;
+    };
+    const booked = this.rules.bookedBy(
+      rules.map((rule) => rule.id),
+      from,
+      to,
+      zone,
+      unit,
     );
+    for (const rule of rules) {
+      // A day's slots on the rule's own clock carry their local date: the key without a lookup.
+      const byDate = unit === 'day' && zone === rule.time_zone;
+      for (const slot of calendarOf(rule).slotsBetween(from, to)) {
+        const { capacity, open } = slotState(rule, slot);
+        const counted = open ? capacity : 0;
+        usage.total.capacity += counted;
+        // A closed slot's day or hour is a key too, of capacity 0.
+        if (unit) kept(byDate ? slot.date : localKey(slot.start, zone, unit)).capacity += counted;
+      }
+    }
+    for (const { key, booked: count } of await booked) {
+      usage.total.booked += count;
+      if (unit) kept(key!).booked += count;
+    }
+    return usage;
   }
 
   /** The slots of a rule that begin in `[from, to)` as availability shows them. */

@@ -182,3 +182,52 @@ export function canonicalZone(name: string): string | null {
     return null;
   }
 }
+
+/** A local day or hour: how a report groups slots and appointments by the clock. */
+export type LocalUnit = 'day' | 'hour';
+
+/** `to_char` formats of a local key (localKey), for an instant `AT TIME ZONE` the zone. */
+export const LOCAL_KEY_FORMATS: Record<LocalUnit, string> = { day: 'YYYY-MM-DD', hour: 'YYYY-MM-DD"T"HH24:00' };
+
+/** One formatter per zone: building an Intl.DateTimeFormat costs far more than formatting with it. */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+/** A zone's offset through a whole UTC day (`zone day`), or null for a day its offset changes in. */
+const offsets = new Map<string, number | null>();
+
+/** The zone's offset from UTC at an instant, in milliseconds. */
+function offsetAt(at: number, zone: string): number {
+  let clock = clocks.get(zone);
+  if (!clock) {
+    if (clocks.size >= 1000) clocks.clear();
+    clock = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    });
+    clocks.set(zone, clock);
+  }
+  const parts = Object.fromEntries(clock.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - (at - (((at % 60_000) + 60_000) % 60_000));
+}
+
+/**
+ * The local day (`YYYY-MM-DD`) or hour (`YYYY-MM-DDTHH:00`) of an instant in a zone, as a report's groups spell it
+ * (LOCAL_KEY_FORMATS in SQL). The zone's offset is looked up once per UTC day (at its first and last millisecond:
+ * the same offset holds through it), at each instant only on a day it changes.
+ */
+export function localKey(at: number, zone: string, unit: LocalUnit): string {
+  const day = Math.floor(at / DAY);
+  let offset = offsets.get(`${zone} ${day}`);
+  if (offset === undefined) {
+    const [first, last] = [offsetAt(day * DAY, zone), offsetAt(day * DAY + DAY - 1, zone)];
+    offset = first === last ? first : null;
+    if (offsets.size >= 100_000) offsets.clear();
+    offsets.set(`${zone} ${day}`, offset);
+  }
+  const local = new Date(at + (offset ?? offsetAt(at, zone))).toISOString();
+  return unit === 'day' ? local.slice(0, 10) : `${local.slice(0, 13)}:00`;
+}

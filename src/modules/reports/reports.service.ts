@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { AppError } from '../../common/errors/app-error.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
-import { CapacityService } from '../capacity/capacity.service.js';
+import { CapacityService, type UsageSums } from '../capacity/capacity.service.js';
 import { canonicalZone } from '../capacity/slots.js';
 import {
   type CarrierReportQuery,
@@ -51,48 +51,6 @@ function rangeOf(query: { from: string; to: string; time_zone?: string }): { fro
   return { from, to, zone };
 }
 
-/** One formatter per zone: building an Intl.DateTimeFormat costs far more than formatting with it. */
-const clocks = new Map<string, Intl.DateTimeFormat>();
-/** A zone's offset through a whole UTC day (`zone day`), or null for a day its offset changes in. */
-const offsets = new Map<string, number | null>();
-
-/** The zone's offset from UTC at an instant, in milliseconds. */
-function offsetAt(at: number, zone: string): number {
-  let clock = clocks.get(zone);
-  if (!clock) {
-    if (clocks.size >= 1000) clocks.clear();
-    clock = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      hourCycle: 'h23',
-    });
-    clocks.set(zone, clock);
-  }
-  const parts = Object.fromEntries(clock.formatToParts(at).map((part) => [part.type, Number(part.value)]));
-  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - (at - (((at % 60_000) + 60_000) % 60_000));
-}
-
-/**
- * The local day or hour of an instant, as the groups' keys spell it. The zone's offset is looked up once per UTC
- * day (at its first and last millisecond: the same offset holds through it), at each instant only on a day it changes.
- */
-function localKey(at: number, zone: string, group: 'day' | 'hour'): string {
-  const day = Math.floor(at / DAY);
-  let offset = offsets.get(`${zone} ${day}`);
-  if (offset === undefined) {
-    const [first, last] = [offsetAt(day * DAY, zone), offsetAt(day * DAY + DAY - 1, zone)];
-    offset = first === last ? first : null;
-    if (offsets.size >= 100_000) offsets.clear();
-    offsets.set(`${zone} ${day}`, offset);
-  }
-  const local = new Date(at + (offset ?? offsetAt(at, zone))).toISOString();
-  return group === 'day' ? local.slice(0, 10) : `${local.slice(0, 13)}:00`;
-}
-
 /**
  * Reports (docs/reports.md): how a terminal's gate performs, and a carrier's scorecard of its bookings. The
  * figures come from the rollups the database keeps as the appointments change (ReportsRepository).
@@ -111,32 +69,22 @@ export class ReportsService {
     const group = query.group_by ?? 'day';
     const scope = { terminalId: principal.accountId };
     const byDays = group === 'day' && (await this.reports.keepsDays(principal.accountId, zone));
-    const [rows, slots] = await Promise.all([
+    const unit = group === 'day' || group === 'hour' ? group : null;
+    const [rows, usage] = await Promise.all([
       byDays ? this.reports.figuresByDay(principal.accountId, from, to, zone) : this.reports.figures(scope, group, from, to, zone),
-      this.capacity.slotUsage(principal.accountId, from, to),
+      this.capacity.usageBy(principal.accountId, from, to, zone, unit),
     ]);
     const view = this.viewOf(rows);
-    const ratio = (booked: number, capacity: number) => (capacity > 0 ? booked / capacity : null);
-    const sum = (list: typeof slots) =>
-      list.reduce((all, s) => ({ booked: all.booked + s.booked, capacity: all.capacity + s.capacity }), { booked: 0, capacity: 0 });
-    const total = sum(slots);
-    view.totals.utilisation = ratio(total.booked, total.capacity);
-    if (group === 'day' || group === 'hour') {
-      const byKey = new Map<string, { booked: number; capacity: number }>();
-      for (const slot of slots) {
-        const key = localKey(slot.start, zone, group);
-        const kept = byKey.get(key) ?? { booked: 0, capacity: 0 };
-        kept.booked += slot.booked;
-        kept.capacity += slot.capacity;
-        byKey.set(key, kept);
-      }
+    const ratio = ({ booked, capacity }: UsageSums) => (capacity > 0 ? booked / capacity : null);
+    view.totals.utilisation = ratio(usage.total);
+    if (unit) {
       // A day or hour with capacity but no appointment is a group too: utilisation 0.
       const keys = new Set(view.groups.map((g) => g.key));
-      for (const key of byKey.keys()) if (!keys.has(key)) view.groups.push({ key, ...figuresOf(undefined) });
+      for (const key of usage.byKey.keys()) if (!keys.has(key)) view.groups.push({ key, ...figuresOf(undefined) });
       view.groups.sort((a, b) => (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
       for (const g of view.groups) {
-        const kept = byKey.get(g.key!);
-        g.utilisation = kept ? ratio(kept.booked, kept.capacity) : null;
+        const kept = usage.byKey.get(g.key!);
+        g.utilisation = kept ? ratio(kept) : null;
       }
     }
     if (group === 'carrier') await this.name(view.groups);
