@@ -151,4 +151,40 @@ describe('capacity under concurrent writers on two instances', () => {
     );
     expect(kept).toEqual([]);
   });
+
+  it('a rule in a new time zone waits for appointment writers before locking the terminal, as they lock in that order', async () => {
+    const terminal = await newTerminal(a.http);
+    await putLayout(a.http, terminal.key, 'appointment', 'card');
+    expect((await create(a, terminal.key, [at('card', hour(0))])).status).toBe(201);
+    // A writer of appointments (the no-show sweep, a create) in flight: the table written, then the terminal's
+    // account read FOR KEY SHARE (its events' and capacity's guard).
+    const writer = db.createQueryRunner();
+    await writer.connect();
+    try {
+      await writer.startTransaction();
+      await writer.query(`UPDATE appointments SET summary = 'in flight' WHERE terminal_id = $1`, [terminal.id]);
+      // Sent now (`then` starts the request), answered once the writer is done.
+      const saved = putRule(b.http, terminal.key, 'gate', { time_zone: 'America/Sao_Paulo', slot_minutes: 60, capacity: 8 }).then(
+        (res) => res,
+      );
+      // The save waits for the writer's table lock…
+      for (;;) {
+        const [{ waiting }] = await db.query(
+          `SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'appointments'::regclass AND mode = 'ShareLock' AND NOT granted`,
+        );
+        if (waiting > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // …without holding the terminal's account: the writer's lock on it is granted at once. (Were the save holding it,
+      // the writer would wait, and its lock timeout, shorter than PostgreSQL's deadlock_timeout of 1 s, fails the test
+      // before the deadlock would be found and the save retried.)
+      await writer.query(`SET LOCAL lock_timeout = '500ms'`);
+      expect(await writer.query(`SELECT 1 AS locked FROM accounts WHERE id = $1 FOR KEY SHARE`, [terminal.id])).toEqual([{ locked: 1 }]);
+      await writer.commitTransaction();
+      expect((await saved).status).toBe(201);
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await writer.release();
+    }
+  });
 });

@@ -50,6 +50,14 @@ export class CapacityRepository {
     await manager.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [terminalId]);
   }
 
+  /**
+   * Waits for the writers of appointments in flight and holds new ones off until the transaction ends: what the
+   * reports take when a rule brings its terminal a new time zone (docs/reports.md), taken before the terminal's lock.
+   */
+  async lockAppointments(manager: EntityManager): Promise<void> {
+    await manager.query(`LOCK TABLE appointments IN SHARE MODE`);
+  }
+
   /** Of these account ids, those of carriers, with their names. */
   async carriers(ids: string[], manager: EntityManager | DataSource = this.db): Promise<Map<string, string>> {
     const rows: { id: string; name: string }[] = await manager.query(

@@ -121,6 +121,11 @@ export class CapacityService {
     checkExceptionsApart(body);
     const fields = fieldsOf(body);
     const rule = await inTransaction(this.db, async (manager) => {
+      // A zone none of the terminal's rules has yet: the reports count its days from the appointments under a share
+      // lock of the table. Writers of appointments lock the table before the terminal's account, so this save does
+      // too; locked after the account, it deadlocked with them (a save while the no-show sweep wrote).
+      const zones = (await this.rules.list(terminalId, manager)).map((r) => r.time_zone);
+      if (!zones.includes(fields.time_zone)) await this.rules.lockAppointments(manager);
       await this.rules.lockTerminal(manager, terminalId);
       await this.checkCarriers(manager, fields.bookable_by);
       if (fields.layout_refs) await requireLayouts(this.layouts, manager, terminalId, 'appointment', fields.layout_refs);
