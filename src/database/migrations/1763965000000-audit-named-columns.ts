@@ -233,7 +233,7 @@ export function auditTriggerSql(t: (typeof AUDITED)[number], columns: { name: st
        SELECT acc.account_id, actor_, ${action}, ${target('n')}, c.changes, request_, ip_, agent_
          FROM old_rows o JOIN new_rows n ON ${join}
          CROSS JOIN LATERAL (SELECT NULLIF(${changes.length ? changes.join('\n                 || ') : `'{}'::jsonb`}, '{}'::jsonb) AS changes) c
-         ${accounts('n').from}
+         ${inserted.from}
         WHERE c.changes IS NOT NULL AND ${inserted.where};
      ELSIF TG_OP = 'INSERT' AND scope_ ? 'rows' THEN
        -- Creates of several requests written together: each row's own request's scope, by its ref.
@@ -279,18 +279,21 @@ export async function installAuditTriggers(db: QueryRunner, tables: string[] = A
     const t = AUDITED.find((a) => a.table === table);
     if (!t) throw new Error(`audit: ${table} is not an audited table`);
     await db.query(auditTriggerSql(t, await columnsOf(db, table)));
-    for (const trigger of ['audit_inserts', 'audit_updates', 'audit_deletes'])
-      await db.query(`DROP TRIGGER IF EXISTS ${trigger} ON ${table}`);
-    const fn = auditFunction(table);
+    await replaceAuditTriggers(db, table, `${auditFunction(table)}()`);
+  }
+}
+
+/** The audit trail's three statement triggers of `table` (replacing any), each running `call` (a function call). */
+async function replaceAuditTriggers(db: QueryRunner, table: string, call: string): Promise<void> {
+  const triggers = [
+    ['audit_inserts', 'INSERT', 'NEW TABLE AS new_rows'],
+    ['audit_updates', 'UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'],
+    ['audit_deletes', 'DELETE', 'OLD TABLE AS old_rows'],
+  ];
+  for (const [name, event, referencing] of triggers) {
+    await db.query(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
     await db.query(
-      `CREATE TRIGGER audit_inserts AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    );
-    await db.query(
-      `CREATE TRIGGER audit_updates AFTER UPDATE ON ${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-         FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    );
-    await db.query(
-      `CREATE TRIGGER audit_deletes AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+      `CREATE TRIGGER ${name} AFTER ${event} ON ${table} REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${call}`,
     );
   }
 }
@@ -320,20 +323,7 @@ export class AuditNamedColumns1763965000000 implements MigrationInterface {
 
   async down(db: QueryRunner): Promise<void> {
     for (const t of AUDITED) {
-      const args = genericAuditArgs(t);
-      for (const trigger of ['audit_inserts', 'audit_updates', 'audit_deletes']) await db.query(`DROP TRIGGER ${trigger} ON ${t.table}`);
-      await db.query(
-        `CREATE TRIGGER audit_inserts AFTER INSERT ON ${t.table} REFERENCING NEW TABLE AS new_rows
-           FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`,
-      );
-      await db.query(
-        `CREATE TRIGGER audit_updates AFTER UPDATE ON ${t.table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-           FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`,
-      );
-      await db.query(
-        `CREATE TRIGGER audit_deletes AFTER DELETE ON ${t.table} REFERENCING OLD TABLE AS old_rows
-           FOR EACH STATEMENT EXECUTE FUNCTION audit_rows(${args})`,
-      );
+      await replaceAuditTriggers(db, t.table, `audit_rows(${genericAuditArgs(t)})`);
       await db.query(`DROP FUNCTION ${auditFunction(t.table)}()`);
     }
   }
