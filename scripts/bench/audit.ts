@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import pg from 'pg';
 import { entryHash, GENESIS } from '../../src/modules/audit/audit-chain.js';
+import { withoutAuditTrail } from './history.js';
 import { type AppointmentItem, checkSameWrites, plainCreate, plainUpdate } from './plain-sql.js';
 import { rssAfterGc, rssOf } from './processes.js';
 import { type Figures, figures, now, round, round2, sleep, timed } from './stats.js';
@@ -37,13 +38,6 @@ interface Scope {
   request_id: string;
   ip: string | null;
   user_agent: string | null;
-}
-
-const AUDIT_TRIGGERS = ['audit_inserts', 'audit_updates'];
-
-/** The audit triggers of the appointments on or off (DDL, untimed, between the timed writes). */
-async function appointmentTriggers(client: pg.Client, on: boolean): Promise<void> {
-  for (const trigger of AUDIT_TRIGGERS) await client.query(`ALTER TABLE appointments ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${trigger}`);
 }
 
 /** Gives the floor connection's next transactions the scope (a session setting, sent before the clock starts). */
@@ -119,24 +113,19 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
     for (const side of ['triggers', 'explicit'] as const) {
       const [svc, sql] = [`aw-svc-${side}`, `aw-sql-${side}`];
       await setScope(client, scope);
-      try {
-        await checkSameWrites(
-          client,
-          terminalId,
-          `${kind} ${batch}, entries by ${side === 'triggers' ? 'the triggers' : 'the floor'}`,
-          { prefix: `${svc}-`, write: () => write(svc) },
-          {
-            prefix: `${sql}-`,
-            write: async () => {
-              if (side === 'explicit') await appointmentTriggers(client, false);
-              await (kind === 'create' ? floors[side].create(sql) : floors[side].update(sql, 'changed warm'));
-              if (side === 'explicit') await appointmentTriggers(client, true);
-            },
+      await checkSameWrites(
+        client,
+        terminalId,
+        `${kind} ${batch}, entries by ${side === 'triggers' ? 'the triggers' : 'the floor'}`,
+        { prefix: `${svc}-`, write: () => write(svc) },
+        {
+          prefix: `${sql}-`,
+          write: async () => {
+            const floor = () => (kind === 'create' ? floors[side].create(sql) : floors[side].update(sql, 'changed warm'));
+            await (side === 'explicit' ? withoutAuditTrail(client, ['appointments'], floor) : floor());
           },
-        );
-      } finally {
-        await appointmentTriggers(client, true);
-      }
+        },
+      );
       await sameEntries(client, terminalId, `${kind} (${side})`, `${svc}-`, `${sql}-`);
     }
   };
@@ -154,10 +143,10 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
     await sealed(client);
     samples.create.triggers.push(await timed(() => plainCreate(client, terminalId, bodies.triggers)));
     await setScope(client, scope);
-    await appointmentTriggers(client, false);
-    await sealed(client);
-    samples.create.explicit.push(await timed(() => plainCreate(client, terminalId, bodies.explicit, 'statements')));
-    await appointmentTriggers(client, true);
+    await withoutAuditTrail(client, ['appointments'], async () => {
+      await sealed(client);
+      samples.create.explicit.push(await timed(() => plainCreate(client, terminalId, bodies.explicit, 'statements')));
+    });
   }
   await client.query('ANALYZE');
   await warm('update');
@@ -170,10 +159,10 @@ export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFig
     await sealed(client);
     samples.update.triggers.push(await timed(() => plainUpdate(client, terminalId, triggerRefs, `changed ${r}`)));
     await setScope(client, scope);
-    await appointmentTriggers(client, false);
-    await sealed(client);
-    samples.update.explicit.push(await timed(() => plainUpdate(client, terminalId, explicitRefs, `changed ${r}`, 'statements')));
-    await appointmentTriggers(client, true);
+    await withoutAuditTrail(client, ['appointments'], async () => {
+      await sealed(client);
+      samples.update.explicit.push(await timed(() => plainUpdate(client, terminalId, explicitRefs, `changed ${r}`, 'statements')));
+    });
   }
   const of = (s: { service: number[]; triggers: number[]; explicit: number[] }) => ({
     service: figures(s.service),

@@ -1,13 +1,13 @@
 import type pg from 'pg';
 
 /**
- * Runs `fill` (plain SQL writing a section's history: a million appointments standing for years of past bookings)
- * with the audit trail's triggers of `tables` off, and turns them on again whatever happens. The history is not what
- * such a section measures, and with the triggers on, the fill would also write an entry per row and the service's
- * sealer would then number and hash a million of them while the section's figures are taken. The audit trail's own
- * cost is measured in its section (scripts/bench/audit.ts).
+ * Runs `work` with the audit trail's triggers of `tables` off, and turns them on again whatever happens: a section's
+ * fill of history (a million appointments standing for years of past bookings, whose entries are not what such a
+ * section measures: with the triggers on, the service's sealer would number and hash a million entries while its
+ * figures are taken), or the audit section's floor that writes the entries itself. The audit trail's own cost is
+ * measured in its section (scripts/bench/audit.ts).
  */
-export async function withoutAuditTrail<T>(client: pg.Client, tables: string[], fill: () => Promise<T>): Promise<T> {
+export async function withoutAuditTrail<T>(client: pg.Client, tables: string[], work: () => Promise<T>): Promise<T> {
   const triggers = (
     await client.query<{ table: string; name: string }>(
       `SELECT t.tgrelid::regclass::text AS table, t.tgname AS name
@@ -20,10 +20,10 @@ export async function withoutAuditTrail<T>(client: pg.Client, tables: string[], 
     for (const { table, name } of triggers)
       await client.query(`ALTER TABLE ${table} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${client.escapeIdentifier(name)}`);
   };
-  if (triggers.length === 0) throw new Error(`no audit trigger on ${tables.join(', ')}: the fill would not be what it claims`);
+  if (triggers.length === 0) throw new Error(`no audit trigger on ${tables.join(', ')}: the work would not be what it claims`);
   await alter(false);
   try {
-    return await fill();
+    return await work();
   } finally {
     await alter(true);
   }
