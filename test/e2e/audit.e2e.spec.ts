@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { AUDITED, auditFunction, genericAuditArgs } from '../../src/database/migrations/1763965000000-audit-named-columns.js';
 import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
@@ -15,6 +17,7 @@ import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { newUser, signIn, type TestSession, TEST_PASSWORD } from '../factories/users.js';
 import { createEmbeddedDataDir, createTestDatabase, uniqueName } from '../setup/databases.js';
+import { until } from '../setup/processes.js';
 import { auditSealed } from '../setup/settled.js';
 import { describeEmbedded } from '../setup/pgbouncer.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
@@ -53,6 +56,39 @@ const hashOf = (previous: string, entry: Entry) =>
   createHash('sha256')
     .update(previous + canonical(Object.fromEntries(FIELDS.map((f) => [f, entry[f] ?? null]))))
     .digest('hex');
+
+/** The NDJSON exports running on `db`'s database (their COPY). */
+const runningCopies = async (db: Pick<DataSource, 'query'> | pg.Client) => {
+  const sql = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY (SELECT concat%'`;
+  const [{ n }]: { n: number }[] = db instanceof pg.Client ? (await db.query(sql)).rows : await db.query(sql);
+  return n;
+};
+
+/** An NDJSON export of a new terminal's 50,000 entries on `app`, its first chunk read and the rest left unread. */
+async function stalledExport(app: TestApp, db: DataSource): Promise<{ account: TestAccount; response: IncomingMessage }> {
+  const account = await newTerminal(app.http);
+  await auditSealed(db);
+  // Entries enough that the COPY cannot finish into the buffers between it and a reader who stopped reading.
+  await db.query(
+    `INSERT INTO audit_entries (account_id, seq, actor, action, target, hash)
+     SELECT $1, n, '{"type": "system", "id": null, "name": "fill"}', 'appointment.created',
+            jsonb_build_object('type', 'appointment', 'id', gen_random_uuid(), 'ref', 'FILL-' || n), repeat('0', 64)
+       FROM generate_series((SELECT coalesce(max(seq), 0) + 1 FROM audit_entries WHERE account_id = $1), 50000) AS n`,
+    [account.id],
+  );
+  const { port } = app.app.getHttpServer().address() as { port: number };
+  const response = await new Promise<IncomingMessage>((resolve, reject) =>
+    httpGet(`http://127.0.0.1:${port}/api/v1/audit/export?format=ndjson`, { headers: { 'X-API-Key': account.key } }, resolve).on(
+      'error',
+      reject,
+    ),
+  );
+  expect(response.statusCode).toBe(200);
+  const first = await new Promise<Buffer>((resolve) => response.once('data', resolve));
+  expect(JSON.parse(first.toString().split('\n')[0])).toMatchObject({ seq: 1, account_id: account.id });
+  response.pause();
+  return { account, response };
+}
 
 /** The suite, on a store: `env` as useTestApp takes it. */
 function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
@@ -311,8 +347,20 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
       const account = await newTerminal(t.http);
       await putLayout(t.http, account.key, 'appointment', 'appt');
       const items = Array.from({ length: 7 }, () => createItem('appointment', 'appt', {}, driver()));
-      expect((await t.http.post('/api/v1/appointments').set('X-API-Key', account.key).send(items)).status).toBe(201);
+      // What JSON must escape, in the text columns and in changes: the export's lines are written by PostgreSQL.
+      const agent = 'partner "sync" \\ C:\\dir\tv2';
+      const posted = await t.http.post('/api/v1/appointments').set('X-API-Key', account.key).set('User-Agent', agent).send(items);
+      expect(posted.status).toBe(201);
+      const summary = 'line 1\nline 2 "quoted" \\ back\u0001slash ü 😀';
+      const ref = (items[0].appointment as { ref: string }).ref;
+      const updated = await t.http
+        .put('/api/v1/appointments')
+        .set('X-API-Key', account.key)
+        .send([{ ref, appointment: { summary } }]);
+      expect(updated.status).toBe(200);
       const all = await trail({ key: account.key }, {});
+      expect(all.map((e) => e.user_agent)).toContain(agent);
+      expect(all.find((e) => e.action === 'appointment.updated')?.changes?.summary?.[1]).toBe(summary);
       expect(all.map((e) => e.seq)).toEqual(Array.from({ length: all.length }, (_, i) => all.length - i));
 
       const pages: Entry[] = [];
@@ -336,17 +384,31 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
       const ndjson = await exported('ndjson');
       expect(ndjson.status).toBe(200);
       expect(ndjson.headers.get('content-type')).toContain('application/x-ndjson');
-      const lines = (await ndjson.text())
+      const text = await ndjson.text();
+      const lines = text
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as Entry);
       expect(lines).toEqual([...all].reverse());
+      // From the creates (the account's own entries before them left out) to just after the update.
+      const [from, to] = [all.find((e) => e.action === 'appointment.created')!.at, new Date(Date.parse(all[0].at) + 1).toISOString()];
+      const ranged = await fetch(`${url}/api/v1/audit/export?format=ndjson&from=${from}&to=${to}`, {
+        headers: { 'X-API-Key': account.key },
+      });
+      const inRange = all.filter((e) => e.at >= from && e.at < to).reverse();
+      expect([inRange.length, all.some((e) => e.at < from)]).toEqual([8, true]);
+      expect(
+        (await ranged.text())
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Entry),
+      ).toEqual(inRange);
       // The offline check docs/audit.md gives, run as it is written there on this export.
       const script = /```js\n([\s\S]*?)```/.exec(
         readFileSync('docs/audit.md', 'utf8').slice(readFileSync('docs/audit.md', 'utf8').indexOf('Offline')),
       )![1];
       const checked = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-        input: lines.map((line) => JSON.stringify(line)).join('\n'),
+        input: text,
         encoding: 'utf8',
       });
       expect([checked.status, checked.stdout.trim()]).toEqual([0, `ok: ${lines.at(-1)!.seq}`]);
@@ -359,11 +421,12 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
       expect(tampered.stderr).toContain(`entry ${lines[2].seq} was changed`);
       const csv = await exported('csv');
       expect(csv.headers.get('content-type')).toContain('text/csv');
-      const rows = (await csv.text()).trim().split('\n');
-      expect(rows[0]).toBe(
+      const table = await csv.text();
+      expect(table.slice(0, table.indexOf('\n'))).toBe(
         'seq,id,at,account_id,actor_type,actor_id,actor_name,actor_email,action,target_type,target_id,target_ref,changes,request_id,ip,user_agent,hash',
       );
-      expect(rows.slice(1).map((row) => row.split(',')[1])).toEqual(lines.map((e) => e.id));
+      // Each record starts a line with its seq and id (a quoted field may hold a line break).
+      expect([...table.matchAll(/^\d+,([0-9a-f-]{36}),/gm)].map((m) => m[1])).toEqual(lines.map((e) => e.id));
 
       for (const query of [
         { cursor: 'bm9wZQ' },
@@ -412,6 +475,15 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
     });
 
     if (full) {
+      it("ends the export on the server when its reader goes away, and holds none of the requests' connections", async () => {
+        const { account, response } = await stalledExport(t, db);
+        // The reader stopped: the COPY waits on a connection of its own, and the requests are answered meanwhile.
+        expect(await runningCopies(db)).toBe(1);
+        expect((await page({ key: account.key }, { limit: '1' })).items).toHaveLength(1);
+        response.destroy();
+        await until(async () => (await runningCopies(db)) === 0, 'the COPY to end', 10_000);
+      });
+
       it('records every family of change: keys, users, webhooks, layouts, capacity, tickets, driver tokens, the account', async () => {
         const account = await newAccount(t.http, 'terminal');
         const key = { key: account.key };
@@ -601,6 +673,28 @@ describe('two instances writing one account at once', () => {
     }
   });
 });
+describe('an export running when the service stops', () => {
+  it('is cut short (its reader sees the response fail) and its COPY ends: the instance stops', async () => {
+    const database = await createTestDatabase();
+    const watcher = new pg.Client(database.url);
+    try {
+      const app = await startTestApp({ DATABASE_URL: database.url });
+      const { response } = await stalledExport(app, app.app.get(DataSource));
+      await watcher.connect();
+      expect(await runningCopies(watcher)).toBe(1);
+      await app.close();
+      // What reached the reader before the end is read: the response never completes.
+      const ended = new Promise<boolean>((resolve) => response.once('close', () => resolve(response.complete)));
+      response.on('error', () => undefined).resume();
+      expect(await ended).toBe(false);
+      await until(async () => (await runningCopies(watcher)) === 0, 'the COPY to end', 10_000);
+    } finally {
+      await watcher.end();
+      await database.drop();
+    }
+  });
+});
+
 describeEmbedded('on the embedded store', () => {
   const dataDir = createEmbeddedDataDir('gate-audit-');
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -1,6 +1,8 @@
+import type { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { copyOut } from '../../database/copy-out.js';
 import { AUDIT_LOCK_SPACE } from '../../database/lock-space.js';
 import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit-chain.js';
 
@@ -11,7 +13,8 @@ import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit
 export const SEALER_MARK = '/* audit sealer */';
 
 /** An entry's time as the API answers it, ISO 8601 in UTC with milliseconds (`toISOString()`'s), written by PostgreSQL. */
-const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
+const AT_TEXT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const AT = `${AT_TEXT} AS at`;
 
 /** An entry's columns as the API answers them (`hash` null until sealed). */
 const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, request_id, ip, user_agent, hash`;
@@ -19,6 +22,25 @@ const VIEW = `id, seq, ${AT}, account_id, actor, action, target, changes, reques
 /** The same columns as text (EntryText): `at` in ISO 8601 UTC with milliseconds, as `toISOString()` writes it. */
 const VIEW_TEXT = `id::text AS id, seq::text AS seq, ${AT}, account_id::text AS account_id, actor::text AS actor, action,
   target::text AS target, changes::text AS changes, request_id, ip, user_agent, hash`;
+
+/** A text column as a JSON string (`null` stays SQL's NULL): escaped by `to_json` only when it holds what JSON escapes. */
+const jsonString = (column: string) =>
+  `CASE WHEN ${column} ~ '[\\x01-\\x1f"\\\\]' THEN to_json(${column})::text ELSE '"' || ${column} || '"' END`;
+
+/**
+ * An entry's export line, written by PostgreSQL: the entry as the API answers it, its fields in the same order (the
+ * JSON columns as `jsonb` prints them, which differs from `JSON.stringify` only in the spaces between tokens).
+ */
+const NDJSON_LINE = `concat('{"id":"', id, '","seq":', seq, ',"at":"', ${AT_TEXT}, '","account_id":', coalesce('"' || account_id || '"', 'null'),
+  ',"actor":', actor, ',"action":', ${jsonString('action')}, ',"target":', target, ',"changes":', coalesce(changes::text, 'null'),
+  ',"request_id":', coalesce(${jsonString('request_id')}, 'null'), ',"ip":', coalesce(${jsonString('ip')}, 'null'),
+  ',"user_agent":', coalesce(${jsonString('user_agent')}, 'null'), ',"hash":"', hash, '"}')`;
+
+/**
+ * COPY's CSV format quotes a value only when it holds the delimiter, the quote or a line break; JSON text holds no
+ * control character (it escapes them), so with two of them as delimiter and quote each line comes out as it is.
+ */
+const AS_LINES = `(FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')`;
 
 interface EntryRow {
   id: string;
@@ -233,6 +255,29 @@ export class AuditRepository {
     range: Pick<AuditFilter, 'from' | 'to'> = {},
   ): Promise<AuditEntryView[]> {
     return (await this.afterAs<EntryRow>(VIEW, account, after, limit, range)).map(view);
+  }
+
+  /**
+   * The account's sealed entries in `[from, to)`, in seq order, as NDJSON lines written by PostgreSQL, streamed from one
+   * `COPY` on a connection of its own (PostgreSQL only: the embedded store has a single session).
+   */
+  ndjson(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): Readable {
+    const values: string[] = [];
+    const settings: string[] = [];
+    const where = ['seq IS NOT NULL'];
+    const bind = (name: string, value: string, condition: string) => {
+      settings.push(`set_config('gate.export_${name}', $${values.push(value)}, true)`);
+      where.push(condition);
+    };
+    if (account === null) where.push('account_id IS NULL');
+    else bind('account', account, `account_id = current_setting('gate.export_account')::uuid`);
+    if (range.from) bind('from', range.from.toISOString(), `at >= current_setting('gate.export_from')::timestamptz`);
+    if (range.to) bind('to', range.to.toISOString(), `at < current_setting('gate.export_to')::timestamptz`);
+    return copyOut(
+      this.pool,
+      { text: `SELECT ${settings.join(', ') || 'NULL'}`, values },
+      `COPY (SELECT ${NDJSON_LINE} FROM audit_entries WHERE ${where.join(' AND ')} ORDER BY seq) TO STDOUT ${AS_LINES}`,
+    );
   }
 
   /** The same entries as text (EntryText), for a verification: only their JSON columns parsed. */

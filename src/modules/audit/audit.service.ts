@@ -74,6 +74,9 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sealer: Periodic;
   private readonly purger: Periodic;
 
+  /** The NDJSON downloads running, each on a connection of its own: ended at shutdown. */
+  private readonly downloads = new Set<Readable>();
+
   constructor(
     private readonly audit: AuditRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -98,6 +101,8 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    // A download still running ends cut short (its reader sees the response fail, not a file that looks complete).
+    for (const download of this.downloads) download.destroy(new Error('the service is shutting down'));
     await Promise.all([this.sealer.stop(), this.purger.stop()]);
   }
 
@@ -149,10 +154,18 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Every sealed entry of the account in `[from, to)` as a download: NDJSON (each line `JSON.stringify` of the entry, a
-   * batch's lines one chunk, so the stream holds one batch: its buffer counts bytes, not chunks) or CSV.
+   * Every sealed entry of the account in `[from, to)` as a download (docs/audit.md#export): NDJSON or CSV. NDJSON on
+   * PostgreSQL is written by PostgreSQL and streamed from one COPY; on the embedded store (one session, which a
+   * download must not hold) each line is `JSON.stringify` of the entry, a batch's lines one chunk, so the stream holds
+   * one batch: its buffer counts bytes, not chunks.
    */
   export(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>, format: 'ndjson' | 'csv'): { stream: Readable; type: string } {
+    if (format === 'ndjson' && this.config.databaseUrl) {
+      const stream = this.audit.ndjson(account, range);
+      this.downloads.add(stream);
+      stream.once('close', () => this.downloads.delete(stream));
+      return { stream, type: 'application/x-ndjson' };
+    }
     const entries = this.entries(account, range);
     if (format === 'csv') {
       async function* rows() {
