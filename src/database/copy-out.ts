@@ -1,8 +1,6 @@
-import { Readable } from 'node:stream';
+import net from 'node:net';
+import type { Writable } from 'node:stream';
 import pg from 'pg';
-
-/** Bytes handed on at a time: many rows to a chunk, one allocation each. */
-const CHUNK = 256 * 1024;
 
 /** A statement with its values bound, never written into its text. */
 export interface BoundStatement {
@@ -10,67 +8,216 @@ export interface BoundStatement {
   values: unknown[];
 }
 
+/** Bytes written to the target at a time, and how many such chunks may wait to be written before reading stops. */
+const CHUNK = 256 * 1024;
+const CHUNKS = 4;
+/** The one buffer the COPY's connection reads into. */
+const READ_BUFFER = 64 * 1024;
+
+const [COPY_DATA, ERROR_RESPONSE, READY_FOR_QUERY] = [0x64, 0x45, 0x5a];
+
 /**
- * The bytes of a `COPY … TO STDOUT` as a stream, for downloads whose rows PostgreSQL writes whole (docs/audit.md#export).
+ * Writes the bytes of a `COPY … TO STDOUT` to `target`, for downloads whose rows PostgreSQL writes whole
+ * (docs/audit.md#reading).
  *
- * Read on a connection of its own, opened with the pool's settings (so a long download never holds a connection the
- * requests need), in one transaction: `setup` first (a COPY takes no parameters: `setup` puts them where the COPY reads
- * them, `set_config(…, true)`), then the COPY. The rows are copied into chunks as they arrive and handed on; while the
- * reader is behind, the connection's socket is not read, so memory stays flat however many rows there are. A reader
- * that goes away closes the connection, which ends the COPY on the server.
+ * On a connection of its own, opened with the pool's settings (a long download never holds a connection the requests
+ * need), in one read-only transaction: `setup` first (a COPY takes no parameters: `setup` puts them where the COPY
+ * reads them, with `set_config(…, true)`), then the COPY. Memory stays flat however many rows: the connection reads
+ * into one buffer of its own (node-postgres's parser, which makes a buffer per read and an object per row, is set
+ * aside while the COPY runs, except over TLS), the rows are copied into a few chunks that are reused once written,
+ * and while none is free the connection is not read, so PostgreSQL waits. A target closed early (the reader gone,
+ * the service stopping) closes the connection, which ends the COPY on the server. Resolves when every byte is written.
  */
-export function copyOut(pool: pg.Pool, setup: BoundStatement, copy: string): Readable {
-  const client = new pg.Client(pool.options);
-  // A connection closed under a running COPY (the reader gone) fails its query; that failure is handled below.
+export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: string, target: Writable): Promise<void> {
+  const input = Buffer.allocUnsafe(READ_BUFFER);
+  /** Where the connection's bytes go while the COPY runs; node-postgres's parser otherwise. */
+  let sink: ((length: number) => boolean) | null = null;
+  let socket: net.Socket | undefined;
+  const rawSocket = () =>
+    (socket = new net.Socket({
+      onread: {
+        buffer: input,
+        callback: (length: number) => (sink ? sink(length) : (socket!.emit('data', Buffer.from(input.subarray(0, length))), true)),
+      },
+    } as net.SocketConstructorOpts));
+  const tls = Boolean((new pg.Client(pool.options) as unknown as { connectionParameters: { ssl: unknown } }).connectionParameters.ssl);
+  const client = new pg.Client({ ...pool.options, ...(tls ? {} : { stream: rawSocket }) });
+  const connection = (client as unknown as { connection: NodeJS.EventEmitter & { stream: net.Socket } }).connection;
+  // A connection closed under a running COPY fails its query; that failure is what this function rejects with.
   client.on('error', () => undefined);
-  const socket = () => (client as unknown as { connection: { stream: NodeJS.ReadableStream & { destroy(): void } } }).connection.stream;
   let finished = false;
-  let chunk = Buffer.allocUnsafe(CHUNK);
-  let used = 0;
+  const closed = () => {
+    if (!finished) connection.stream.destroy();
+  };
+  target.once('close', closed);
 
-  const out = new Readable({
-    highWaterMark: 4 * CHUNK,
-    read: () => void socket().resume(),
-    destroy: (error, callback) => {
-      if (!finished) socket().destroy();
-      callback(error);
-    },
+  let paused = false;
+  const chunks = new Chunks(target, () => {
+    if (paused) {
+      paused = false;
+      connection.stream.resume();
+    }
   });
-  const flush = () => {
-    if (!used) return;
-    const room = out.push(chunk.subarray(0, used));
-    chunk = Buffer.allocUnsafe(CHUNK);
-    used = 0;
-    if (!room) socket().pause();
-  };
-  const onData = ({ chunk: row }: { chunk: Uint8Array }) => {
-    for (let at = 0; at < row.length;) {
-      const n = Math.min(row.length - at, CHUNK - used);
-      chunk.set(row.subarray(at, at + n), used);
-      used += n;
-      at += n;
-      if (used === CHUNK) flush();
-    }
-  };
-
-  void (async () => {
-    try {
-      await client.connect();
-      const connection = (client as unknown as { connection: NodeJS.EventEmitter }).connection;
-      await client.query('START TRANSACTION READ ONLY');
-      await client.query(setup.text, setup.values);
+  try {
+    await client.connect();
+    await client.query('START TRANSACTION READ ONLY');
+    await client.query(setup.text, setup.values);
+    if (tls) {
+      const onData = ({ chunk }: { chunk: Uint8Array }) => {
+        chunks.put(chunk, 0, chunk.length);
+        if (chunks.full) {
+          paused = true;
+          connection.stream.pause();
+        }
+      };
       connection.on('copyData', onData);
-      await client.query(copy);
-      await client.query('COMMIT');
-      finished = true;
-      flush();
-      out.push(null);
-    } catch (error) {
-      finished = true;
-      out.destroy(error as Error);
-    } finally {
-      await client.end().catch(() => undefined);
+      await client.query(copy).finally(() => connection.off('copyData', onData));
+    } else {
+      await new Promise<void>((resolve, reject) => {
+        const reader = new CopyReader(input, chunks);
+        sink = (length) => {
+          const done = reader.read(length);
+          if (done) {
+            sink = null;
+            if (done.rest.length) socket!.emit('data', Buffer.from(done.rest));
+            if (done.error) reject(done.error);
+            else resolve();
+            return true;
+          }
+          if (chunks.full) paused = true;
+          return !paused;
+        };
+        socket!.write(queryMessage(copy));
+        socket!.once('close', () => reject(new Error('the connection closed during the COPY')));
+      });
     }
-  })();
-  return out;
+    await client.query('COMMIT');
+    finished = true;
+    await chunks.end();
+  } finally {
+    finished = true;
+    target.off('close', closed);
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A simple-query message of the frontend protocol: `Q`, its length, the statement's text ending in a zero byte. */
+function queryMessage(text: string): Buffer {
+  const body = Buffer.from(`${text}\0`);
+  const header = Buffer.allocUnsafe(5);
+  header[0] = 0x51;
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
+/**
+ * The backend's messages after a COPY's query, read from the connection's buffer as they come: each CopyData's bytes
+ * to the chunks, the rest skipped but an ErrorResponse, until ReadyForQuery.
+ */
+class CopyReader {
+  private readonly header = Buffer.alloc(5);
+  private headerLength = 0;
+  private type = 0;
+  private left = 0;
+  private message: Buffer | null = null;
+  private messageLength = 0;
+  private error: Error | null = null;
+
+  constructor(
+    private readonly input: Buffer,
+    private readonly chunks: Chunks,
+  ) {}
+
+  /** Reads `length` bytes of the input; answers when ReadyForQuery came (with the bytes after it, and any error). */
+  read(length: number): { rest: Uint8Array; error: Error | null } | null {
+    const input = this.input;
+    let at = 0;
+    while (at < length) {
+      if (this.headerLength < 5) {
+        const n = Math.min(5 - this.headerLength, length - at);
+        input.copy(this.header, this.headerLength, at, at + n);
+        this.headerLength += n;
+        at += n;
+        if (this.headerLength < 5) break;
+        this.type = this.header[0];
+        this.left = this.header.readInt32BE(1) - 4;
+        this.message = this.type === ERROR_RESPONSE ? Buffer.allocUnsafe(this.left) : null;
+        this.messageLength = 0;
+      }
+      const n = Math.min(this.left, length - at);
+      if (this.type === COPY_DATA) this.chunks.put(input, at, at + n);
+      else if (this.message) this.messageLength += input.copy(this.message, this.messageLength, at, at + n);
+      at += n;
+      this.left -= n;
+      if (this.left > 0) break;
+      this.headerLength = 0;
+      if (this.message) this.error = backendError(this.message);
+      if (this.type === READY_FOR_QUERY) return { rest: input.subarray(at, length), error: this.error };
+    }
+    return null;
+  }
+}
+
+/** An ErrorResponse's fields (a type byte, then text ending in a zero byte, each) as an Error with its SQLSTATE. */
+function backendError(message: Buffer): Error {
+  const fields: Record<string, string> = {};
+  for (let at = 0; at < message.length && message[at] !== 0;) {
+    const end = message.indexOf(0, at + 1);
+    fields[String.fromCharCode(message[at])] = message.toString('utf8', at + 1, end);
+    at = end + 1;
+  }
+  return Object.assign(new Error(fields.M ?? 'the COPY failed'), { code: fields.C });
+}
+
+/** Bytes gathered into a few chunks of CHUNK bytes, each written to the target when full and reused once written. */
+class Chunks {
+  private readonly free: Buffer[] = [];
+  private chunk: Buffer | null = null;
+  private used = 0;
+  private made = 0;
+
+  constructor(
+    private readonly target: Writable,
+    private readonly onFree: () => void,
+  ) {}
+
+  /** Whether every chunk waits to be written: the reader is behind. */
+  get full(): boolean {
+    return this.chunk === null && this.free.length === 0 && this.made >= CHUNKS;
+  }
+
+  /** Copies `bytes[start, end)` (a chunk beyond CHUNKS is made when none is free: the caller stops reading at `full`). */
+  put(bytes: Uint8Array, start: number, end: number): void {
+    while (start < end) {
+      if (!this.chunk) {
+        this.chunk = this.free.pop() ?? null;
+        if (!this.chunk) {
+          this.chunk = Buffer.allocUnsafe(CHUNK);
+          this.made += 1;
+        }
+      }
+      const n = Math.min(end - start, CHUNK - this.used);
+      this.chunk.set(bytes.subarray(start, start + n), this.used);
+      this.used += n;
+      start += n;
+      if (this.used === CHUNK) this.flush();
+    }
+  }
+
+  /** Writes what is gathered, then ends the target once everything is written. */
+  end(): Promise<void> {
+    this.flush();
+    return new Promise((resolve, reject) => this.target.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  }
+
+  private flush(): void {
+    const chunk = this.chunk;
+    if (!chunk || !this.used) return;
+    this.chunk = null;
+    this.target.write(chunk.subarray(0, this.used), () => {
+      this.free.push(chunk);
+      this.onFree();
+    });
+    this.used = 0;
+  }
 }

@@ -1,4 +1,5 @@
-import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { guideUrl } from '../../common/docs/guide.js';
@@ -67,10 +68,18 @@ export class AuditController {
   @ApiProduces('application/x-ndjson', 'text/csv')
   @ApiResponse({ status: 200, description: 'The entries, one per line (NDJSON) or per row after a header (CSV)' })
   @ApiErrors('VALIDATION_ERROR')
-  export(@CurrentPrincipal() principal: Principal, @Query() query: AuditExportQuery): StreamableFile {
+  async export(@CurrentPrincipal() principal: Principal, @Query() query: AuditExportQuery, @Res() response: Response): Promise<void> {
     const format = query.format ?? 'ndjson';
-    const { stream, type } = this.audit.export(accountOf(principal, query), filterOf(query), format);
-    return new StreamableFile(stream, { type, disposition: `attachment; filename="audit.${format}"` });
+    response.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
+    response.setHeader('Content-Disposition', `attachment; filename="audit.${format}"`);
+    try {
+      await this.audit.export(accountOf(principal, query), filterOf(query), format, response);
+    } catch (error) {
+      // Before the first byte the error is answered as any other; after it, the response fails rather than end
+      // looking complete (a reader gone, the service stopping).
+      if (!response.headersSent) throw error;
+      response.destroy();
+    }
   }
 
   @Get('verify')

@@ -1,8 +1,8 @@
-import type { Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import { copyOut } from '../../database/copy-out.js';
+import { copyOutTo } from '../../database/copy-out.js';
 import { AUDIT_LOCK_SPACE } from '../../database/lock-space.js';
 import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit-chain.js';
 
@@ -258,10 +258,10 @@ export class AuditRepository {
   }
 
   /**
-   * The account's sealed entries in `[from, to)`, in seq order, as NDJSON lines written by PostgreSQL, streamed from one
-   * `COPY` on a connection of its own (PostgreSQL only: the embedded store has a single session).
+   * Writes the account's sealed entries in `[from, to)` to `target`, in seq order, as NDJSON lines written by
+   * PostgreSQL: one `COPY` on a connection of its own (PostgreSQL only: the embedded store has a single session).
    */
-  ndjson(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>): Readable {
+  ndjsonTo(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>, target: Writable): Promise<void> {
     const values: string[] = [];
     const settings: string[] = [];
     const where = ['seq IS NOT NULL'];
@@ -273,10 +273,11 @@ export class AuditRepository {
     else bind('account', account, `account_id = current_setting('gate.export_account')::uuid`);
     if (range.from) bind('from', range.from.toISOString(), `at >= current_setting('gate.export_from')::timestamptz`);
     if (range.to) bind('to', range.to.toISOString(), `at < current_setting('gate.export_to')::timestamptz`);
-    return copyOut(
+    return copyOutTo(
       this.pool,
       { text: `SELECT ${settings.join(', ') || 'NULL'}`, values },
       `COPY (SELECT ${NDJSON_LINE} FROM audit_entries WHERE ${where.join(' AND ')} ORDER BY seq) TO STDOUT ${AS_LINES}`,
+      target,
     );
   }
 

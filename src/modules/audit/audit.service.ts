@@ -1,4 +1,5 @@
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
 import type { Logger } from 'pino';
@@ -74,8 +75,8 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sealer: Periodic;
   private readonly purger: Periodic;
 
-  /** The NDJSON downloads running, each on a connection of its own: ended at shutdown. */
-  private readonly downloads = new Set<Readable>();
+  /** The downloads being written (an NDJSON one holds a connection of its own): cut short at shutdown. */
+  private readonly downloads = new Set<Writable>();
 
   constructor(
     private readonly audit: AuditRepository,
@@ -102,7 +103,7 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     // A download still running ends cut short (its reader sees the response fail, not a file that looks complete).
-    for (const download of this.downloads) download.destroy(new Error('the service is shutting down'));
+    for (const download of this.downloads) download.destroy();
     await Promise.all([this.sealer.stop(), this.purger.stop()]);
   }
 
@@ -154,36 +155,38 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Every sealed entry of the account in `[from, to)` as a download (docs/audit.md#export): NDJSON or CSV. NDJSON on
-   * PostgreSQL is written by PostgreSQL and streamed from one COPY; on the embedded store (one session, which a
-   * download must not hold) each line is `JSON.stringify` of the entry, a batch's lines one chunk, so the stream holds
-   * one batch: its buffer counts bytes, not chunks.
+   * Writes every sealed entry of the account in `[from, to)` to `response`, as NDJSON or CSV (docs/audit.md#reading);
+   * resolves when all is written. NDJSON on PostgreSQL is written by PostgreSQL and streamed from one COPY; on the
+   * embedded store (one session, which a download must not hold) each line is `JSON.stringify` of the entry, a batch's
+   * lines one chunk, so the stream holds one batch: its buffer counts bytes, not chunks.
    */
-  export(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>, format: 'ndjson' | 'csv'): { stream: Readable; type: string } {
-    if (format === 'ndjson' && this.config.databaseUrl) {
-      const stream = this.audit.ndjson(account, range);
-      this.downloads.add(stream);
-      stream.once('close', () => this.downloads.delete(stream));
-      return { stream, type: 'application/x-ndjson' };
-    }
-    const entries = this.entries(account, range);
-    if (format === 'csv') {
-      async function* rows() {
-        for await (const batch of entries) for (const entry of batch) yield csvRow(entry);
+  async export(
+    account: string | null,
+    range: Pick<AuditFilter, 'from' | 'to'>,
+    format: 'ndjson' | 'csv',
+    response: Writable,
+  ): Promise<void> {
+    this.downloads.add(response);
+    try {
+      if (format === 'ndjson' && this.config.databaseUrl) return await this.audit.ndjsonTo(account, range, response);
+      const entries = this.entries(account, range);
+      if (format === 'csv') {
+        async function* rows() {
+          for await (const batch of entries) for (const entry of batch) yield csvRow(entry);
+        }
+        return await pipeline(Readable.from(rows()), stringify({ header: true, columns: [...CSV_COLUMNS] }), response);
       }
-      return {
-        stream: Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS] })),
-        type: 'text/csv; charset=utf-8',
-      };
-    }
-    async function* lines() {
-      for await (const batch of entries) {
-        let text = '';
-        for (const entry of batch) text += `${JSON.stringify(entry)}\n`;
-        yield text;
+      async function* lines() {
+        for await (const batch of entries) {
+          let text = '';
+          for (const entry of batch) text += `${JSON.stringify(entry)}\n`;
+          yield text;
+        }
       }
+      await pipeline(Readable.from(lines(), { objectMode: false }), response);
+    } finally {
+      this.downloads.delete(response);
     }
-    return { stream: Readable.from(lines(), { objectMode: false }), type: 'application/x-ndjson' };
   }
 
   /**
