@@ -329,6 +329,8 @@ async function checkinSection(
     'check-in',
     { prefix: 'seq-', write: () => warmUp(base) },
     { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
+    // The floor's log entries have neither data nor actor yet.
+    'text',
   );
   await floor.query('ANALYZE');
   const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
@@ -801,6 +803,8 @@ async function singleCreateSection(
     'single-item create',
     { prefix: 'one-svc-', write: () => api.call('POST', '/api/v1/appointments', one) },
     { prefix: 'one-sql-', write: () => new Api(bareBase, '').call('POST', '/api/v1/appointments', rebranded([one], 'one-sql')[0]) },
+    // The bare server's log entries have their data but no actor yet (its transactions carry no audit scope).
+    'text',
   );
   // CPU time per request of the server process and of PostgreSQL's backends on this database (only the side under
   // load is busy): rates swing with other work on the machine, CPU time much less. A backend opened during a round
