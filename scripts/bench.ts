@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { type AuditScope, clearScope, sameEntries, scopeOf, sealed, setScope } from './bench/audit-scope.js';
 import { auditStore, type AuditStoreFigures, auditWrites, type AuditWritesFigures, medianOf } from './bench/audit.js';
 import { type FactsFigures, factsBench, printFacts } from './bench/facts.js';
 import { type IdempotencyBenchOptions, type IdempotencyFigures, idempotencyBench, printIdempotency } from './bench/idempotency.js';
@@ -328,6 +329,8 @@ async function checkinSection(
     'check-in',
     { prefix: 'seq-', write: () => warmUp(base) },
     { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
+    // The floor's log entries have neither data nor actor yet.
+    'text',
   );
   await floor.query('ANALYZE');
   const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
@@ -684,19 +687,30 @@ const idempotencyTargets = (f: IdempotencyFigures): Target[] => [
 ];
 
 /**
- * Bulk writes and the logs query: the service against plain SQL doing the same writes (events included), the
- * two alternating. The warm-up create and update also check that the floor writes what the service writes.
- * Prints its table; answers its rows (create, update, logs).
+ * Bulk writes and the logs query: the service against plain SQL doing the same writes (events, logs and audit entries
+ * included), the two alternating, each side timed once the service's sealer has sealed every entry before it (as the
+ * audit section does: else it seals the other side's 1,000 entries in the service's event loop while the service is
+ * timed). The floor's connection carries the scope of the service's entries (actor, address, user agent), so the
+ * same triggers write the same entries. The warm-up create and update also check that the floor writes what the
+ * service writes, entries included. Prints its table; answers its rows (create, update, logs).
  */
 async function bulkSection(api: Api, floor: pg.Client, terminalId: string) {
   const warm = appointmentItems('warm-svc', BATCH);
+  let scope: AuditScope | undefined;
+  // A floor's write, in the service's scope (learnt from the service's first entry, before the floor's first write).
+  const scoped = async (write: () => Promise<void>) => {
+    scope ??= await scopeOf(floor, terminalId, 'warm-svc-0');
+    await setScope(floor, scope);
+    await write();
+  };
   await checkSameWrites(
     floor,
     terminalId,
     `create ${BATCH}`,
     { prefix: 'warm-svc-', write: () => api.call('POST', '/api/v1/appointments', warm) },
-    { prefix: 'warm-sql-', write: () => plainCreate(floor, terminalId, rebranded(warm, 'warm-sql')) },
+    { prefix: 'warm-sql-', write: () => scoped(() => plainCreate(floor, terminalId, rebranded(warm, 'warm-sql'))) },
   );
+  await sameEntries(floor, terminalId, `create ${BATCH}`, 'warm-svc-', 'warm-sql-');
   // Statistics as autovacuum would have them on a live database; a fresh one has none and plans full scans.
   await floor.query('ANALYZE');
   const create = { service: [] as number[], floor: [] as number[] };
@@ -705,7 +719,10 @@ async function bulkSection(api: Api, floor: pg.Client, terminalId: string) {
   for (let r = 0; r < ROUNDS; r++) {
     // Bodies are built before the clock starts, on both sides; service and floor alternate.
     const [serviceItems, floorItems] = [appointmentItems(`svc-${r}`, BATCH), appointmentItems(`sql-${r}`, BATCH)];
+    await sealed(floor);
     create.service.push(await timed(() => api.call('POST', '/api/v1/appointments', serviceItems)));
+    await setScope(floor, scope!);
+    await sealed(floor);
     create.floor.push(await timed(() => plainCreate(floor, terminalId, floorItems)));
   }
   await floor.query('ANALYZE');
@@ -715,14 +732,21 @@ async function bulkSection(api: Api, floor: pg.Client, terminalId: string) {
     terminalId,
     `update ${BATCH}`,
     { prefix: 'warm-svc-', write: () => api.call('PUT', '/api/v1/appointments', updateBody(refs('warm-svc'), 'changed warm')) },
-    { prefix: 'warm-sql-', write: () => plainUpdate(floor, terminalId, refs('warm-sql'), 'changed warm') },
+    { prefix: 'warm-sql-', write: () => scoped(() => plainUpdate(floor, terminalId, refs('warm-sql'), 'changed warm')) },
   );
+  await sameEntries(floor, terminalId, `update ${BATCH}`, 'warm-svc-', 'warm-sql-');
   for (let r = 0; r < ROUNDS; r++) {
     const body = updateBody(refs(`svc-${r}`), `changed ${r}`);
     const floorRefs = refs(`sql-${r}`);
+    await sealed(floor);
     update.service.push(await timed(() => api.call('PUT', '/api/v1/appointments', body)));
+    await setScope(floor, scope!);
+    await sealed(floor);
     update.floor.push(await timed(() => plainUpdate(floor, terminalId, floorRefs, `changed ${r}`)));
   }
+  // The floor connection serves later sections: what it writes there is the system's again.
+  await clearScope(floor);
+  await sealed(floor);
   for (let q = 0; q < LOG_QUERIES; q++) {
     const some = Array.from({ length: 100 }, (_, i) => `svc-${q % ROUNDS}-${(q * 7 + i) % BATCH}`);
     const query = `/api/v1/appointments/logs?${some.map((ref) => `refs=${ref}`).join('&')}`;
@@ -779,6 +803,8 @@ async function singleCreateSection(
     'single-item create',
     { prefix: 'one-svc-', write: () => api.call('POST', '/api/v1/appointments', one) },
     { prefix: 'one-sql-', write: () => new Api(bareBase, '').call('POST', '/api/v1/appointments', rebranded([one], 'one-sql')[0]) },
+    // The bare server's log entries have their data but no actor yet (its transactions carry no audit scope).
+    'text',
   );
   // CPU time per request of the server process and of PostgreSQL's backends on this database (only the side under
   // load is busy): rates swing with other work on the machine, CPU time much less. A backend opened during a round

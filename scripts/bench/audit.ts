@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import pg from 'pg';
 import { entryHash, GENESIS } from '../../src/modules/audit/audit-chain.js';
+import { sameEntries, scopeOf, sealed, setScope } from './audit-scope.js';
 import { withoutAuditTrail } from './history.js';
 import { type AppointmentItem, checkSameWrites, plainCreate, plainUpdate } from './plain-sql.js';
 import { rssAfterGc, rssOf } from './processes.js';
@@ -32,52 +33,6 @@ export interface AuditWritesFigures {
   update: { service: Figures; triggers: Figures; explicit: Figures };
 }
 
-/** The scope a floor's entries carry: the actor, address and user agent of the service's, a request id of its own. */
-interface Scope {
-  actor: unknown;
-  request_id: string;
-  ip: string | null;
-  user_agent: string | null;
-}
-
-/** Gives the floor connection's next transactions the scope (a session setting, sent before the clock starts). */
-const setScope = (client: pg.Client, scope: Scope) =>
-  client.query(`SELECT set_config('gate.audit', $1, false)`, [JSON.stringify({ ...scope, request_id: randomUUID() })]);
-
-/**
- * Waits (untimed) until the service's sealer has sealed every entry written so far. The sealer runs in the service's
- * process every 200 ms and would otherwise seal one side's 1,000 entries (hashing them in the service's event loop,
- * updating them in the database) while the next side is timed: the floors' entries in the service's own time.
- */
-async function sealed(client: pg.Client): Promise<void> {
-  for (;;) {
-    const { rows } = await client.query<{ pending: boolean }>(`SELECT EXISTS (SELECT FROM audit_entries WHERE seq IS NULL) AS pending`);
-    if (!rows[0].pending) return;
-    await sleep(20);
-  }
-}
-
-/** The entries about the records whose ref starts with `prefix`, as JSON text without what differs by nature (ids, the ref prefix, the request id). */
-async function entriesOf(client: pg.Client, terminalId: string, prefix: string): Promise<string[]> {
-  const { rows } = await client.query<{ row: string }>(
-    `SELECT json_build_array(substr(target->>'ref', length($2) + 1), account_id, actor, action, target->'type', changes, ip, user_agent,
-                             request_id IS NOT NULL)::text AS row
-       FROM audit_entries WHERE account_id = $1 AND starts_with(target->>'ref', $2) ORDER BY 1`,
-    [terminalId, prefix],
-  );
-  return rows.map((r) => r.row);
-}
-
-async function sameEntries(client: pg.Client, terminalId: string, what: string, service: string, floor: string): Promise<void> {
-  const [a, b] = [await entriesOf(client, terminalId, service), await entriesOf(client, terminalId, floor)];
-  const unlike = a.findIndex((row, i) => row !== b[i]);
-  if (a.length === 0 || a.length !== b.length || unlike >= 0)
-    throw new Error(
-      `the floor of "${what}" does not write the entries the service writes: ${a.length} and ${b.length} entries` +
-        (unlike >= 0 ? `\n  service wrote ${a[unlike]}\n  floor wrote   ${b[unlike]}` : ''),
-    );
-}
-
 /**
  * Creates then updates of `batch` appointments, `rounds` of each: the service, the plain-SQL floor with the audit
  * triggers writing its entries (the same functions as the service's), and the floor with the triggers off writing the
@@ -87,13 +42,7 @@ async function sameEntries(client: pg.Client, terminalId: string, what: string, 
 export async function auditWrites(o: AuditWritesOptions): Promise<AuditWritesFigures> {
   const { call, client, terminalId, items, updateBody, batch, rounds } = o;
   await call('POST', '/api/v1/appointments', items('scope', 1));
-  const [seen] = (
-    await client.query<Omit<Scope, 'request_id'>>(
-      `SELECT actor, ip, user_agent FROM audit_entries WHERE account_id = $1 AND target->>'ref' = 'scope-0'`,
-      [terminalId],
-    )
-  ).rows;
-  const scope: Scope = { ...seen, request_id: '' };
+  const scope = await scopeOf(client, terminalId, 'scope-0');
   const refs = (prefix: string) => Array.from({ length: batch }, (_, i) => `${prefix}-${i}`);
   const floors = {
     triggers: {

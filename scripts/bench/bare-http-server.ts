@@ -46,7 +46,10 @@ async function create({ driver, appointment: a }: Item): Promise<string> {
       ],
     );
     const id = inserted.rows[0].id;
-    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created'), [[id]]);
+    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created', 'bound'), [
+      [id],
+      [JSON.stringify({ layout_ref: a.layout_ref })],
+    ]);
     await client.query('COMMIT');
     return id;
   } catch (error) {

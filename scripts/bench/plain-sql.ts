@@ -38,10 +38,19 @@ export const appointmentEventData = (a: string, d: string) =>
      'driver', jsonb_build_object('tax_id', ${d}.tax_id, 'driver_license_number', ${d}.driver_license_number,
                                   'driver_license_category', ${d}.license_category))`;
 
-/** Writes a log entry and an account event of `type` for each appointment id (events in the ids' order), in one statement. */
-export const LOG_AND_EVENT = (event: string, message: string, type: string) =>
+/**
+ * Writes a log entry and an account event of `type` for each appointment id (events in the ids' order), in one
+ * statement. The log entries' `data`: `'bound'`, each id's from the array `$2` (JSON text, in the ids' order); or the
+ * same for all.
+ */
+export const LOG_AND_EVENT = (event: string, message: string, type: string, data: 'bound' | Record<string, unknown>) =>
   `WITH logged AS (
-     INSERT INTO appointment_logs (appointment_id, event, message) SELECT id, '${event}', '${message}' FROM unnest($1::uuid[]) AS id
+     INSERT INTO appointment_logs (appointment_id, event, message, data)
+     ${
+       data === 'bound'
+         ? `SELECT x.id, '${event}', '${message}', x.data FROM unnest($1::uuid[], $2::jsonb[]) AS x(id, data)`
+         : `SELECT id, '${event}', '${message}', '${JSON.stringify(data)}'::jsonb FROM unnest($1::uuid[]) AS id`
+     }
    )
    INSERT INTO account_events (account_id, tx, type, data)
    SELECT a.terminal_id, pg_current_xact_id()::text::bigint, '${type}', ${appointmentEventData('a', 'd')}
@@ -92,7 +101,8 @@ const AUDIT_SCOPE = `(SELECT current_setting('gate.audit')::jsonb AS s) sc`;
 
 /**
  * The rows a create of the service writes, in the cheapest plain form: drivers upserted (each tax id once,
- * its last occurrence, in tax-id order), appointments inserted in ref order, one 'created' log and one
+ * its last occurrence, in tax-id order), appointments inserted in ref order, one 'created' log (its `data` the
+ * layout ref, its actor the connection's audit scope's, as the column's default takes it) and one
  * `appointment.created` event each (events in batch order).
  * Arrays through `unnest`, one statement per table. Tolerances are left to their column default, 0, the
  * value the service writes for items without them. Each record's audit entry as `entries` says.
@@ -138,16 +148,17 @@ export async function plainCreate(
       ],
     );
     const idOf = new Map(inserted.rows.map((row) => [row.ref, row.id]));
-    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created'), [
+    await client.query(LOG_AND_EVENT('created', 'Appointment created', 'appointment.created', 'bound'), [
       items.map((i) => idOf.get(i.appointment.ref)),
+      items.map((i) => JSON.stringify({ layout_ref: i.appointment.layout_ref })),
     ]);
   });
 }
 
 /**
  * The rows an update of the service writes when a PUT sets summary and license_plate ('XYZ9876') and no status:
- * the records changed, `updated_at` now, one 'updated' log and one `appointment.updated` event each (in the
- * order of the refs); no driver feed event (the service writes those on status changes only); each record's audit
+ * the records changed, `updated_at` now, one 'updated' log (its `data` the fields changed) and one
+ * `appointment.updated` event each (in the order of the refs); no driver feed event (the service writes those on status changes only); each record's audit
  * entry as `entries` says. Fails, as the service does, when a ref is missing.
  */
 export async function plainUpdate(
@@ -193,9 +204,10 @@ export async function plainUpdate(
     );
     if (updated.rows.length !== refs.length) throw new Error(`plain update: ${refs.length - updated.rows.length} refs not found`);
     const idOf = new Map(updated.rows.map((row) => [row.ref, row.id]));
-    await client.query(LOG_AND_EVENT('updated', 'Updated summary, license_plate', 'appointment.updated'), [
-      refs.map((ref) => idOf.get(ref)),
-    ]);
+    await client.query(
+      LOG_AND_EVENT('updated', 'Updated summary, license_plate', 'appointment.updated', { fields: ['summary', 'license_plate'] }),
+      [refs.map((ref) => idOf.get(ref))],
+    );
   });
 }
 
@@ -312,11 +324,18 @@ export async function tableCounts(client: pg.Client): Promise<Map<string, number
 }
 
 /**
+ * How much of each log entry the same-writes check compares: `'all'`, its event, message, `data` and `actor`; `'text'`,
+ * its event and message alone, for the floors that do not write the entries' data and actor yet (the check-in's and
+ * the single-item create's bare server: see docs/benchmarks.md).
+ */
+export type LogsCompared = 'all' | 'text';
+
+/**
  * The appointments with refs starting with `prefix`, their drivers and logs, as JSON text without what
  * differs by nature between two writers (ids, also inside log messages, tax ids, the ref prefix, clock times; whether `updated_at`
  * moved past `created_at` is kept).
  */
-export async function writtenRows(client: pg.Client, terminalId: string, prefix: string): Promise<string[]> {
+export async function writtenRows(client: pg.Client, terminalId: string, prefix: string, logs: LogsCompared = 'all'): Promise<string[]> {
   const rows = await client.query<{ row: string }>(
     `SELECT json_build_object(
               'ref', substr(a.ref, length($2) + 1), 'status', a.status, 'layout_ref', a.layout_ref,
@@ -325,7 +344,9 @@ export async function writtenRows(client: pg.Client, terminalId: string, prefix:
               'touched', a.updated_at > a.created_at,
               'driver', json_build_object('license', d.driver_license_number, 'category', d.license_category,
                                           'touched', d.updated_at > d.created_at),
-              'logs', (SELECT json_agg(json_build_array(l.event, regexp_replace(l.message, '${UUID}', '<id>', 'g')) ORDER BY l.id)
+              'logs', (SELECT json_agg(json_build_array(l.event, regexp_replace(l.message, '${UUID}', '<id>', 'g')${
+                logs === 'all' ? `, l.data, l.actor` : ''
+              }) ORDER BY l.id)
                          FROM appointment_logs l WHERE l.appointment_id = a.id),
               'tickets', (SELECT json_agg(json_build_array(t.layout_ref, t.checkin_id IS NOT NULL) ORDER BY t.created_at) FROM tickets t WHERE t.appointment_id = a.id),
               'checkins', (SELECT json_agg(json_build_array(c.source, c.status, cardinality(c.ticket_ids)) ORDER BY c.created_at) FROM checkins c WHERE c.appointment_id = a.id),
@@ -359,6 +380,7 @@ export async function checkSameWrites(
   what: string,
   service: { prefix: string; write: () => Promise<unknown> },
   floor: { prefix: string; write: () => Promise<unknown> },
+  logs: LogsCompared = 'all',
 ): Promise<void> {
   const before = await tableCounts(client);
   await service.write();
@@ -371,8 +393,8 @@ export async function checkSameWrites(
     if (byService !== byFloor) differences.push(`${table}: service +${byService} rows, floor +${byFloor}`);
   }
   const [serviceRows, floorRows] = [
-    await writtenRows(client, terminalId, service.prefix),
-    await writtenRows(client, terminalId, floor.prefix),
+    await writtenRows(client, terminalId, service.prefix, logs),
+    await writtenRows(client, terminalId, floor.prefix, logs),
   ];
   if (serviceRows.length === 0) differences.push(`no rows under ${service.prefix}`);
   const unlike = serviceRows.findIndex((row, i) => row !== floorRows[i]);
