@@ -433,16 +433,16 @@ export interface AcceptanceViews {
   arriving: { from: string[]; to: string };
 }
 
-/** The driver's trips inside the terminal's geofence, in a status a trip arrives from ($2), locked; arrived (in $3). */
+/** The driver's trips inside the terminal's geofence, in a status a trip arrives from ($4), locked; arrived (in $5). */
 const TRIPS_ARRIVING = `), arriving AS (
          SELECT tr.id, x.ord AS c_ord, x.arrival, x.arrival_data, x.checkin_id, tr.status AS event_from
            FROM trips tr JOIN input x ON tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
-          WHERE x.lat IS NOT NULL AND tr.status = ANY($2::text[])
+          WHERE x.lat IS NOT NULL AND tr.status = ANY($4::text[])
             AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}
           ORDER BY tr.id
             FOR UPDATE OF tr
        ), arrived AS (
-         UPDATE trips AS t SET status = $3, updated_at = now() FROM arriving a WHERE t.id = a.id
+         UPDATE trips AS t SET status = $5, updated_at = now() FROM arriving a WHERE t.id = a.id
          RETURNING t.*, a.c_ord, a.event_from, a.arrival, a.arrival_data, a.checkin_id AS c_checkin
        `;
 
@@ -499,7 +499,7 @@ const CHECKED_ANSWER = `SELECT r.moved, r.finished, r.tickets, '[]'::jsonb AS tr
                       (SELECT count(*) FROM ticket_views v WHERE v.c_ord = x.ord) AS stored,
                       EXISTS (SELECT 1 FROM trips tr
                                WHERE x.lat IS NOT NULL AND tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
-                                 AND tr.status = ANY($2::text[]) AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}) AS arriving,
+                                 AND tr.status = ANY($4::text[]) AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}) AS arriving,
                       ${TICKETS_ANSWER} AS tickets,
                       ${APPENDED_ANSWER} AS appended
                  FROM input x) r
@@ -550,7 +550,7 @@ export function acceptMany(
                 arrival_data jsonb, arrived_at timestamptz)
        ), moved AS (
          UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now())
-           FROM input x WHERE t.id = x.appointment_id AND t.status = x.expected
+           FROM input x WHERE t.id = ANY($2::uuid[]) AND t.id = x.appointment_id AND t.status = x.expected
          RETURNING t.*, x.ord AS c_ord, x.expected AS event_from, x.extra AS event_extra
        ), wanted AS (
          SELECT x.ord AS c_ord, e.ord AS t_ord, (e.ticket->>'id')::uuid AS id, x.appointment_id, e.ticket->>'layout_ref' AS layout_ref,
@@ -586,7 +586,7 @@ ${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e
        ), finished AS (
          UPDATE checkins AS c SET status = 'accepted', reason = NULL, updated_at = now(),
                 ticket_ids = ARRAY(SELECT (e.ticket->>'id')::uuid FROM jsonb_array_elements(x.tickets) WITH ORDINALITY AS e(ticket, ord) ORDER BY e.ord)
-           FROM input x WHERE c.id = x.checkin_id
+           FROM input x WHERE c.id = ANY($3::uuid[]) AND c.id = x.checkin_id
          RETURNING c.id
        ), feed_input AS (
          SELECT f.driver_id, f.account_id, f.type, f.payload, row_number() OVER (ORDER BY f.c_ord, f.kind, f.ord) AS ord FROM (
@@ -600,7 +600,15 @@ ${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e
          ) f
        ), ${APPEND_FEED('feed_input', 'appended')}
        ${checked ? CHECKED_ANSWER : ANSWER}`,
-    values: checked ? [JSON.stringify(input), views.arriving.from] : [JSON.stringify(input), views.arriving.from, views.arriving.to],
+    // The ids again as arrays, the rows to update by their keys: the planner reads a set of jsonb_to_recordset as 100
+    // rows, and would hash-join a small table whole rather than look up the one or few rows of a batch.
+    values: [
+      JSON.stringify(input),
+      acceptances.map((a) => a.appointmentId),
+      acceptances.map((a) => a.checkinId),
+      views.arriving.from,
+      ...(checked ? [] : [views.arriving.to]),
+    ],
     read: (rows) => {
       const read = rows as (Accepted & { appended: FeedEvent[] | null; checked?: boolean })[];
       return { accepted: read.map(({ appended: _, checked: __, ...accepted }) => accepted), appended: read[0]?.appended ?? [] };
