@@ -3,14 +3,22 @@ import { Injectable } from '@nestjs/common';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
-import { Changes } from '../feed/changes.js';
+import { Changes, type EventWriter } from '../feed/changes.js';
+import type { FeedEvent } from '../feed/driver-feed.js';
 import { movableFrom, planMove, type StatusChange } from '../records/transitions.js';
 import type { AppointmentTicketDto } from '../tickets/dto/ticket.dto.js';
 import { ticketLog, TicketsService, type TicketView } from '../tickets/tickets.service.js';
 import { TRIPS } from '../trips/trips.definition.js';
 import { arrivalMessage, TripsService } from '../trips/trips.service.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
-import { type Acceptance, acceptMany, type Accepted, type AppointmentForCheckin } from './checkin.repository.js';
+import {
+  type Acceptance,
+  acceptMany,
+  type Accepted,
+  type AppointmentForCheckin,
+  INCOMPLETE_ACCEPTANCE,
+  TRIP_ARRIVES,
+} from './checkin.repository.js';
 
 /** An accepted check-in to store: the appointment as read when the attempt started, and the terminal's tickets. */
 interface Accepting {
@@ -90,19 +98,27 @@ export class CheckinAcceptance {
     return this.batches.run({ checkinId, appointment, tickets, arrivedAt });
   }
 
-  /** The batch in one statement (acceptMany); Incomplete when any of it did not write all it should. */
-  private together(batch: Accepting[]): Promise<TicketView[][]> {
+  /**
+   * The batch in one statement (acceptMany), sent with its transaction's opening and COMMIT in one round trip: the
+   * statement checks what it wrote, and raises before the COMMIT when any of it is incomplete (Incomplete) or when a
+   * trip arrives (then the full form, whose arrivals' feed events are planned here before the COMMIT).
+   */
+  private async together(batch: Accepting[]): Promise<TicketView[][]> {
     const acceptances = batch.map((one) => this.plan(one));
-    const statement = acceptMany(acceptances, {
-      appointment: this.appointments.view.sql,
-      trip: this.trips.view.sql,
-      arriving: { from: ARRIVING_FROM, to: ARRIVAL.to },
-    });
+    try {
+      return await this.changes.transaction((_manager, events, { accepted, appended }) => this.written(batch, accepted, appended, events), {
+        first: acceptMany(acceptances, this.views, { checked: true }),
+        commit: true,
+      });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === INCOMPLETE_ACCEPTANCE) throw new Incomplete();
+      if (code !== TRIP_ARRIVES) throw error;
+    }
     return this.changes.transaction(
       (_manager, events, { accepted, appended }) => {
         if (accepted.some((one, i) => !one.moved || !one.finished || one.tickets.length !== batch[i].tickets.length))
           throw new Incomplete();
-        events.appended(appended);
         // Trips arrive rarely: their feed events are planned by the status table, and written after the statement's.
         accepted.forEach((one, i) =>
           events.driver(
@@ -118,17 +134,32 @@ export class CheckinAcceptance {
             ),
           ),
         );
-        events.announce(
-          batch.flatMap((one, i) => [
-            one.appointment.terminal_id,
-            ...(one.appointment.booked_by_id ? [one.appointment.booked_by_id] : []),
-            ...accepted[i].trips.map((trip) => trip.trucking_company_id),
-          ]),
-        );
-        return accepted.map((one) => one.tickets.map(ticketView));
+        return this.written(batch, accepted, appended, events);
       },
-      { first: statement },
+      { first: acceptMany(acceptances, this.views) },
     );
+  }
+
+  /** The views the acceptance statement writes in events, and the trips' arrival by the status table. */
+  private get views() {
+    return {
+      appointment: this.appointments.view.sql,
+      trip: this.trips.view.sql,
+      arriving: { from: ARRIVING_FROM, to: ARRIVAL.to },
+    };
+  }
+
+  /** The batch's stored tickets; the feed events its statement appended and the accounts it wrote events of, told. */
+  private written(batch: Accepting[], accepted: Accepted[], appended: FeedEvent[], events: EventWriter): TicketView[][] {
+    events.appended(appended);
+    events.announce(
+      batch.flatMap((one, i) => [
+        one.appointment.terminal_id,
+        ...(one.appointment.booked_by_id ? [one.appointment.booked_by_id] : []),
+        ...accepted[i].trips.map((trip) => trip.trucking_company_id),
+      ]),
+    );
+    return accepted.map((one) => one.tickets.map(ticketView));
   }
 
   /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */

@@ -433,6 +433,78 @@ export interface AcceptanceViews {
   arriving: { from: string[]; to: string };
 }
 
+/** The driver's trips inside the terminal's geofence, in a status a trip arrives from ($4), locked; arrived (in $5). */
+const TRIPS_ARRIVING = `), arriving AS (
+         SELECT tr.id, x.ord AS c_ord, x.arrival, x.arrival_data, x.checkin_id, tr.status AS event_from
+           FROM trips tr JOIN input x ON tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
+          WHERE x.lat IS NOT NULL AND tr.status = ANY($4::text[])
+            AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}
+          ORDER BY tr.id
+            FOR UPDATE OF tr
+       ), arrived AS (
+         UPDATE trips AS t SET status = $5, updated_at = now() FROM arriving a WHERE t.id = a.id
+         RETURNING t.*, a.c_ord, a.event_from, a.arrival, a.arrival_data, a.checkin_id AS c_checkin
+       `;
+
+/** The arrived trips' log entries. */
+const TRIPS_LOGGED = `), trips_logged AS (
+         INSERT INTO ${TRIPS.logTable} (${TRIPS.logForeignKey}, event, message, data)
+         SELECT id, lower(status), arrival, jsonb_build_object('from', event_from, 'to', status) || arrival_data FROM arrived ORDER BY c_ord, id
+       `;
+
+/** The arrived trips' account events, after the appointment's and the tickets'. */
+const tripEvents = (trip: ViewSql) => `           UNION ALL
+           SELECT a.${TRIPS.ownerColumn}, '${TRIPS.noun}.status_changed',
+                  ${trip('a', 'd')} || jsonb_build_object('from', a.event_from, 'to', a.status, 'checkin_id', a.c_checkin),
+                  a.c_ord, 2, row_number() OVER (PARTITION BY a.c_ord ORDER BY a.id)
+             FROM arrived a JOIN drivers d ON d.id = a.driver_id
+`;
+
+/** The tickets stored of acceptance `x`, as the answer gives them. */
+const TICKETS_ANSWER = `(SELECT coalesce(jsonb_agg(v.view || jsonb_build_object('driver_id', v.driver_id, 'booked_by_id', v.booked_by_id) ORDER BY v.t_ord), '[]')
+                 FROM ticket_views v WHERE v.c_ord = x.ord)`;
+
+/** The feed events the statement appended, on its first row. */
+const APPENDED_ANSWER = `CASE WHEN x.ord = 0 THEN (SELECT jsonb_agg(jsonb_build_object('driver_id', p.driver_id, 'partner_id', p.account_id, 'seq', p.seq,
+                                                                          'type', p.type, 'data', p.payload, 'created_at', ${isoSql('p.created_at')}))
+                                          FROM appended p) END`;
+
+/** What the full form answers for each acceptance: whether it moved and finished, its tickets and arrived trips. */
+const ANSWER = `SELECT EXISTS (SELECT 1 FROM moved m WHERE m.c_ord = x.ord) AS moved,
+              EXISTS (SELECT 1 FROM finished f WHERE f.id = x.checkin_id) AS finished,
+              ${TICKETS_ANSWER} AS tickets,
+              (SELECT coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'ref', a.ref, 'status', a.event_from, 'driver_id', a.driver_id,
+                                                            '${TRIPS.ownerColumn}', a.${TRIPS.ownerColumn}) ORDER BY a.id), '[]')
+                 FROM arrived a WHERE a.c_ord = x.ord) AS trips,
+              ${APPENDED_ANSWER} AS appended
+         FROM input x ORDER BY x.ord`;
+
+/** SQLSTATEs the checked form raises (class Z: implementation-defined, unused by PostgreSQL). */
+export const INCOMPLETE_ACCEPTANCE = 'ZC001';
+export const TRIP_ARRIVES = 'ZC002';
+
+/**
+ * What the checked form answers, the same as the full form's (no trips), after checking each acceptance: it raises
+ * (aborting the transaction before its COMMIT) when one did not move, did not finish or stored fewer tickets than
+ * given, or when a trip of its driver would arrive.
+ */
+const CHECKED_ANSWER = `SELECT r.moved, r.finished, r.tickets, '[]'::jsonb AS trips, r.appended,
+              CASE WHEN NOT (r.moved AND r.finished AND r.stored = jsonb_array_length(r.given))
+                     THEN checkin_refuse('${INCOMPLETE_ACCEPTANCE}', 'an accepted check-in did not write all it should')
+                   WHEN r.arriving THEN checkin_refuse('${TRIP_ARRIVES}', 'a trip arrives with an accepted check-in')
+                   ELSE true END AS checked
+         FROM (SELECT x.ord, x.tickets AS given,
+                      EXISTS (SELECT 1 FROM moved m WHERE m.c_ord = x.ord) AS moved,
+                      EXISTS (SELECT 1 FROM finished f WHERE f.id = x.checkin_id) AS finished,
+                      (SELECT count(*) FROM ticket_views v WHERE v.c_ord = x.ord) AS stored,
+                      EXISTS (SELECT 1 FROM trips tr
+                               WHERE x.lat IS NOT NULL AND tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
+                                 AND tr.status = ANY($4::text[]) AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}) AS arriving,
+                      ${TICKETS_ANSWER} AS tickets,
+                      ${APPENDED_ANSWER} AS appended
+                 FROM input x) r
+        ORDER BY r.ord`;
+
 /**
  * Every write of accepted check-ins, however many, in one statement: each appointment moves (only from the
  * status it was read with), its tickets are stored (their layouts share-locked in the same join, so they cannot be
@@ -442,10 +514,17 @@ export interface AcceptanceViews {
  * (the move, the tickets, the arrivals), and so do the driver's. A check-in whose appointment did not move, or whose
  * layouts are missing, writes partly: the caller checks each result and rolls back. The first statement of its
  * transaction (Changes, sent with its opening).
+ *
+ * `checked`: the form sent with its COMMIT too, for acceptances where no trip arrives (nearly all): it touches no
+ * trip, so neither `trips` nor its log table run their statement triggers (a statement fires them even when it writes
+ * none of their rows), and it checks what it wrote itself, before the COMMIT that follows it: it raises
+ * INCOMPLETE_ACCEPTANCE when a check-in did not write all it should, and TRIP_ARRIVES when a trip would arrive (whose
+ * feed events the status table plans after the statement: the caller sends the full form instead).
  */
 export function acceptMany(
   acceptances: Acceptance[],
   views: AcceptanceViews,
+  { checked = false }: { checked?: boolean } = {},
 ): FirstStatement<{ accepted: Accepted[]; appended: FeedEvent[] }> {
   const input = acceptances.map((a, ord) => ({
     ord,
@@ -471,7 +550,7 @@ export function acceptMany(
                 arrival_data jsonb, arrived_at timestamptz)
        ), moved AS (
          UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now())
-           FROM input x WHERE t.id = x.appointment_id AND t.status = x.expected
+           FROM input x WHERE t.id = ANY($2::uuid[]) AND t.id = x.appointment_id AND t.status = x.expected
          RETURNING t.*, x.ord AS c_ord, x.expected AS event_from, x.extra AS event_extra
        ), wanted AS (
          SELECT x.ord AS c_ord, e.ord AS t_ord, (e.ticket->>'id')::uuid AS id, x.appointment_id, e.ticket->>'layout_ref' AS layout_ref,
@@ -489,25 +568,12 @@ export function acceptMany(
          SELECT w.c_ord, w.t_ord, t.id, t.terminal_id, m.driver_id, m.booked_by_id,
                 ${ticketViewSql('t', 'm')} AS view
            FROM inserted t JOIN wanted w ON w.id = t.id JOIN moved m ON m.id = t.appointment_id
-       ), arriving AS (
-         SELECT tr.id, x.ord AS c_ord, x.arrival, x.arrival_data, x.checkin_id, tr.status AS event_from
-           FROM trips tr JOIN input x ON tr.driver_id = (SELECT driver_id FROM appointments WHERE id = x.appointment_id)
-          WHERE x.lat IS NOT NULL AND tr.status = ANY($2::text[])
-            AND ${destinationInsideSql('tr', 'x.lat', 'x.lng', 'x.radius_m')}
-          ORDER BY tr.id
-            FOR UPDATE OF tr
-       ), arrived AS (
-         UPDATE trips AS t SET status = $3, updated_at = now() FROM arriving a WHERE t.id = a.id
-         RETURNING t.*, a.c_ord, a.event_from, a.arrival, a.arrival_data, a.checkin_id AS c_checkin
-       ), logged AS (
+${checked ? '' : TRIPS_ARRIVING}       ), logged AS (
          INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message, data)
          SELECT x.appointment_id, l.entry->>'event', l.entry->>'message', l.entry->'data'
            FROM input x, jsonb_array_elements(x.logs) WITH ORDINALITY AS l(entry, ord)
           ORDER BY x.ord, l.ord
-       ), trips_logged AS (
-         INSERT INTO ${TRIPS.logTable} (${TRIPS.logForeignKey}, event, message, data)
-         SELECT id, lower(status), arrival, jsonb_build_object('from', event_from, 'to', status) || arrival_data FROM arrived ORDER BY c_ord, id
-       ), evented AS (
+${checked ? '' : TRIPS_LOGGED}       ), evented AS (
          ${INSERT_EVENTS}
          SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
            SELECT m.${APPOINTMENTS.ownerColumn} AS account_id, '${APPOINTMENTS.noun}.status_changed' AS type,
@@ -516,16 +582,11 @@ export function acceptMany(
              FROM moved m JOIN drivers d ON d.id = m.driver_id
            UNION ALL
            SELECT v.terminal_id, 'ticket.created', v.view, v.c_ord, 1, v.t_ord FROM ticket_views v
-           UNION ALL
-           SELECT a.${TRIPS.ownerColumn}, '${TRIPS.noun}.status_changed',
-                  ${views.trip('a', 'd')} || jsonb_build_object('from', a.event_from, 'to', a.status, 'checkin_id', a.c_checkin),
-                  a.c_ord, 2, row_number() OVER (PARTITION BY a.c_ord ORDER BY a.id)
-             FROM arrived a JOIN drivers d ON d.id = a.driver_id
-         ) e ORDER BY e.c_ord, e.kind, e.ord
+${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e.ord
        ), finished AS (
          UPDATE checkins AS c SET status = 'accepted', reason = NULL, updated_at = now(),
                 ticket_ids = ARRAY(SELECT (e.ticket->>'id')::uuid FROM jsonb_array_elements(x.tickets) WITH ORDINALITY AS e(ticket, ord) ORDER BY e.ord)
-           FROM input x WHERE c.id = x.checkin_id
+           FROM input x WHERE c.id = ANY($3::uuid[]) AND c.id = x.checkin_id
          RETURNING c.id
        ), feed_input AS (
          SELECT f.driver_id, f.account_id, f.type, f.payload, row_number() OVER (ORDER BY f.c_ord, f.kind, f.ord) AS ord FROM (
@@ -538,21 +599,19 @@ export function acceptMany(
             WHERE p.account_id IS NOT NULL
          ) f
        ), ${APPEND_FEED('feed_input', 'appended')}
-       SELECT EXISTS (SELECT 1 FROM moved m WHERE m.c_ord = x.ord) AS moved,
-              EXISTS (SELECT 1 FROM finished f WHERE f.id = x.checkin_id) AS finished,
-              (SELECT coalesce(jsonb_agg(v.view || jsonb_build_object('driver_id', v.driver_id, 'booked_by_id', v.booked_by_id) ORDER BY v.t_ord), '[]')
-                 FROM ticket_views v WHERE v.c_ord = x.ord) AS tickets,
-              (SELECT coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'ref', a.ref, 'status', a.event_from, 'driver_id', a.driver_id,
-                                                            '${TRIPS.ownerColumn}', a.${TRIPS.ownerColumn}) ORDER BY a.id), '[]')
-                 FROM arrived a WHERE a.c_ord = x.ord) AS trips,
-              CASE WHEN x.ord = 0 THEN (SELECT jsonb_agg(jsonb_build_object('driver_id', p.driver_id, 'partner_id', p.account_id, 'seq', p.seq,
-                                                                          'type', p.type, 'data', p.payload, 'created_at', ${isoSql('p.created_at')}))
-                                          FROM appended p) END AS appended
-         FROM input x ORDER BY x.ord`,
-    values: [JSON.stringify(input), views.arriving.from, views.arriving.to],
+       ${checked ? CHECKED_ANSWER : ANSWER}`,
+    // The ids again as arrays, the rows to update by their keys: the planner reads a set of jsonb_to_recordset as 100
+    // rows, and would hash-join a small table whole rather than look up the one or few rows of a batch.
+    values: [
+      JSON.stringify(input),
+      acceptances.map((a) => a.appointmentId),
+      acceptances.map((a) => a.checkinId),
+      views.arriving.from,
+      ...(checked ? [] : [views.arriving.to]),
+    ],
     read: (rows) => {
-      const read = rows as (Accepted & { appended: FeedEvent[] | null })[];
-      return { accepted: read.map(({ appended: _, ...accepted }) => accepted), appended: read[0]?.appended ?? [] };
+      const read = rows as (Accepted & { appended: FeedEvent[] | null; checked?: boolean })[];
+      return { accepted: read.map(({ appended: _, checked: __, ...accepted }) => accepted), appended: read[0]?.appended ?? [] };
     },
   };
 }
