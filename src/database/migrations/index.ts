@@ -26,6 +26,7 @@ import { ReportsDaily1763955000000 } from './1763955000000-reports-daily.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-attempts-keep-event.js';
 import { ReportsWaitsWhenAccepted1763962000000 } from './1763962000000-reports-waits-when-accepted.js';
 import { AuditNamedColumns1763965000000 } from './1763965000000-audit-named-columns.js';
+import { ReportsDailyRunning1763968000000 } from './1763968000000-reports-daily-running.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   WebhookAttemptsKeepEvent1763960000000,
   ReportsWaitsWhenAccepted1763962000000,
   AuditNamedColumns1763965000000,
+  ReportsDailyRunning1763968000000,
 ];
