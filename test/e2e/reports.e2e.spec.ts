@@ -385,6 +385,13 @@ describe.each(STORES)('reports on $store', ({ env }) => {
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((row) => row.n === 1)).toBe(true);
     expect(await dayValues()).toEqual(keptValues);
+    // Each row holds its running counts now, which a report by day ranks its days in.
+    const running: { running: number[]; counts: number[] }[] = await db.query(
+      `SELECT running, counts FROM reports_daily_histograms WHERE terminal_id = $1`,
+      [terminal.id],
+    );
+    expect(running.length).toBeGreaterThan(0);
+    for (const row of running) expect(row.running).toEqual(row.counts.map((_, i) => row.counts.slice(0, i + 1).reduce((a, b) => a + b, 0)));
     expect((await gate({ group_by: 'day', time_zone: SAO_PAULO })).body.data).toEqual(byDay);
     // Nothing left to compact: the next run finds no key.
     expect(await reports.compactDays(100)).toBe(0);

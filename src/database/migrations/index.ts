@@ -27,6 +27,7 @@ import { WebhookAttemptsKeepEvent1763960000000 } from './1763960000000-webhook-a
 import { ReportsWaitsWhenAccepted1763962000000 } from './1763962000000-reports-waits-when-accepted.js';
 import { AuditNamedColumns1763965000000 } from './1763965000000-audit-named-columns.js';
 import { CheckinRefusals1763967000000 } from './1763967000000-checkin-refusals.js';
+import { ReportsDailyRunning1763968000000 } from './1763968000000-reports-daily-running.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   ReportsWaitsWhenAccepted1763962000000,
   AuditNamedColumns1763965000000,
   CheckinRefusals1763967000000,
+  ReportsDailyRunning1763968000000,
 ];

@@ -36,23 +36,6 @@ function wholeQuarters(from: number, to: number): { wholeFrom: number; wholeTo: 
   return { wholeFrom, wholeTo: Math.max(wholeFrom, Math.floor(to / QUARTER) * QUARTER) };
 }
 
-/** Values and how many have each (a count may be negative in a delta, or 0). */
-interface Histogram {
-  values: number[];
-  counts: number[];
-}
-
-/** The nearest-rank p-th of the values (ascending, each with a count above 0; `n` in all). */
-function nearestRank({ values, counts }: Histogram, n: number, p: number): number | null {
-  const rank = Math.ceil(p * n);
-  let running = 0;
-  for (let i = 0; i < values.length; i++) {
-    running += counts[i];
-    if (running >= rank) return values[i];
-  }
-  return null;
-}
-
 /**
  * The integers of a list as PostgreSQL writes it in text (`{3,-1,20}`; an array of integers, or any separators),
  * in one pass over its characters.
@@ -78,57 +61,66 @@ export function integers(text: string): number[] {
   return found;
 }
 
-/** A histogram's values as the statement sends them: a list, or `[first]` for `length` consecutive values. */
-function valuesOf(text: string, length: number): number[] {
-  if (!text.startsWith('[')) return integers(text);
-  const first = Number(text.slice(1, -1));
-  return Array.from({ length }, (_, i) => first + i);
+/** A row of a report by day: a key's counters (kind 0), or its p50 and p90 of a kind with the values near the totals'. */
+export interface DayRow {
+  key: string;
+  kind: number;
+  counters: string | null;
+  n: number;
+  p50: number;
+  p90: number;
+  p50_below: number;
+  p50_values: string;
+  p50_counts: string;
+  p90_below: number;
+  p90_values: string;
+  p90_counts: string;
 }
+
+type Percentiles = { p50: number | null; p90: number | null };
 
 /** Widest span of values summed in an array indexed by value; beyond it, in a map. */
 const DENSE_SPAN = 1 << 20;
 
-/** The sum of histograms by value: the values with a count above 0, ascending. */
-function merge(parts: Histogram[]): Histogram {
+/**
+ * The nearest-rank p-th (`tenths` of 10) of the days' values together, from each day's count below the days' least
+ * p-th (`low`) and the counts of its values from there to the days' greatest p-th: the smallest value that at
+ * least ⌈p·n⌉ values are at most lies there (each day has fewer than its ⌈p·nᵢ⌉ below its own p-th, and at least
+ * as many up to it).
+ */
+function totalRank(days: DayRow[], p: 'p50' | 'p90', tenths: number, n: number): number {
+  const rank = Math.floor((tenths * n + 9) / 10);
   let [low, high] = [Infinity, -Infinity];
-  for (const { values } of parts) {
-    for (const value of values) {
-      if (value < low) low = value;
-      if (value > high) high = value;
-    }
-  }
-  const merged: Histogram = { values: [], counts: [] };
-  if (low > high) return merged;
+  let running = 0;
+  const parts = days.map((day) => {
+    if (day[p] < low) low = day[p];
+    if (day[p] > high) high = day[p];
+    running += day[`${p}_below`];
+    return { values: integers(day[`${p}_values`]), counts: integers(day[`${p}_counts`]) };
+  });
   if (high - low < DENSE_SPAN) {
     const sums = new Float64Array(high - low + 1);
     for (const { values, counts } of parts) for (let i = 0; i < values.length; i++) sums[values[i] - low] += counts[i];
     for (let i = 0; i < sums.length; i++) {
-      if (sums[i] <= 0) continue;
-      merged.values.push(low + i);
-      merged.counts.push(sums[i]);
+      running += sums[i];
+      if (running >= rank) return low + i;
     }
-    return merged;
+    return high;
   }
   const sums = new Map<number, number>();
   for (const { values, counts } of parts) values.forEach((value, i) => sums.set(value, (sums.get(value) ?? 0) + counts[i]));
-  merged.values = [...sums.keys()].filter((value) => sums.get(value)! > 0).sort((a, b) => a - b);
-  merged.counts = merged.values.map((value) => sums.get(value)!);
-  return merged;
+  for (const value of [...sums.keys()].sort((a, b) => a - b)) {
+    running += sums.get(value)!;
+    if (running >= rank) return value;
+  }
+  return high;
 }
 
-/**
- * The p50 and p90 of the sum of histograms: a day's daily row as it is when alone (its values ascending, once
- * each), else merged by value.
- */
-function percentiles(parts: Histogram[]): { p50: number | null; p90: number | null } {
-  const [only] = parts;
-  const merged =
-    parts.length === 1 && only.values.every((value, i) => only.counts[i] > 0 && (i === 0 || value > only.values[i - 1]))
-      ? only
-      : merge(parts);
-  const n = merged.counts.reduce((all, count) => all + count, 0);
+/** The totals' p50 and p90 of a kind from its days' rows (none: no value). */
+export function totalPercentiles(days: DayRow[]): Percentiles {
+  const n = days.reduce((all, day) => all + day.n, 0);
   if (n === 0) return { p50: null, p90: null };
-  return { p50: nearestRank(merged, n, 0.5), p90: nearestRank(merged, n, 0.9) };
+  return { p50: totalRank(days, 'p50', 5, n), p90: totalRank(days, 'p90', 9, n) };
 }
 
 /** The group key of an instant (`at`), a carrier, a layout or a terminal; `$7` is the time zone of days and hours. */
@@ -233,17 +225,29 @@ export class ReportsRepository {
   }
 
   /**
-   * A terminal's figures by day in a zone its daily rollups are kept in (keepsDays): the whole local days of the
-   * range from the daily rollups, the rest of their whole quarter hours from the quarter-hour rollups and the
-   * partial quarter hours from the records, in one statement that sums each day's counters and merges its
-   * histograms' value lists; the totals and the nearest-rank percentiles are then computed here, from at most a
-   * few hundred values per day.
+   * A terminal's figures by day in a zone its daily rollups are kept in (keepsDays), in one statement: the whole
+   * local days of the range from the daily rollups, the rest of their whole quarter hours from the quarter-hour
+   * rollups and the partial quarter hours from the records. Each day's counters are summed and its nearest-rank
+   * p50 and p90 found in SQL, by binary search (`width_bucket`) in the running counts of its histogram: a day's
+   * one row as kept (its running counts written by the compaction), or the sum of its rows, rollups and records
+   * merged by value. The totals' percentiles lie between the days' least and greatest (the same percentile of
+   * each day); each day sends the counts of its values between those and how many it has below them, and the
+   * totals are ranked here from those alone: what travels does not grow with the appointments of a day.
    */
   async figuresByDay(terminalId: string, from: number, to: number, zone: string): Promise<FiguresRow[]> {
     const { wholeFrom, wholeTo } = wholeQuarters(from, to);
     const day = (at: string) => `to_char(${at} AT TIME ZONE $6, 'YYYY-MM-DD')`;
-    // The lists come as text, read here in one pass each (pg's array parser costs some 20 times as much).
-    const rows: { key: string; kind: number; value_set: string | null; counts: string }[] = await this.db.query(
+    // The whole quarter hours outside the whole local days: [$4, s0) and [s1, $5), each a range on the index.
+    const outside = (table: string) =>
+      `${table}.terminal_id = $1 AND (${table}.quarter >= $4 AND ${table}.quarter < (SELECT least(s0, $5::timestamptz) FROM days)
+         OR ${table}.quarter >= (SELECT greatest(s1, $4::timestamptz) FROM days) AND ${table}.quarter < $5)`;
+    // The rank of the p-th of n, ⌈p·n⌉, in integers; a value is the one whose running count is the first to reach it.
+    const rank = { p50: (n: string) => `(${n} + 1) / 2`, p90: (n: string) => `(9 * ${n} + 9) / 10` };
+    const at = (p: keyof typeof rank) => `value_set[width_bucket(${rank[p]('n')} - 1, running) + 1]`;
+    const slice = (p: keyof typeof rank) =>
+      `COALESCE(r.running[s.${p}_from - 1], 0) AS ${p}_below, r.value_set[s.${p}_from:s.${p}_to]::text AS ${p}_values,
+       r.counts[s.${p}_from:s.${p}_to]::text AS ${p}_counts`;
+    const rows: DayRow[] = await this.db.query(
       `WITH days AS (
          SELECT d0, d1, CASE WHEN d0 < d1 THEN d0::timestamp AT TIME ZONE $6 ELSE 'infinity' END AS s0,
                 CASE WHEN d0 < d1 THEN d1::timestamp AT TIME ZONE $6 ELSE 'infinity' END AS s1
@@ -253,38 +257,55 @@ export class ReportsRepository {
        ), edge AS (
          SELECT f.*, a.window_start AS at FROM appointments a, reports_facts(a) f
           WHERE a.terminal_id = $1 AND (${AT} >= $2 AND ${AT} < $4 OR ${AT} >= $5 AND ${AT} < $3)
-       ), quarters AS (
-         SELECT r.* FROM reports_rollups r, days
-          WHERE r.terminal_id = $1 AND r.quarter >= $4 AND r.quarter < $5 AND (r.quarter < days.s0 OR r.quarter >= days.s1)
-       ), quarter_values AS (
-         SELECT h.* FROM reports_histograms h, days
-          WHERE h.terminal_id = $1 AND h.quarter >= $4 AND h.quarter < $5 AND (h.quarter < days.s0 OR h.quarter >= days.s1)
        ), counted AS (
          SELECT to_char(r.day, 'YYYY-MM-DD') AS key, ${COUNTERS.map((c) => `r.${c}`).join(', ')}
            FROM reports_daily r, days WHERE r.terminal_id = $1 AND r.zone = $6 AND r.day >= days.d0 AND r.day < days.d1
          UNION ALL
-         SELECT ${day('quarter')}, ${COUNTERS.join(', ')} FROM quarters
+         SELECT ${day('r.quarter')}, ${COUNTERS.map((c) => `r.${c}`).join(', ')} FROM reports_rollups r WHERE ${outside('r')}
          UNION ALL
          SELECT ${day('at')}, ${COUNTERS.join(', ')} FROM edge
+       ), daily AS MATERIALIZED (
+         SELECT r.day, r.kind, r.value_set, r.counts, r.running
+           FROM reports_daily_histograms r, days WHERE r.terminal_id = $1 AND r.zone = $6 AND r.day >= days.d0 AND r.day < days.d1
+       ), summed AS (
+         -- The days and kinds not read as one row with running counts: merged by value.
+         SELECT day, kind FROM daily GROUP BY day, kind HAVING count(*) > 1 OR bool_or(running IS NULL)
        ), valued AS (
-         SELECT ${day('quarter')} AS key, kind, value, n FROM quarter_values
+         SELECT to_char(d.day, 'YYYY-MM-DD') AS key, d.kind, v.value, v.n
+           FROM daily d JOIN summed USING (day, kind), unnest(d.value_set, d.counts) AS v(value, n)
+         UNION ALL
+         SELECT ${day('h.quarter')}, h.kind, h.value, h.n FROM reports_histograms h WHERE ${outside('h')}
          UNION ALL
          SELECT ${day('at')}, h.kind, h.value, 1 FROM edge,
                 LATERAL (VALUES (1::smallint, turn_minutes), (2::smallint, wait_seconds)) AS h(kind, value)
           WHERE h.value IS NOT NULL
+       ), merged AS MATERIALIZED (
+         SELECT key, kind, array_agg(value ORDER BY value) AS value_set, array_agg(n ORDER BY value) AS counts,
+                array_agg(running ORDER BY value) AS running
+           FROM (SELECT m.*, (sum(n) OVER (PARTITION BY key, kind ORDER BY value))::int AS running
+                   FROM (SELECT key, kind, value, sum(n)::int AS n FROM valued GROUP BY 1, 2, 3 HAVING sum(n) > 0) m) w
+          GROUP BY key, kind
+       ), parts AS (
+         SELECT to_char(d.day, 'YYYY-MM-DD') AS key, d.kind, d.value_set, d.counts, d.running FROM daily d
+          WHERE d.running IS NOT NULL AND NOT EXISTS (SELECT FROM summed s WHERE s.day = d.day AND s.kind = d.kind)
+         UNION ALL
+         SELECT * FROM merged
+       ), ranked AS MATERIALIZED (
+         SELECT p.*, n, ${at('p50')} AS p50, ${at('p90')} AS p90
+           FROM parts p, LATERAL (SELECT p.running[cardinality(p.running)] AS n) t
+       ), bounds AS (
+         SELECT kind, min(p50) AS p50_low, max(p50) AS p50_high, min(p90) AS p90_low, max(p90) AS p90_high FROM ranked GROUP BY kind
        )
-       SELECT key, 0 AS kind, NULL AS value_set, ARRAY[${COUNTERS.map((c) => `sum(${c})::int`).join(', ')}]::text AS counts
+       SELECT key, 0 AS kind, ARRAY[${COUNTERS.map((c) => `sum(${c})::int`).join(', ')}]::text AS counters, NULL::int AS n,
+              NULL::int AS p50, NULL::int AS p90, NULL::int AS p50_below, NULL AS p50_values, NULL AS p50_counts,
+              NULL::int AS p90_below, NULL AS p90_values, NULL AS p90_counts
          FROM counted GROUP BY key
        UNION ALL
-       -- A day's values are ascending, once each (every writer groups them by value and aggregates them in order):
-       -- consecutive values go as the first alone, in brackets.
-       SELECT to_char(r.day, 'YYYY-MM-DD'), r.kind,
-              CASE WHEN r.value_set[cardinality(r.value_set)] - r.value_set[1] + 1 = cardinality(r.value_set)
-                   THEN '[' || r.value_set[1] || ']' ELSE r.value_set::text END,
-              r.counts::text
-         FROM reports_daily_histograms r, days WHERE r.terminal_id = $1 AND r.zone = $6 AND r.day >= days.d0 AND r.day < days.d1
-       UNION ALL
-       SELECT key, kind, array_agg(value)::text, array_agg(n::int)::text FROM valued GROUP BY key, kind`,
+       -- Each day's values between the days' least and greatest percentile (the totals' lie there), with their counts.
+       SELECT r.key, r.kind, NULL, r.n, r.p50, r.p90, ${slice('p50')}, ${slice('p90')}
+         FROM ranked r JOIN bounds b USING (kind),
+              LATERAL (SELECT width_bucket(b.p50_low - 1, r.value_set) + 1 AS p50_from, width_bucket(b.p50_high, r.value_set) AS p50_to,
+                              width_bucket(b.p90_low - 1, r.value_set) + 1 AS p90_from, width_bucket(b.p90_high, r.value_set) AS p90_to) s`,
       [
         terminalId,
         new Date(from).toISOString(),
@@ -297,28 +318,36 @@ export class ReportsRepository {
     return this.ranked(rows);
   }
 
-  /** Counters (kind 0) and histograms (kinds 1 and 2) per key, merged into each group's figures and the totals. */
-  private ranked(rows: { key: string; kind: number; value_set: string | null; counts: string }[]): FiguresRow[] {
-    type Group = { counters: number[]; histograms: [Histogram[], Histogram[]] };
+  /** Counters (kind 0) and each day's percentiles (kinds 1 and 2) as the statement sends them, with the totals'. */
+  private ranked(rows: DayRow[]): FiguresRow[] {
+    type Group = { counters: number[]; percentiles: [Percentiles, Percentiles] };
+    const none = (): Percentiles => ({ p50: null, p90: null });
     const groups = new Map<string | null, Group>();
     const groupOf = (key: string | null) => {
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { counters: COUNTERS.map(() => 0), histograms: [[], []] }));
+      if (!group) groups.set(key, (group = { counters: COUNTERS.map(() => 0), percentiles: [none(), none()] }));
       return group;
     };
+    const totals = groupOf(null);
+    const slices: [DayRow[], DayRow[]] = [[], []];
     for (const row of rows) {
-      const counts = integers(row.counts);
-      const histogram = row.kind === 0 ? null : { values: valuesOf(row.value_set!, counts.length), counts };
-      for (const group of [groupOf(row.key), groupOf(null)]) {
-        if (!histogram) counts.forEach((count, i) => (group.counters[i] += count));
-        else group.histograms[row.kind - 1].push(histogram);
+      const group = groupOf(row.key);
+      if (row.kind === 0) {
+        integers(row.counters!).forEach((count, i) => {
+          group.counters[i] += count;
+          totals.counters[i] += count;
+        });
+      } else {
+        group.percentiles[row.kind - 1] = { p50: row.p50, p90: row.p90 };
+        slices[row.kind - 1].push(row);
       }
     }
+    totals.percentiles = [totalPercentiles(slices[0]), totalPercentiles(slices[1])];
     const figures: FiguresRow[] = [];
-    for (const [key, { counters, histograms }] of groups) {
+    for (const [key, { counters, percentiles }] of groups) {
       // A day whose deltas cancel out (its appointments moved away) is no group.
       if (key !== null && counters[0] === 0 && counters[1] === 0) continue;
-      const [turn, wait] = histograms.map((parts) => percentiles(parts));
+      const [turn, wait] = percentiles;
       const row = Object.fromEntries(COUNTERS.map((c, i) => [c, counters[i]])) as Pick<FiguresRow, (typeof COUNTERS)[number]>;
       figures.push({ total: key === null, key, ...row, turn_p50: turn.p50, turn_p90: turn.p90, wait_p50: wait.p50, wait_p90: wait.p90 });
     }
@@ -348,17 +377,22 @@ export class ReportsRepository {
          SELECT count(*)::int AS counters FROM busy`,
         [limit],
       );
+      // A key of one row is compacted too when that row has no running counts (appended by a trigger) and could
+      // have them (every count above 0).
       const [{ histograms }]: { histograms: number }[] = await manager.query(
         `WITH busy AS (
-           SELECT terminal_id, zone, day, kind FROM reports_daily_histograms GROUP BY 1, 2, 3, 4 HAVING count(*) > 1 LIMIT $1
+           SELECT terminal_id, zone, day, kind FROM reports_daily_histograms GROUP BY 1, 2, 3, 4
+           HAVING count(*) > 1 OR bool_and(running IS NULL AND 0 < ALL (counts)) LIMIT $1
          ), gone AS (
            DELETE FROM reports_daily_histograms h USING busy WHERE ${key('h', ['terminal_id', 'zone', 'day', 'kind'])} RETURNING h.*
          ), summed AS (
-           INSERT INTO reports_daily_histograms (terminal_id, zone, day, kind, value_set, counts)
-           SELECT terminal_id, zone, day, kind, array_agg(value ORDER BY value), array_agg(n ORDER BY value)
-             FROM (SELECT g.terminal_id, g.zone, g.day, g.kind, u.value, sum(u.n)::int AS n
-                     FROM gone g, unnest(g.value_set, g.counts) AS u(value, n)
-                    GROUP BY 1, 2, 3, 4, 5 HAVING sum(u.n) <> 0) v
+           INSERT INTO reports_daily_histograms (terminal_id, zone, day, kind, value_set, counts, running)
+           SELECT terminal_id, zone, day, kind, array_agg(value ORDER BY value), array_agg(n ORDER BY value),
+                  CASE WHEN bool_and(n > 0) THEN array_agg(running ORDER BY value) END
+             FROM (SELECT v.*, (sum(n) OVER (PARTITION BY terminal_id, zone, day, kind ORDER BY value))::int AS running
+                     FROM (SELECT g.terminal_id, g.zone, g.day, g.kind, u.value, sum(u.n)::int AS n
+                             FROM gone g, unnest(g.value_set, g.counts) AS u(value, n)
+                            GROUP BY 1, 2, 3, 4, 5 HAVING sum(u.n) <> 0) v) w
             GROUP BY 1, 2, 3, 4
          )
          SELECT count(*)::int AS histograms FROM busy`,
@@ -409,11 +443,12 @@ export class ReportsRepository {
            FROM (${daily}) d GROUP BY 1, 2, 3`,
       );
       await manager.query(
-        `INSERT INTO reports_daily_histograms
-         SELECT terminal_id, zone, day, kind, array_agg(value ORDER BY value), array_agg(n ORDER BY value)
-           FROM (SELECT d.terminal_id, d.zone, d.day, h.kind, h.value, count(*)::int AS n
-                   FROM (${daily}) d, LATERAL (VALUES (1::smallint, d.turn_minutes), (2::smallint, d.wait_seconds)) AS h(kind, value)
-                  WHERE h.value IS NOT NULL GROUP BY 1, 2, 3, 4, 5) v
+        `INSERT INTO reports_daily_histograms (terminal_id, zone, day, kind, value_set, counts, running)
+         SELECT terminal_id, zone, day, kind, array_agg(value ORDER BY value), array_agg(n ORDER BY value), array_agg(running ORDER BY value)
+           FROM (SELECT v.*, (sum(n) OVER (PARTITION BY terminal_id, zone, day, kind ORDER BY value))::int AS running
+                   FROM (SELECT d.terminal_id, d.zone, d.day, h.kind, h.value, count(*)::int AS n
+                           FROM (${daily}) d, LATERAL (VALUES (1::smallint, d.turn_minutes), (2::smallint, d.wait_seconds)) AS h(kind, value)
+                          WHERE h.value IS NOT NULL GROUP BY 1, 2, 3, 4, 5) v) w
           GROUP BY 1, 2, 3, 4`,
       );
       return { rollups, histograms };
