@@ -17,6 +17,15 @@ const READ_BUFFER = 64 * 1024;
 const [COPY_DATA, ERROR_RESPONSE, READY_FOR_QUERY] = [0x64, 0x45, 0x5a];
 
 /**
+ * Whether `copyOutTo` can read the pool's connections: not over TLS, which reads the socket into buffers of its own
+ * (a connection string's `sslmode`, or the pool's `ssl`).
+ */
+export function canCopyOut(pool: pg.Pool): boolean {
+  const probe = new pg.Client(pool.options) as unknown as { connectionParameters: { ssl: unknown } };
+  return !probe.connectionParameters.ssl;
+}
+
+/**
  * Writes the bytes of a `COPY … TO STDOUT` to `target`, for downloads whose rows PostgreSQL writes whole
  * (docs/audit.md#reading).
  *
@@ -24,7 +33,7 @@ const [COPY_DATA, ERROR_RESPONSE, READY_FOR_QUERY] = [0x64, 0x45, 0x5a];
  * need), in one read-only transaction: `setup` first (a COPY takes no parameters: `setup` puts them where the COPY
  * reads them, with `set_config(…, true)`), then the COPY. Memory stays flat however many rows: the connection reads
  * into one buffer of its own (node-postgres's parser, which makes a buffer per read and an object per row, is set
- * aside while the COPY runs, except over TLS), the rows are copied into a few chunks that are reused once written,
+ * aside while the COPY runs), the rows are copied into a few chunks that are reused once written,
  * and while none is free the connection is not read, so PostgreSQL waits. A target closed early (the reader gone,
  * the service stopping) closes the connection, which ends the COPY on the server. Resolves when every byte is written.
  */
@@ -40,8 +49,7 @@ export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: stri
         callback: (length: number) => (sink ? sink(length) : (socket!.emit('data', Buffer.from(input.subarray(0, length))), true)),
       },
     } as net.SocketConstructorOpts));
-  const tls = Boolean((new pg.Client(pool.options) as unknown as { connectionParameters: { ssl: unknown } }).connectionParameters.ssl);
-  const client = new pg.Client({ ...pool.options, ...(tls ? {} : { stream: rawSocket }) });
+  const client = new pg.Client({ ...pool.options, stream: rawSocket });
   const connection = (client as unknown as { connection: NodeJS.EventEmitter & { stream: net.Socket } }).connection;
   // A connection closed under a running COPY fails its query; that failure is what this function rejects with.
   client.on('error', () => undefined);
@@ -62,35 +70,23 @@ export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: stri
     await client.connect();
     await client.query('START TRANSACTION READ ONLY');
     await client.query(setup.text, setup.values);
-    if (tls) {
-      const onData = ({ chunk }: { chunk: Uint8Array }) => {
-        chunks.put(chunk, 0, chunk.length);
-        if (chunks.full) {
-          paused = true;
-          connection.stream.pause();
+    await new Promise<void>((resolve, reject) => {
+      const reader = new CopyReader(input, chunks);
+      sink = (length) => {
+        const done = reader.read(length);
+        if (done) {
+          sink = null;
+          if (done.rest.length) socket!.emit('data', Buffer.from(done.rest));
+          if (done.error) reject(done.error);
+          else resolve();
+          return true;
         }
+        if (chunks.full) paused = true;
+        return !paused;
       };
-      connection.on('copyData', onData);
-      await client.query(copy).finally(() => connection.off('copyData', onData));
-    } else {
-      await new Promise<void>((resolve, reject) => {
-        const reader = new CopyReader(input, chunks);
-        sink = (length) => {
-          const done = reader.read(length);
-          if (done) {
-            sink = null;
-            if (done.rest.length) socket!.emit('data', Buffer.from(done.rest));
-            if (done.error) reject(done.error);
-            else resolve();
-            return true;
-          }
-          if (chunks.full) paused = true;
-          return !paused;
-        };
-        socket!.write(queryMessage(copy));
-        socket!.once('close', () => reject(new Error('the connection closed during the COPY')));
-      });
-    }
+      socket!.write(queryMessage(copy));
+      socket!.once('close', () => reject(new Error('the connection closed during the COPY')));
+    });
     await client.query('COMMIT');
     finished = true;
     await chunks.end();

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import { copyOutTo } from '../../database/copy-out.js';
+import { canCopyOut, copyOutTo } from '../../database/copy-out.js';
 import { AUDIT_LOCK_SPACE } from '../../database/lock-space.js';
 import { type AuditEntryView, entryHash, type EntryText, GENESIS } from './audit-chain.js';
 
@@ -257,9 +257,14 @@ export class AuditRepository {
     return (await this.afterAs<EntryRow>(VIEW, account, after, limit, range)).map(view);
   }
 
+  /** Whether `ndjsonTo` can read its connection (not over TLS), on PostgreSQL. */
+  get copiesOut(): boolean {
+    return canCopyOut(this.pool);
+  }
+
   /**
    * Writes the account's sealed entries in `[from, to)` to `target`, in seq order, as NDJSON lines written by
-   * PostgreSQL: one `COPY` on a connection of its own (PostgreSQL only: the embedded store has a single session).
+   * PostgreSQL: one `COPY` on a connection of its own (PostgreSQL only, where `copiesOut`).
    */
   ndjsonTo(account: string | null, range: Pick<AuditFilter, 'from' | 'to'>, target: Writable): Promise<void> {
     const values: string[] = [];

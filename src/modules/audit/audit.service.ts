@@ -157,8 +157,8 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Writes every sealed entry of the account in `[from, to)` to `response`, as NDJSON or CSV (docs/audit.md#reading);
    * resolves when all is written. NDJSON on PostgreSQL is written by PostgreSQL and streamed from one COPY; on the
-   * embedded store (one session, which a download must not hold) each line is `JSON.stringify` of the entry, a batch's
-   * lines one chunk, so the stream holds one batch: its buffer counts bytes, not chunks.
+   * embedded store (one session, which a download must not hold) and over TLS each line is `JSON.stringify` of the
+   * entry, a batch's lines one chunk, so the stream holds one batch: its buffer counts bytes, not chunks.
    */
   async export(
     account: string | null,
@@ -168,7 +168,8 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
   ): Promise<void> {
     this.downloads.add(response);
     try {
-      if (format === 'ndjson' && this.config.databaseUrl) return await this.audit.ndjsonTo(account, range, response);
+      if (format === 'ndjson' && this.config.databaseUrl && this.audit.copiesOut)
+        return await this.audit.ndjsonTo(account, range, response);
       const entries = this.entries(account, range);
       if (format === 'csv') {
         async function* rows() {
