@@ -16,10 +16,10 @@ import { putLayout } from '../factories/layouts.js';
 import { createItem, driver, uniqueRef } from '../factories/records.js';
 import { connect, connectTerminal } from '../factories/sockets.js';
 import { newUser, signIn, type TestSession, TEST_PASSWORD } from '../factories/users.js';
-import { createEmbeddedDataDir, createTestDatabase, uniqueName } from '../setup/databases.js';
+import { createTestDatabase, uniqueName } from '../setup/databases.js';
 import { until } from '../setup/processes.js';
 import { auditSealed } from '../setup/settled.js';
-import { describeEmbedded } from '../setup/pgbouncer.js';
+import { describeEmbedded, embeddedDataDir } from '../setup/pgbouncer.js';
 import { startTestApp, TEST_ADMIN_KEY, type TestApp, useTestApp } from '../setup/test-app.js';
 
 interface Entry {
@@ -696,7 +696,7 @@ describe('an export running when the service stops', () => {
 });
 
 describeEmbedded('on the embedded store', () => {
-  const dataDir = createEmbeddedDataDir('gate-audit-');
+  const dataDir = embeddedDataDir('gate-audit-');
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   auditSuite({ DATABASE_URL: '', DATA_DIR: dataDir }, { full: false });
 });

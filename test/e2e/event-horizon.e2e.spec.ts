@@ -11,8 +11,8 @@ import { newTerminal, type TestAccount } from '../factories/accounts.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, createRecords } from '../factories/records.js';
 import { createWebhook, type Receiver, startReceiver, untilReceived } from '../factories/webhook-receiver.js';
-import { createEmbeddedDataDir, createTestDatabase } from '../setup/databases.js';
-import { describeEmbedded } from '../setup/pgbouncer.js';
+import { createTestDatabase } from '../setup/databases.js';
+import { describeEmbedded, embeddedDataDir } from '../setup/pgbouncer.js';
 import { until } from '../setup/processes.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -335,7 +335,7 @@ describe('seq: each account numbers its own events', () => {
 });
 
 describeEmbedded('the horizon on the embedded store (one session)', () => {
-  const dir = createEmbeddedDataDir('gate-horizon-');
+  const dir = embeddedDataDir('gate-horizon-');
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ ...LOCAL, DATABASE_URL: '', DATA_DIR: dir });

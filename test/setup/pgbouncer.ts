@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
-import { SERVER_URL } from './databases.js';
+import { createEmbeddedDataDir, SERVER_URL } from './databases.js';
 import { freePort, spawnWithOutput, type Spawned, until } from './processes.js';
 
 /**
@@ -24,6 +24,12 @@ export const THROUGH_PGBOUNCER = process.env.GATE_TEST_PGBOUNCER === '1';
  * run again exactly as they did, as PgBouncer stands in front of PostgreSQL alone.
  */
 export const describeEmbedded = THROUGH_PGBOUNCER ? describe.skip : describe;
+
+/**
+ * A data folder for the embedded store, made when a describeEmbedded block's body is read only where the block runs:
+ * a skipped block's body is still read, but its hooks (the folder's removal) never run. '' through PgBouncer.
+ */
+export const embeddedDataDir = (prefix: string): string => (THROUGH_PGBOUNCER ? '' : createEmbeddedDataDir(prefix));
 
 export interface PgBouncer {
   port: number;
