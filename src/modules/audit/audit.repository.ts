@@ -257,10 +257,12 @@ export class AuditRepository {
     return (await this.afterAs<EntryRow>(VIEW, account, after, limit, range)).map(view);
   }
 
-  /** Whether `ndjsonTo` can read its connection (not over TLS), on PostgreSQL. */
+  /** Whether `ndjsonTo` can read its connection (not over TLS), on PostgreSQL: the pool's settings, read once. */
   get copiesOut(): boolean {
-    return canCopyOut(this.pool);
+    this.copies ??= canCopyOut(this.pool);
+    return this.copies;
   }
+  private copies: boolean | undefined;
 
   /**
    * Writes the account's sealed entries in `[from, to)` to `target`, in seq order, as NDJSON lines written by
