@@ -333,7 +333,12 @@ async function checkinSection(
     'text',
   );
   await floor.query('ANALYZE');
+  // Each side timed once the sealer has sealed every entry before it (as the bulk lines are): else the service's
+  // check-ins meet the entries of the sections before (thousands of creates) being hashed in its event loop and
+  // updated in the database, and the floor's writes meet the service's check-ins' entries.
+  await sealed(floor);
   const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
+  await sealed(floor);
   const writesCheckins = {
     sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
     concurrent: await plain(inPlainSql.concurrentIds, true),
