@@ -241,11 +241,31 @@ const BENCH_TICKET = 'bench-ticket';
  * The check-in writes in plain SQL, timed per check-in as the round trips are: one after the other, or all
  * at once on the pool (as many connections as the service has). The ticket is the accepting terminal's.
  */
-async function plainCheckins(pool: pg.Pool, ids: string[], atOnce = false): Promise<CheckinFigures['concurrent']> {
+/**
+ * Each appointment's audit scope as the service's driver socket gives its check-in (docs/audit.md): the appointment's
+ * driver, and the address and agent the service's own check-ins were seen from (`client` after one of them).
+ */
+async function checkinScopes(client: pg.Client, ids: string[]): Promise<Map<string, string>> {
+  const {
+    rows: [seen],
+  } = await client.query<{ ip: string | null; user_agent: string | null }>(
+    `SELECT ip, user_agent FROM audit_entries WHERE actor->>'type' = 'driver' LIMIT 1`,
+  );
+  if (!seen) throw new Error('no check-in by a driver to learn its audit scope from');
+  const { rows } = await client.query<{ id: string; driver_id: string; tax_id: string }>(
+    `SELECT a.id, d.id AS driver_id, d.tax_id FROM appointments a JOIN drivers d ON d.id = a.driver_id WHERE a.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  const actor = (r: (typeof rows)[number]) => ({ type: 'driver', id: r.driver_id, name: null, tax_id: r.tax_id });
+  return new Map(rows.map((r) => [r.id, JSON.stringify({ actor: actor(r), ip: seen.ip, user_agent: seen.user_agent })]));
+}
+
+async function plainCheckins(pool: pg.Pool, scopes: Map<string, string>, ids: string[], atOnce = false): Promise<CheckinFigures['concurrent']> {
   const one = async (id: string) => {
     const checkin = randomUUID();
+    const scope = scopes.get(id)!;
     const started = now();
-    await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } });
+    await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } }, scope);
     return now() - started;
   };
   const started = now();
@@ -256,12 +276,13 @@ async function plainCheckins(pool: pg.Pool, ids: string[], atOnce = false): Prom
 }
 
 /** Check-ins in plain SQL per second, `clients` at a time (each takes the next appointment of `ids`). */
-async function plainCheckinsPerSecond(pool: pg.Pool, ids: string[], clients: number): Promise<number> {
+async function plainCheckinsPerSecond(pool: pg.Pool, scopes: Map<string, string>, ids: string[], clients: number): Promise<number> {
   const queue = [...ids];
   const worker = async () => {
     for (let id = queue.shift(); id; id = queue.shift()) {
       const checkin = randomUUID();
-      await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } });
+      const scope = scopes.get(id)!;
+      await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } }, scope);
     }
   };
   const started = now();
@@ -320,7 +341,11 @@ async function checkinSection(
     checkins(at, { token: sequentialToken, ids: viaService.sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
   const writesPool = new pg.Pool({ connectionString: dbUrl(name), max: Number(POOL_SIZE) });
   cleanUp.add('the check-in floor pool', () => writesPool.end());
-  const plain = (ids: string[], atOnce = false) => plainCheckins(writesPool, ids, atOnce);
+  // The floor's check-ins carry the audit scope the service's do (learnt after the service's first): the same entries and logs.
+  let scopes: Map<string, string> | undefined;
+  const scopesOf = async () =>
+    (scopes ??= await checkinScopes(floor, [...inPlainSql.sequentialIds, ...inPlainSql.concurrentIds, ...spareIds]));
+  const plain = async (ids: string[], atOnce = false) => plainCheckins(writesPool, await scopesOf(), ids, atOnce);
 
   const terminalSocket = await acceptingTerminal(base, apiKey);
   await checkSameWrites(
@@ -329,8 +354,7 @@ async function checkinSection(
     'check-in',
     { prefix: 'seq-', write: () => warmUp(base) },
     { prefix: 'plain-seq-', write: () => plain(inPlainSql.sequentialIds.slice(0, CHECKIN_WARMUP)) },
-    // The floor's log entries have neither data nor actor yet.
-    'text',
+    'all',
   );
   await floor.query('ANALYZE');
   // Each side timed once the sealer has sealed every entry before it (as the bulk lines are): else the service's
@@ -373,7 +397,7 @@ async function checkinSection(
         .join(', ')})`,
   );
   const tpcbFigures = await tpcb(dbUrl(name), TPCB_CLIENTS, TPCB_PER_CLIENT);
-  const writesPerSecond = await plainCheckinsPerSecond(writesPool, spareIds, TPCB_CLIENTS);
+  const writesPerSecond = await plainCheckinsPerSecond(writesPool, await scopesOf(), spareIds, TPCB_CLIENTS);
   say(
     `TPC-B-like (pgbench's default script), ${tpcbFigures.clients} clients: ${tpcbFigures.per_second} transactions/s; ` +
       `the check-in's writes in plain SQL, ${TPCB_CLIENTS} at a time: ${writesPerSecond} check-ins/s; ` +
