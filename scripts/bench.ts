@@ -260,7 +260,12 @@ async function checkinScopes(client: pg.Client, ids: string[]): Promise<Map<stri
   return new Map(rows.map((r) => [r.id, JSON.stringify({ actor: actor(r), ip: seen.ip, user_agent: seen.user_agent })]));
 }
 
-async function plainCheckins(pool: pg.Pool, scopes: Map<string, string>, ids: string[], atOnce = false): Promise<CheckinFigures['concurrent']> {
+async function plainCheckins(
+  pool: pg.Pool,
+  scopes: Map<string, string>,
+  ids: string[],
+  atOnce = false,
+): Promise<CheckinFigures['concurrent']> {
   const one = async (id: string) => {
     const checkin = randomUUID();
     const scope = scopes.get(id)!;
@@ -282,7 +287,13 @@ async function plainCheckinsPerSecond(pool: pg.Pool, scopes: Map<string, string>
     for (let id = queue.shift(); id; id = queue.shift()) {
       const checkin = randomUUID();
       const scope = scopes.get(id)!;
-      await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } }, scope);
+      await plainCheckin(
+        pool,
+        id,
+        { checkin, ticket: randomUUID() },
+        { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } },
+        scope,
+      );
     }
   };
   const started = now();

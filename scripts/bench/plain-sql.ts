@@ -327,7 +327,8 @@ export async function plainCheckin(
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 /** JSON text without what differs by nature between two writers: ids, and tax ids (each writer's own drivers). */
-const withoutIds = (text: string) => `regexp_replace(regexp_replace(${text}, '${UUID}', '<id>', 'g'), '"tax_id": "[0-9]+"', '"tax_id": "<tax>"', 'g')`;
+const withoutIds = (text: string) =>
+  `regexp_replace(regexp_replace(${text}, '${UUID}', '<id>', 'g'), '"tax_id": "[0-9]+"', '"tax_id": "<tax>"', 'g')`;
 
 /** Rows per table of the public schema. */
 export async function tableCounts(client: pg.Client): Promise<Map<string, number>> {
