@@ -15,6 +15,9 @@ const CHUNKS = 4;
 const READ_BUFFER = 64 * 1024;
 
 const [COPY_DATA, ERROR_RESPONSE, READY_FOR_QUERY] = [0x64, 0x45, 0x5a];
+/** Copies of at most this many bytes are made byte by byte, cheaper than a call into the runtime. */
+const SMALL = 64;
+const NULL = Buffer.from('null');
 
 /**
  * Whether `copyOutTo` can read the pool's connections: not over TLS, which reads the socket into buffers of its own
@@ -26,8 +29,14 @@ export function canCopyOut(pool: pg.Pool): boolean {
 }
 
 /**
+ * Turns one row of a `COPY … TO STDOUT (FORMAT binary)` into the bytes it stands for: `fields[2i]` and `fields[2i + 1]`
+ * are where field `i` starts and ends in `row` (-1 and -1 for NULL), the bytes are written to `out`.
+ */
+export type RowWriter = (row: Buffer, fields: Int32Array, out: Output) => void;
+
+/**
  * Writes the bytes of a `COPY … TO STDOUT` to `target`, for downloads whose rows PostgreSQL writes whole
- * (docs/audit.md#reading).
+ * (docs/audit.md#reading); with `rows`, the COPY is in binary format and each row is written by `rows`.
  *
  * On a connection of its own, opened with the pool's settings (a long download never holds a connection the requests
  * need), in one read-only transaction: `setup` first (a COPY takes no parameters: `setup` puts them where the COPY
@@ -37,7 +46,13 @@ export function canCopyOut(pool: pg.Pool): boolean {
  * and while none is free the connection is not read, so PostgreSQL waits. A target closed early (the reader gone,
  * the service stopping) closes the connection, which ends the COPY on the server. Resolves when every byte is written.
  */
-export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: string, target: Writable): Promise<void> {
+export async function copyOutTo(
+  pool: pg.Pool,
+  setup: BoundStatement,
+  copy: string,
+  target: Writable,
+  rows?: RowWriter,
+): Promise<void> {
   const input = Buffer.allocUnsafe(READ_BUFFER);
   /** Where the connection's bytes go while the COPY runs; node-postgres's parser otherwise. */
   let sink: ((length: number) => boolean) | null = null;
@@ -60,7 +75,7 @@ export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: stri
   target.once('close', closed);
 
   let paused = false;
-  const chunks = new Chunks(target, () => {
+  const chunks = new Output(target, () => {
     if (paused) {
       paused = false;
       connection.stream.resume();
@@ -71,9 +86,18 @@ export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: stri
     await client.query('START TRANSACTION READ ONLY');
     await client.query(setup.text, setup.values);
     await new Promise<void>((resolve, reject) => {
-      const reader = new CopyReader(input, chunks);
+      const reader = new CopyReader(input, chunks, rows);
       sink = (length) => {
-        const done = reader.read(length);
+        let done: ReturnType<CopyReader['read']>;
+        try {
+          done = reader.read(length);
+        } catch (error) {
+          // A row the writer could not read: the COPY is abandoned with its connection.
+          sink = () => false;
+          reject(error instanceof Error ? error : new Error(String(error)));
+          connection.stream.destroy();
+          return false;
+        }
         if (done) {
           sink = null;
           if (done.rest.length) socket!.emit('data', Buffer.from(done.rest));
@@ -108,7 +132,8 @@ function queryMessage(text: string): Buffer {
 
 /**
  * The backend's messages after a COPY's query, read from the connection's buffer as they come: each CopyData's bytes
- * to the chunks, the rest skipped but an ErrorResponse, until ReadyForQuery.
+ * to the output (or, with a row writer, each CopyData whole to it: one row of a binary COPY), the rest skipped but an
+ * ErrorResponse, until ReadyForQuery.
  */
 class CopyReader {
   private readonly header = Buffer.alloc(5);
@@ -118,11 +143,17 @@ class CopyReader {
   private message: Buffer | null = null;
   private messageLength = 0;
   private error: Error | null = null;
+  /** A row that spans two reads, gathered here (grown to the longest such row, reused). */
+  private spill: Buffer | null = null;
+  private readonly binary: BinaryRows | null;
 
   constructor(
     private readonly input: Buffer,
-    private readonly chunks: Chunks,
-  ) {}
+    private readonly out: Output,
+    rows: RowWriter | undefined,
+  ) {
+    this.binary = rows ? new BinaryRows(rows, out) : null;
+  }
 
   /** Reads `length` bytes of the input; answers when ReadyForQuery came (with the bytes after it, and any error). */
   read(length: number): { rest: Uint8Array; error: Error | null } | null {
@@ -130,27 +161,92 @@ class CopyReader {
     let at = 0;
     while (at < length) {
       if (this.headerLength < 5) {
-        const n = Math.min(5 - this.headerLength, length - at);
-        input.copy(this.header, this.headerLength, at, at + n);
-        this.headerLength += n;
-        at += n;
-        if (this.headerLength < 5) break;
-        this.type = this.header[0];
-        this.left = this.header.readInt32BE(1) - 4;
-        this.message = this.type === ERROR_RESPONSE ? Buffer.allocUnsafe(this.left) : null;
+        if (this.headerLength === 0 && length - at >= 5) {
+          this.type = input[at];
+          this.left = input.readInt32BE(at + 1) - 4;
+          at += 5;
+          this.headerLength = 5;
+        } else {
+          const n = Math.min(5 - this.headerLength, length - at);
+          input.copy(this.header, this.headerLength, at, at + n);
+          this.headerLength += n;
+          at += n;
+          if (this.headerLength < 5) break;
+          this.type = this.header[0];
+          this.left = this.header.readInt32BE(1) - 4;
+        }
         this.messageLength = 0;
+        if (this.type === ERROR_RESPONSE) this.message = Buffer.allocUnsafe(this.left);
+        else if (this.binary && this.type === COPY_DATA) {
+          if (length - at >= this.left) {
+            // The whole row is in this read: written from the input itself.
+            this.binary.row(input, at, at + this.left);
+            at += this.left;
+            this.left = 0;
+            this.headerLength = 0;
+            continue;
+          }
+          if (!this.spill || this.spill.length < this.left) this.spill = Buffer.allocUnsafe(Math.max(this.left, READ_BUFFER));
+          this.message = this.spill;
+        }
       }
       const n = Math.min(this.left, length - at);
-      if (this.type === COPY_DATA) this.chunks.put(input, at, at + n);
-      else if (this.message) this.messageLength += input.copy(this.message, this.messageLength, at, at + n);
+      if (this.message) this.messageLength += input.copy(this.message, this.messageLength, at, at + n);
+      else if (this.type === COPY_DATA) this.out.put(input, at, at + n);
       at += n;
       this.left -= n;
       if (this.left > 0) break;
       this.headerLength = 0;
-      if (this.message) this.error = backendError(this.message);
+      if (this.type === ERROR_RESPONSE) this.error = backendError(this.message!);
+      else if (this.message) this.binary!.row(this.message, 0, this.messageLength);
+      this.message = null;
       if (this.type === READY_FOR_QUERY) return { rest: input.subarray(at, length), error: this.error };
     }
     return null;
+  }
+}
+
+/** The binary COPY format's signature, which starts its first row (then flags and the header extension's length). */
+const BINARY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
+/** The rows of a binary COPY, each split into its fields and handed to the row writer. */
+class BinaryRows {
+  private started = false;
+  private fields = new Int32Array(32);
+
+  constructor(
+    private readonly write: RowWriter,
+    private readonly out: Output,
+  ) {}
+
+  /** One CopyData message, `row[start, end)`: a tuple (the first one after the header), or the trailer. */
+  row(row: Buffer, start: number, end: number): void {
+    let at = start;
+    if (!this.started) {
+      if (end - at < 19 || !row.subarray(at, at + 11).equals(BINARY_SIGNATURE)) throw new Error('not a binary COPY');
+      at += 19 + row.readInt32BE(at + 15);
+      this.started = true;
+      if (at >= end) return;
+    }
+    const count = row.readInt16BE(at);
+    if (count < 0) return; // the trailer
+    at += 2;
+    if (this.fields.length < count * 2) this.fields = new Int32Array(count * 2);
+    const fields = this.fields;
+    for (let i = 0; i < count; i++) {
+      const length = row.readInt32BE(at);
+      at += 4;
+      if (length < 0) {
+        fields[2 * i] = -1;
+        fields[2 * i + 1] = -1;
+      } else {
+        fields[2 * i] = at;
+        fields[2 * i + 1] = at + length;
+        at += length;
+      }
+    }
+    if (at !== end) throw new Error('a binary COPY row of unexpected length');
+    this.write(row, fields, this.out);
   }
 }
 
@@ -166,7 +262,7 @@ function backendError(message: Buffer): Error {
 }
 
 /** Bytes gathered into a few chunks of CHUNK bytes, each written to the target when full and reused once written. */
-class Chunks {
+export class Output {
   private readonly free: Buffer[] = [];
   private chunk: Buffer | null = null;
   private used = 0;
@@ -183,27 +279,71 @@ class Chunks {
   }
 
   /** Copies `bytes[start, end)` (a chunk beyond CHUNKS is made when none is free: the caller stops reading at `full`). */
-  put(bytes: Uint8Array, start: number, end: number): void {
+  put(bytes: Buffer, start: number, end: number): void {
+    if (end - start <= SMALL && this.room(end - start)) {
+      const chunk = this.chunk!;
+      let used = this.used;
+      for (let i = start; i < end; i++) chunk[used++] = bytes[i];
+      this.used = used;
+      return;
+    }
     while (start < end) {
-      if (!this.chunk) {
-        this.chunk = this.free.pop() ?? null;
-        if (!this.chunk) {
-          this.chunk = Buffer.allocUnsafe(CHUNK);
-          this.made += 1;
-        }
-      }
+      if (!this.chunk) this.take();
       const n = Math.min(end - start, CHUNK - this.used);
-      this.chunk.set(bytes.subarray(start, start + n), this.used);
+      this.chunk!.set(bytes.subarray(start, start + n), this.used);
       this.used += n;
       start += n;
       if (this.used === CHUNK) this.flush();
     }
   }
 
+  /**
+   * Writes UTF-8 text, `bytes[start, end)`, as a JSON string (`null` for a NULL field, `start` -1), escaped as
+   * `JSON.stringify` escapes: only `"`, `\` and the control characters.
+   */
+  jsonString(bytes: Buffer, start: number, end: number): void {
+    if (start < 0) return this.put(NULL, 0, NULL.length);
+    if (this.room(end - start + 2)) {
+      const chunk = this.chunk!;
+      let used = this.used;
+      chunk[used++] = 0x22;
+      let i = start;
+      for (; i < end; i++) {
+        const c = bytes[i];
+        if (c < 0x20 || c === 0x22 || c === 0x5c) break;
+        chunk[used++] = c;
+      }
+      if (i === end) {
+        chunk[used++] = 0x22;
+        this.used = used;
+        return;
+      }
+    }
+    const escaped = Buffer.from(JSON.stringify(bytes.toString('utf8', start, end)));
+    this.put(escaped, 0, escaped.length);
+  }
+
   /** Writes what is gathered, then ends the target once everything is written. */
   end(): Promise<void> {
     this.flush();
     return new Promise((resolve, reject) => this.target.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  }
+
+  /** Whether `n` bytes fit in the current chunk, taking a new one when they do not; false when they exceed a chunk. */
+  private room(n: number): boolean {
+    if (this.chunk && CHUNK - this.used >= n) return true;
+    if (n > CHUNK) return false;
+    this.flush();
+    this.take();
+    return true;
+  }
+
+  private take(): void {
+    this.chunk = this.free.pop() ?? null;
+    if (!this.chunk) {
+      this.chunk = Buffer.allocUnsafe(CHUNK);
+      this.made += 1;
+    }
   }
 
   private flush(): void {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
 import pg from 'pg';
-import { canCopyOut } from '../../src/database/copy-out.js';
+import { canCopyOut, Output } from '../../src/database/copy-out.js';
 
 describe('canCopyOut', () => {
   const url = 'postgresql://postgres@127.0.0.1:5432/gate';
@@ -12,5 +13,34 @@ describe('canCopyOut', () => {
     ];
     expect(pools.map(canCopyOut)).toEqual([true, false, false]);
     await Promise.all(pools.map((pool) => pool.end()));
+  });
+});
+
+describe('Output', () => {
+  /** Everything written, once ended (each chunk copied as written: chunks are reused). */
+  const collect = (write: (out: Output) => void): Promise<string> => {
+    const parts: Buffer[] = [];
+    const target = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        parts.push(Buffer.from(chunk));
+        setImmediate(done);
+      },
+    });
+    const out = new Output(target, () => undefined);
+    write(out);
+    return out.end().then(() => Buffer.concat(parts).toString('utf8'));
+  };
+
+  it('writes text as JSON.stringify does, escaped or not, a NULL as null, across chunks', async () => {
+    const texts = ['', 'plain', 'ü€😀', 'a"b', 'back\\slash', 'tab\tline\nret\r', '\u0001\u001f\u007f', 'x'.repeat(300_000), `"${'\u0002'.repeat(70_000)}`];
+    const written = await collect((out) => {
+      for (const text of texts) {
+        const bytes = Buffer.from(`<${text}>`);
+        out.jsonString(bytes, 1, bytes.length - 1);
+        out.put(Buffer.from(','), 0, 1);
+      }
+      out.jsonString(Buffer.alloc(0), -1, -1);
+    });
+    expect(written).toBe(`${texts.map((text) => JSON.stringify(text)).join(',')},null`);
   });
 });
