@@ -46,13 +46,7 @@ export type RowWriter = (row: Buffer, fields: Int32Array, out: Output) => void;
  * and while none is free the connection is not read, so PostgreSQL waits. A target closed early (the reader gone,
  * the service stopping) closes the connection, which ends the COPY on the server. Resolves when every byte is written.
  */
-export async function copyOutTo(
-  pool: pg.Pool,
-  setup: BoundStatement,
-  copy: string,
-  target: Writable,
-  rows?: RowWriter,
-): Promise<void> {
+export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: string, target: Writable, rows?: RowWriter): Promise<void> {
   const input = Buffer.allocUnsafe(READ_BUFFER);
   /** Where the connection's bytes go while the COPY runs; node-postgres's parser otherwise. */
   let sink: ((length: number) => boolean) | null = null;

@@ -32,7 +32,17 @@ describe('Output', () => {
   };
 
   it('writes text as JSON.stringify does, escaped or not, a NULL as null, across chunks', async () => {
-    const texts = ['', 'plain', 'ü€😀', 'a"b', 'back\\slash', 'tab\tline\nret\r', '\u0001\u001f\u007f', 'x'.repeat(300_000), `"${'\u0002'.repeat(70_000)}`];
+    const texts = [
+      '',
+      'plain',
+      'ü€😀',
+      'a"b',
+      'back\\slash',
+      'tab\tline\nret\r',
+      '\u0001\u001f\u007f',
+      'x'.repeat(300_000),
+      `"${'\u0002'.repeat(70_000)}`,
+    ];
     const written = await collect((out) => {
       for (const text of texts) {
         const bytes = Buffer.from(`<${text}>`);
