@@ -63,23 +63,25 @@ describe('CLAIM_DUE and RELEASE: claiming ahead, across instances', () => {
    * A claim by `instance`: 100 prompt slots, 10 slow ones, 4 in flight per webhook and `ahead` more for the webhook
    * (as one it is sending already, unless `sendingHere` says otherwise).
    */
-  const claim = async (instance: string, ahead: number, held: { webhookId: string; version: string }[] = [], sendingHere = [webhook]) =>
+  const claimed = async (instance: string, ahead: number, held: { webhookId: string; version: string }[] = [], sendingHere = [webhook]) =>
     (
-      await db.query<{ id: string | null; webhook_id: string; attempts: number | null; version: string; slow: boolean | null }>(CLAIM_DUE, [
-        100,
-        10,
-        60,
-        instance,
-        4,
-        [],
-        [],
-        [],
-        ahead,
-        held.map((h) => h.webhookId),
-        held.map((h) => h.version),
-        sendingHere,
-      ])
+      await db.query<{
+        id: string | null;
+        webhook_id: string | null;
+        attempts: number | null;
+        version: string;
+        slow: boolean | null;
+        settled: boolean | null;
+      }>(CLAIM_DUE, [100, 10, 60, instance, 4, [], [], [], ahead, held.map((h) => h.webhookId), held.map((h) => h.version), sendingHere])
     ).rows;
+  /** The claim's rows but its last, which says whether it left anything due (`settled`). */
+  const claim = async (...args: Parameters<typeof claimed>) =>
+    (await claimed(...args)).filter((row): row is typeof row & { webhook_id: string } => row.webhook_id !== null);
+  const settled = async (...args: Parameters<typeof claimed>) => {
+    const rows = await claimed(...args);
+    expect(rows.at(-1)).toMatchObject({ id: null, webhook_id: null });
+    return { claimed: rows.filter((row) => row.id !== null), settled: rows.at(-1)!.settled };
+  };
   const release = (instance: string, rows: { id: string | null; attempts: number | null }[]) =>
     db.query(RELEASE, [rows.map((row) => row.id), rows.map((row) => row.attempts), instance]);
   const leases = async () =>
@@ -126,6 +128,29 @@ describe('CLAIM_DUE and RELEASE: claiming ahead, across instances', () => {
     // Once its last leases are gone, another instance may take it, the limit and what is held ahead counted afresh.
     await release(a, first.slice(0, 4));
     expect(await claim(b, 10)).toHaveLength(14);
+    await db.query(`UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL, attempts = 0 WHERE webhook_id = $1`, [webhook]);
+  });
+
+  it('says whether it left a delivery due that a claim may take', async () => {
+    // 30 due, 14 taken (4 and 10 ahead): more are due beyond the webhook's room.
+    const first = await settled(a, 10);
+    expect(first.claimed).toHaveLength(14);
+    expect(first.settled).toBe(false);
+    // Its room full, and more due: not settled, though nothing was taken.
+    expect(await settled(a, 10)).toEqual({ claimed: [], settled: false });
+    await release(a, first.claimed);
+    // Room for all 30: every due one taken, then nothing left.
+    const all = await settled(a, 100);
+    expect(all).toMatchObject({ settled: true });
+    expect(all.claimed).toHaveLength(30);
+    expect(await settled(a, 100)).toEqual({ claimed: [], settled: true });
+    // Room for all, but a lane smaller than what is due: not settled.
+    await release(a, all.claimed);
+    const lane = (
+      await db.query<{ id: string | null; settled: boolean | null }>(CLAIM_DUE, [5, 0, 60, a, 4, [], [], [], 100, [], [], [webhook]])
+    ).rows;
+    expect(lane.filter((row) => row.id !== null)).toHaveLength(5);
+    expect(lane.at(-1)!.settled).toBe(false);
     await db.query(`UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL, attempts = 0 WHERE webhook_id = $1`, [webhook]);
   });
 

@@ -52,23 +52,29 @@ export function retryDelayMs(attempt: number, baseMs: number, random = Math.rand
   return Math.round(full / 2 + random() * (full / 2));
 }
 
-/** Runs `work` once at a time; a call while it runs makes it run once more after. */
+/**
+ * Runs `work` once at a time; a call while it runs makes it run once more after, or, a call with `stillWanted`, only
+ * if that still says so then (what the run did may have made it needless).
+ */
 class SingleFlight {
   private running: Promise<void> | null = null;
   private again = false;
+  private readonly wanted = new Set<() => boolean>();
 
   constructor(private readonly work: () => Promise<void>) {}
 
-  run(): Promise<void> {
+  run(stillWanted?: () => boolean): Promise<void> {
     if (this.running) {
-      this.again = true;
+      if (stillWanted) this.wanted.add(stillWanted);
+      else this.again = true;
       return this.running;
     }
     this.running = (async () => {
       do {
         this.again = false;
+        this.wanted.clear();
         await this.work();
-      } while (this.again);
+      } while (this.again || [...this.wanted].some((wanted) => wanted()));
     })().finally(() => (this.running = null));
     return this.running;
   }
@@ -204,6 +210,15 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private readonly waiting = new Waiting();
   /** What the last claim let each webhook hold ahead. */
   private aheadEach = 0;
+  /**
+   * The last claim left nothing due that a claim may take (CLAIM_DUE's `settled`): an attempt delivered since frees
+   * a slot but makes nothing claimable, so it claims nothing. What does (new events queued, a replay or test event,
+   * retries falling due, leases lapsing, deliveries given back, a failure) clears it and wakes a claim of its own, or
+   * the poll does.
+   */
+  private settled = false;
+  /** The webhooks that asked for a refill since the last claim began. */
+  private readonly refillFor = new Set<string>();
   /** Webhooks changed on this instance while a claim ran: what that claim took for them is given back. */
   private readonly changedMeanwhile = new Set<string>();
   /** The same while a dispatch ran: what it leased for them is given back. */
@@ -264,8 +279,26 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   /** Sends what is due now (a test event, a replay); never throws. */
   send(): void {
     if (this.stopped) return;
+    this.settled = false;
     void this.pump.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
   }
+
+  /**
+   * Claims more for the webhook, whose deliveries held ahead run low: now, or, while a claim runs, after it unless that
+   * claim gave it enough (a claim that ends as a burst is being sent refills what its webhooks hold, and a claim right
+   * after it would find their room taken and hold the next refill back for as long as it runs).
+   */
+  private refill(webhookId: string): void {
+    if (this.stopped) return;
+    this.refillFor.add(webhookId);
+    void this.pump
+      .run(this.refillWanted)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'webhooks: claiming deliveries failed'));
+  }
+
+  /** Whether a webhook that asked for a refill still holds half its share ahead or less, and something may be due. */
+  private readonly refillWanted = (): boolean =>
+    !this.settled && [...this.refillFor].some((webhookId) => this.waiting.count(webhookId) <= this.aheadEach / 2);
 
   /**
    * The webhook was changed, paused or deleted on this instance: what was claimed ahead for it (its URL and secrets
@@ -312,8 +345,10 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       };
       this.changedWhileDispatching.clear();
       const claimedAt = performance.now();
-      const { leased, read } = await this.repository.dispatch(DISPATCH_SUBSCRIPTIONS, DISPATCH_EVENTS, lease);
+      const { leased, queued, read } = await this.repository.dispatch(DISPATCH_SUBSCRIPTIONS, DISPATCH_EVENTS, lease);
       if (leased.length) this.aheadEach = lease.ahead;
+      // What it queued without leasing it is due now: refills may claim it while the next round runs.
+      if (queued > leased.length) this.settled = false;
       this.hold(leased, claimedAt, this.changedWhileDispatching);
       if (read === 0) return;
     }
@@ -358,6 +393,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   private async claimAndSend(): Promise<void> {
     const slots = this.config.webhookConcurrency;
     const leaseSeconds = this.leaseSeconds();
+    this.refillFor.clear();
     while (!this.stopped) {
       const free = (lane: Lane) => Math.max(0, slots - this.busy[lane]);
       const asked = { prompt: free('prompt') + Math.max(slots, CLAIM_AHEAD - this.waiting.size), slow: free('slow') };
@@ -372,7 +408,8 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       this.aheadEach = Math.floor(CLAIM_AHEAD / Math.max(1, here.size));
       this.changedMeanwhile.clear();
       const claimedAt = performance.now();
-      const { claimed, dropped } = await this.repository.claimDue({
+      this.settled = false;
+      const { claimed, dropped, settled } = await this.repository.claimDue({
         prompt: asked.prompt,
         slow: asked.slow,
         leaseSeconds,
@@ -389,6 +426,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       // are now), or claimed by another instance too at the same instant (given back: that one keeps it).
       for (const { webhookId, version } of dropped)
         this.giveBack(this.waiting.take(webhookId, ({ delivery }) => delivery.version === version));
+      this.settled = settled;
       this.hold(claimed, claimedAt, this.changedMeanwhile);
       // Fewer than asked: nothing more is due now that the webhooks' limits allow; a freed slot looks again. Unless a
       // prompt webhook was not sent here before: its deliveries ahead are claimed now, while its first ones go.
@@ -461,10 +499,13 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     else this.sendingOf.delete(sending.webhookId);
     if (!ok) this.giveBack(this.waiting.take(sending.webhookId));
     this.startWaiting();
-    // Claims more once half of what its webhook holds ahead has gone (not at every slot: a claim that finds nothing
-    // costs as much as one that does). New events, retries falling due and resumes wake a claim of their own.
-    if (this.waiting.count(sending.webhookId) > this.aheadEach / 2) return;
-    this.send();
+    // A failure claims at once (what waited for its webhook was given back). Otherwise claims more once half of what
+    // its webhook holds ahead has gone (not at every slot: a claim that finds nothing costs as much as one that does),
+    // unless the last claim left nothing due: then, at the end of a burst, every attempt would send a claim that finds
+    // nothing. New events, retries falling due and resumes wake a claim of their own.
+    if (!ok) return this.send();
+    if (this.waiting.count(sending.webhookId) > this.aheadEach / 2 || this.settled) return;
+    this.refill(sending.webhookId);
   }
 
   private async deliver(delivery: ClaimedDelivery, sending: Sending): Promise<void> {

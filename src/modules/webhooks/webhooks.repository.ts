@@ -83,6 +83,8 @@ export interface ClaimRequest {
 export interface Claim {
   claimed: ClaimedDelivery[];
   dropped: { webhookId: string; version: string }[];
+  /** Nothing due was left that a claim may take (see CLAIM_DUE). */
+  settled: boolean;
 }
 
 /** How an attempt ended; `retryInMs` with `retrying`. */
@@ -229,7 +231,10 @@ export const DISPATCH = `
  * webhooks $10 (claimed ahead at versions $11) the instance is no longer to send from what it holds ahead: changed,
  * paused or deleted since, or held too by an instance with a smaller id (two instances that claimed it at the same
  * instant, neither seeing the other's leases: the one with the smaller id keeps it, the other gives back what it
- * holds ahead and ends only the attempts it has under way).
+ * holds ahead and ends only the attempts it has under way). Its last row, without an id nor a webhook, says whether
+ * the claim left nothing due that a claim may take (`settled`): no webhook had a due delivery unclaimed beyond what
+ * its room and its lane let this claim take (each webhook's candidates are read one past its limit to know), so a
+ * slot freed now makes nothing more claimable; only new deliveries, retries falling due, leases lapsing or given back do.
  */
 export const CLAIM_DUE = `
   WITH in_flight AS (
@@ -250,21 +255,25 @@ export const CLAIM_DUE = `
      WHERE w.enabled
   ),
   candidates AS (
-    SELECT d.id, h.id AS webhook_id, h.slow, d.next_attempt_at,
-           h.held + row_number() OVER (PARTITION BY h.id ORDER BY d.next_attempt_at, d.id) AS turn,
+    SELECT d.id, h.id AS webhook_id, h.slow, d.next_attempt_at, d.n > l.n AS beyond, h.held + d.n AS turn,
            min(d.next_attempt_at) OVER (PARTITION BY h.id) AS waiting_since
-      FROM hooks h CROSS JOIN LATERAL (
-        SELECT id, next_attempt_at FROM webhook_deliveries d
-         WHERE d.webhook_id = h.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-           AND (d.locked_until IS NULL OR d.locked_until < now())
-         ORDER BY d.next_attempt_at, d.id
-         LIMIT GREATEST(0, LEAST(h.room, CASE WHEN h.slow THEN $2::int ELSE $1::int END))
-         FOR UPDATE SKIP LOCKED
+      FROM hooks h
+      CROSS JOIN LATERAL (SELECT GREATEST(0, LEAST(h.room, CASE WHEN h.slow THEN $2::int ELSE $1::int END)) AS n) l
+      CROSS JOIN LATERAL (
+        SELECT id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at, id) AS n FROM (
+          SELECT id, next_attempt_at FROM webhook_deliveries d
+           WHERE d.webhook_id = h.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+             AND (d.locked_until IS NULL OR d.locked_until < now())
+           ORDER BY d.next_attempt_at, d.id
+           LIMIT l.n + 1
+           FOR UPDATE SKIP LOCKED
+        ) d
       ) d
   ),
   due AS (
     SELECT id FROM (
-      SELECT id, slow, row_number() OVER (PARTITION BY slow ORDER BY turn, waiting_since, webhook_id) AS place FROM candidates
+      SELECT id, slow, row_number() OVER (PARTITION BY slow ORDER BY turn, waiting_since, webhook_id) AS place
+        FROM candidates WHERE NOT beyond
     ) c
      WHERE place <= CASE WHEN slow THEN $2::int ELSE $1::int END
   ),
@@ -275,14 +284,17 @@ export const CLAIM_DUE = `
   )
   SELECT c.id, c.webhook_id, c.event_id, c.event_seq, c.event_type, c.event_created_at, c.attempts, w.url, w.secret,
          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
-         w.updated_at::text AS version, COALESCE(c.payload, e.data)::text AS data, h.slow
+         w.updated_at::text AS version, COALESCE(c.payload, e.data)::text AS data, h.slow, NULL::boolean AS settled
     FROM claimed c JOIN hooks h ON h.id = c.webhook_id JOIN webhooks w ON w.id = c.webhook_id
     LEFT JOIN account_events e ON e.account_id = w.account_id AND e.seq = c.event_seq
   UNION ALL
-  SELECT NULL, x.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, x.version, NULL, NULL
+  SELECT NULL, x.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, x.version, NULL, NULL, NULL
     FROM unnest($10::uuid[], $11::text[]) AS x(id, version)
    WHERE NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = x.id AND w.enabled AND w.updated_at::text = x.version)
       OR EXISTS (SELECT 1 FROM in_flight f WHERE f.webhook_id = x.id AND f.shared_with_smaller)
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+         NOT EXISTS (SELECT 1 FROM candidates WHERE beyond) AND (SELECT count(*) FROM due) = (SELECT count(*) FROM candidates)
    ORDER BY id`;
 
 /**
@@ -455,7 +467,7 @@ export class WebhooksRepository {
 
   /** See CLAIM_DUE. */
   async claimDue(request: ClaimRequest): Promise<Claim> {
-    const rows = await this.run<ClaimedDelivery>('claim', CLAIM_DUE, [
+    const rows = await this.run<ClaimedDelivery & { settled: boolean | null }>('claim', CLAIM_DUE, [
       request.prompt,
       request.slow,
       request.leaseSeconds,
@@ -471,7 +483,10 @@ export class WebhooksRepository {
     ]);
     return {
       claimed: rows.filter((row) => row.id !== null),
-      dropped: rows.filter((row) => row.id === null).map((row) => ({ webhookId: row.webhook_id, version: row.version })),
+      dropped: rows
+        .filter((row) => row.id === null && row.webhook_id !== null)
+        .map((row) => ({ webhookId: row.webhook_id, version: row.version })),
+      settled: rows.some((row) => row.settled === true),
     };
   }
 
