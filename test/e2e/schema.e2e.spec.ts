@@ -1,37 +1,40 @@
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { DataSource } from 'typeorm';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
 import { GatePlateFold1763945000000 } from '../../src/database/migrations/1763945000000-gate-plate-fold.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from '../../src/database/migrations/1763960000000-webhook-attempts-keep-event.js';
+import { type Database, openDatabase } from '../../src/database/data-source.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
+import { ENTITIES } from '../../src/entities.js';
 import { CURRENT_TX, INSERT_EVENTS, MARK_EVENT_WRITER } from '../../src/modules/events/event-sql.js';
-import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
-import { AuditService } from '../../src/modules/audit/audit.service.js';
 import { plateFold, plateKey } from '../../src/modules/gate/plates.js';
-import { ReportsCompaction } from '../../src/modules/reports/reports-compaction.js';
-import { WebhookDeliveries } from '../../src/modules/webhooks/webhook-deliveries.js';
-import { useTestApp } from '../setup/test-app.js';
+import { createTestDatabase } from '../setup/databases.js';
 
 describe('schema: migrations and entities agree', () => {
-  const t = useTestApp();
-
-  // Migrations run before an instance starts its background work; here they run under a started app, whose background
-  // statements (the webhook dispatcher's, the audit sealer's, …) take tables a revert drops triggers on in another
-  // order than the revert does: a deadlock (seen: the dispatcher's statement against DROP TRIGGER … ON webhooks). That
-  // work is stopped before these tests.
+  // The store alone, opened as `npm run migration:run` opens it: no app, so no background work (the webhook
+  // dispatcher's, the audit sealer's, …) takes the tables a revert drops triggers on, in another order than the revert
+  // does (a deadlock, seen: the dispatcher's statement against DROP TRIGGER … ON webhooks).
+  let created: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let database: Database | undefined;
   beforeAll(async () => {
-    for (const job of [WebhookDeliveries, AuditService, ReportsCompaction, NoShowSweep]) await t.app.get(job).onModuleDestroy();
+    created = await createTestDatabase();
+    database = openDatabase({ databaseUrl: created.url, dataDir: '', databasePoolSize: 10 }, ENTITIES);
+    await database.dataSource.initialize();
   });
+  afterAll(async () => {
+    await database?.close();
+    await created?.drop();
+  });
+  const store = () => database!.dataSource;
 
   it('leaves nothing for migration:generate to find', async () => {
-    const pending = await t.app.get(DataSource).driver.createSchemaBuilder().log();
+    const pending = await store().driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((query) => query.query)).toEqual([]);
   });
 
   it('reverts every migration and applies them again', async () => {
-    const db = t.app.get(DataSource);
+    const db = store();
     for (let i = 0; i < MIGRATIONS.length; i++) await db.undoLastMigration({ transaction: 'each' });
     expect(await db.query(`SELECT count(*)::int AS n FROM migrations`)).toEqual([{ n: 0 }]);
     expect((await db.runMigrations({ transaction: 'each' })).length).toBe(MIGRATIONS.length);
@@ -40,12 +43,12 @@ describe('schema: migrations and entities agree', () => {
 
   /** Undoes the migrations down to and including `name`. */
   const revertThrough = async (name: string) => {
-    const db = t.app.get(DataSource);
+    const db = store();
     while ((await db.query(`SELECT 1 FROM migrations WHERE name = $1`, [name])).length) await db.undoLastMigration({ transaction: 'each' });
   };
 
   it('gives existing feed events the partner owning their record, renumbered per (driver, partner), and back', async () => {
-    const db = t.app.get(DataSource);
+    const db = store();
     await revertThrough(PartnerScopedDrivers1763888400000.name);
     const [t1, t2, c1] = await Promise.all(
       ['terminal', 'terminal', 'carrier'].map(
@@ -114,7 +117,7 @@ describe('schema: migrations and entities agree', () => {
   });
 
   it("keeps each event's seq and numbers each account's next events above its own highest, and back", async () => {
-    const db = t.app.get(DataSource);
+    const db = store();
     await revertThrough(AccountEventSeqs1763916600000.name);
     const account = async () => (await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`))[0].id as string;
     const [a, b] = [await account(), await account()];
@@ -168,7 +171,7 @@ describe('schema: migrations and entities agree', () => {
   });
 
   it('keys and folds plates in SQL as plates.ts does', async () => {
-    const db = t.app.get(DataSource);
+    const db = store();
     const plates = [
       'BRA2E19',
       '8RA2E19',
@@ -187,7 +190,7 @@ describe('schema: migrations and entities agree', () => {
   });
 
   it('folds the plates of existing appointments again, in their index', async () => {
-    const db = t.app.get(DataSource);
+    const db = store();
     await revertThrough(GatePlateFold1763945000000.name);
     const [{ id: terminal }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
     const [{ id: driverId }] = await db.query(
@@ -213,7 +216,7 @@ describe('schema: migrations and entities agree', () => {
   });
 
   it('moves the event of delivered deliveries into their attempts, the rows deleted, and back', async () => {
-    const db = t.app.get(DataSource);
+    const db = store();
     await revertThrough(WebhookAttemptsKeepEvent1763960000000.name);
     const [{ id: account }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
     // Its cursor past every event: the app's dispatcher and senders leave it alone while the test runs.
