@@ -35,8 +35,8 @@ export function canCopyOut(pool: pg.Pool): boolean {
 export type RowWriter = (row: Buffer, fields: Int32Array, out: Output) => void;
 
 /**
- * Writes the bytes of a `COPY … TO STDOUT` to `target`, for downloads whose rows PostgreSQL writes whole
- * (docs/audit.md#reading); with `rows`, the COPY is in binary format and each row is written by `rows`.
+ * Writes the rows of a `COPY … TO STDOUT (FORMAT binary)` to `target`, each turned into its bytes by `rows`, for
+ * downloads (docs/audit.md#reading).
  *
  * On a connection of its own, opened with the pool's settings (a long download never holds a connection the requests
  * need), in one read-only transaction: `setup` first (a COPY takes no parameters: `setup` puts them where the COPY
@@ -46,7 +46,7 @@ export type RowWriter = (row: Buffer, fields: Int32Array, out: Output) => void;
  * and while none is free the connection is not read, so PostgreSQL waits. A target closed early (the reader gone,
  * the service stopping) closes the connection, which ends the COPY on the server. Resolves when every byte is written.
  */
-export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: string, target: Writable, rows?: RowWriter): Promise<void> {
+export async function copyOutTo(pool: pg.Pool, setup: BoundStatement, copy: string, target: Writable, rows: RowWriter): Promise<void> {
   const input = Buffer.allocUnsafe(READ_BUFFER);
   /** Where the connection's bytes go while the COPY runs; node-postgres's parser otherwise. */
   let sink: ((length: number) => boolean) | null = null;
@@ -125,9 +125,8 @@ function queryMessage(text: string): Buffer {
 }
 
 /**
- * The backend's messages after a COPY's query, read from the connection's buffer as they come: each CopyData's bytes
- * to the output (or, with a row writer, each CopyData whole to it: one row of a binary COPY), the rest skipped but an
- * ErrorResponse, until ReadyForQuery.
+ * The backend's messages after a COPY's query, read from the connection's buffer as they come: each CopyData whole to
+ * the rows (one row of a binary COPY), the rest skipped but an ErrorResponse, until ReadyForQuery.
  */
 class CopyReader {
   private readonly header = Buffer.alloc(5);
@@ -139,14 +138,14 @@ class CopyReader {
   private error: Error | null = null;
   /** A row that spans two reads, gathered here (grown to the longest such row, reused). */
   private spill: Buffer | null = null;
-  private readonly binary: BinaryRows | null;
+  private readonly binary: BinaryRows;
 
   constructor(
     private readonly input: Buffer,
-    private readonly out: Output,
-    rows: RowWriter | undefined,
+    out: Output,
+    rows: RowWriter,
   ) {
-    this.binary = rows ? new BinaryRows(rows, out) : null;
+    this.binary = new BinaryRows(rows, out);
   }
 
   /** Reads `length` bytes of the input; answers when ReadyForQuery came (with the bytes after it, and any error). */
@@ -171,7 +170,7 @@ class CopyReader {
         }
         this.messageLength = 0;
         if (this.type === ERROR_RESPONSE) this.message = Buffer.allocUnsafe(this.left);
-        else if (this.binary && this.type === COPY_DATA) {
+        else if (this.type === COPY_DATA) {
           if (length - at >= this.left) {
             // The whole row is in this read: written from the input itself.
             this.binary.row(input, at, at + this.left);
@@ -186,13 +185,12 @@ class CopyReader {
       }
       const n = Math.min(this.left, length - at);
       if (this.message) this.messageLength += input.copy(this.message, this.messageLength, at, at + n);
-      else if (this.type === COPY_DATA) this.out.put(input, at, at + n);
       at += n;
       this.left -= n;
       if (this.left > 0) break;
       this.headerLength = 0;
       if (this.type === ERROR_RESPONSE) this.error = backendError(this.message!);
-      else if (this.message) this.binary!.row(this.message, 0, this.messageLength);
+      else if (this.message) this.binary.row(this.message, 0, this.messageLength);
       this.message = null;
       if (this.type === READY_FOR_QUERY) return { rest: input.subarray(at, length), error: this.error };
     }
