@@ -59,28 +59,33 @@ export function retryDelayMs(attempt: number, baseMs: number, random = Math.rand
 class SingleFlight {
   private running: Promise<void> | null = null;
   private again = false;
-  private readonly wanted = new Set<() => boolean>();
+  private againIf: (() => boolean) | null = null;
 
   constructor(private readonly work: () => Promise<void>) {}
 
   run(stillWanted?: () => boolean): Promise<void> {
     if (this.running) {
-      if (stillWanted) this.wanted.add(stillWanted);
+      if (stillWanted) this.againIf = stillWanted;
       else this.again = true;
       return this.running;
     }
     this.running = (async () => {
       do {
         this.again = false;
-        this.wanted.clear();
+        this.againIf = null;
         await this.work();
-      } while (this.again || [...this.wanted].some((wanted) => wanted()));
+      } while (this.wantedAgain());
     })().finally(() => (this.running = null));
     return this.running;
   }
 
   idle(): Promise<void> {
     return this.running ?? Promise.resolve();
+  }
+
+  /** Whether a call during the run asks for one more. */
+  private wantedAgain(): boolean {
+    return this.again || (this.againIf?.() ?? false);
   }
 }
 
