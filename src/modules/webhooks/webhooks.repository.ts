@@ -294,7 +294,7 @@ export const CLAIM_DUE = `
       OR EXISTS (SELECT 1 FROM in_flight f WHERE f.webhook_id = x.id AND f.shared_with_smaller)
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-         NOT EXISTS (SELECT 1 FROM candidates WHERE beyond) AND (SELECT count(*) FROM due) = (SELECT count(*) FROM candidates)
+         (SELECT count(*) FROM due) = (SELECT count(*) FROM candidates)
    ORDER BY id`;
 
 /**
