@@ -238,10 +238,6 @@ function printTable(headers: string[], rows: string[][]): void {
 const BENCH_TICKET = 'bench-ticket';
 
 /**
- * The check-in writes in plain SQL, timed per check-in as the round trips are: one after the other, or all
- * at once on the pool (as many connections as the service has). The ticket is the accepting terminal's.
- */
-/**
  * Each appointment's audit scope as the service's driver socket gives its check-in (docs/audit.md): the appointment's
  * driver, and the address and agent the service's own check-ins were seen from (`client` after one of them).
  */
@@ -260,6 +256,18 @@ async function checkinScopes(client: pg.Client, ids: string[]): Promise<Map<stri
   return new Map(rows.map((r) => [r.id, JSON.stringify({ actor: actor(r), ip: seen.ip, user_agent: seen.user_agent })]));
 }
 
+/** One check-in's writes in plain SQL on the appointment `id`, in its driver's audit scope, ready to run (its ids made). */
+function checkinWrites(pool: pg.Pool, scopes: Map<string, string>, id: string): () => Promise<void> {
+  const checkin = randomUUID();
+  const ticket = { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } };
+  const scope = scopes.get(id)!;
+  return () => plainCheckin(pool, id, { checkin, ticket: randomUUID() }, ticket, scope);
+}
+
+/**
+ * The check-in writes in plain SQL, timed per check-in as the round trips are: one after the other, or all
+ * at once on the pool (as many connections as the service has). The ticket is the accepting terminal's.
+ */
 async function plainCheckins(
   pool: pg.Pool,
   scopes: Map<string, string>,
@@ -267,10 +275,9 @@ async function plainCheckins(
   atOnce = false,
 ): Promise<CheckinFigures['concurrent']> {
   const one = async (id: string) => {
-    const checkin = randomUUID();
-    const scope = scopes.get(id)!;
+    const write = checkinWrites(pool, scopes, id);
     const started = now();
-    await plainCheckin(pool, id, { checkin, ticket: randomUUID() }, { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } }, scope);
+    await write();
     return now() - started;
   };
   const started = now();
@@ -284,17 +291,7 @@ async function plainCheckins(
 async function plainCheckinsPerSecond(pool: pg.Pool, scopes: Map<string, string>, ids: string[], clients: number): Promise<number> {
   const queue = [...ids];
   const worker = async () => {
-    for (let id = queue.shift(); id; id = queue.shift()) {
-      const checkin = randomUUID();
-      const scope = scopes.get(id)!;
-      await plainCheckin(
-        pool,
-        id,
-        { checkin, ticket: randomUUID() },
-        { layout_ref: BENCH_TICKET, content: { gate: 'A1', checkin } },
-        scope,
-      );
-    }
+    for (let id = queue.shift(); id; id = queue.shift()) await checkinWrites(pool, scopes, id)();
   };
   const started = now();
   await Promise.all(Array.from({ length: clients }, worker));
