@@ -67,11 +67,23 @@ const newResult = () =>
  */
 const parsedOn = new WeakMap<object, Map<string, boolean>>();
 
+/** The names of the texts seen last: a hot statement's text (kilobytes) is hashed once, not on every send. */
+const names = new Map<string, string>();
+const NAMES_KEPT = 256;
+
 /**
  * The name of `text` as a protocol-level named statement: a digest of the text, so statements whose text is built at
  * run time never share one (and never meet the other named statements, which have names of their own).
  */
-const nameOf = (text: string) => `pipe_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+const nameOf = (text: string) => {
+  let name = names.get(text);
+  if (name === undefined) {
+    // Texts built at run time may vary (a batch's size): the cache is emptied rather than let grow.
+    if (names.size >= NAMES_KEPT) names.clear();
+    names.set(text, (name = `pipe_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`));
+  }
+  return name;
+};
 
 /**
  * Statements sent as one round trip over the extended protocol: for each, Bind (with its values as parameters),
@@ -86,7 +98,6 @@ const nameOf = (text: string) => `pipe_${createHash('sha1').update(text).digest(
  * reads queries (each statement's text, and each statement's values).
  */
 export class Pipeline {
-  readonly text: string;
   readonly values: unknown[][];
   readonly done: Promise<pg.QueryResult[]>;
   private readonly bound: unknown[][];
@@ -100,12 +111,16 @@ export class Pipeline {
     private readonly steps: PipelineStep[],
     private readonly named: boolean,
   ) {
-    this.text = steps.map((step) => step.text).join(';\n');
     this.values = steps.map((step) => step.values ?? []);
     // As the server will read them (text, or bytes for buffers): here, so a value that cannot be sent throws before
     // anything is.
     this.bound = this.values.map((values) => values.map(prepareValue));
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+  }
+
+  /** Built when read (by whatever reads queries), not on every send: a hot path's statements are kilobytes of text. */
+  get text(): string {
+    return this.steps.map((step) => step.text).join(';\n');
   }
 
   submit(connection: ProtocolConnection): void {

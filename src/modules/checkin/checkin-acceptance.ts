@@ -14,6 +14,7 @@ import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import {
   type Acceptance,
   acceptMany,
+  type AcceptanceViews,
   type Accepted,
   type AppointmentForCheckin,
   INCOMPLETE_ACCEPTANCE,
@@ -83,7 +84,9 @@ export class CheckinAcceptance {
     private readonly tickets: TicketsService,
     private readonly changes: Changes,
     private readonly ledger: CheckinLedger,
-  ) {}
+  ) {
+    this.views = { appointment: appointments.view.sql, trip: trips.view.sql, arriving: { from: ARRIVING_FROM, to: ARRIVAL.to } };
+  }
 
   /**
    * A check-in the terminal server accepted (asked for by a driver or a plate read); its stored tickets. `arrivedAt`:
@@ -140,14 +143,11 @@ export class CheckinAcceptance {
     );
   }
 
-  /** The views the acceptance statement writes in events, and the trips' arrival by the status table. */
-  private get views() {
-    return {
-      appointment: this.appointments.view.sql,
-      trip: this.trips.view.sql,
-      arriving: { from: ARRIVING_FROM, to: ARRIVAL.to },
-    };
-  }
+  /**
+   * The views the acceptance statement writes in events, and the trips' arrival by the status table: one object, by
+   * which the statement's text is built once.
+   */
+  private readonly views: AcceptanceViews;
 
   /** The batch's stored tickets; the feed events its statement appended and the accounts it wrote events of, told. */
   private written(batch: Accepting[], accepted: Accepted[], appended: FeedEvent[], events: EventWriter): TicketView[][] {

@@ -505,46 +505,14 @@ const CHECKED_ANSWER = `SELECT r.moved, r.finished, r.tickets, '[]'::jsonb AS tr
                  FROM input x) r
         ORDER BY r.ord`;
 
-/**
- * Every write of accepted check-ins, however many, in one statement: each appointment moves (only from the
- * status it was read with), its tickets are stored (their layouts share-locked in the same join, so they cannot be
- * deleted under them), the driver's trips inside the terminal's geofence arrive, the attempt is marked accepted,
- * and every log entry, account event and driver feed event of it all is written. The ticket's view is built once,
- * for its events and the answer. The terminal's events come in the order of the separate statements they replace
- * (the move, the tickets, the arrivals), and so do the driver's. A check-in whose appointment did not move, or whose
- * layouts are missing, writes partly: the caller checks each result and rolls back. The first statement of its
- * transaction (Changes, sent with its opening).
- *
- * `checked`: the form sent with its COMMIT too, for acceptances where no trip arrives (nearly all): it touches no
- * trip, so neither `trips` nor its log table run their statement triggers (a statement fires them even when it writes
- * none of their rows), and it checks what it wrote itself, before the COMMIT that follows it: it raises
- * INCOMPLETE_ACCEPTANCE when a check-in did not write all it should, and TRIP_ARRIVES when a trip would arrive (whose
- * feed events the status table plans after the statement: the caller sends the full form instead).
- */
-export function acceptMany(
-  acceptances: Acceptance[],
-  views: AcceptanceViews,
-  { checked = false }: { checked?: boolean } = {},
-): FirstStatement<{ accepted: Accepted[]; appended: FeedEvent[] }> {
-  const input = acceptances.map((a, ord) => ({
-    ord,
-    checkin_id: a.checkinId,
-    appointment_id: a.appointmentId,
-    expected: a.from,
-    target: a.to,
-    extra: a.extra,
-    logs: a.logs,
-    feed: a.feed.map((e) => ({ driver_id: e.driverId, account_id: e.partnerId, type: e.type, payload: e.data })),
-    tickets: a.tickets,
-    lat: a.fence?.lat ?? null,
-    lng: a.fence?.lng ?? null,
-    radius_m: a.fence?.radius_m ?? null,
-    arrival: a.arrival,
-    arrival_data: a.arrivalData,
-    arrived_at: a.arrivedAt?.toISOString() ?? null,
-  }));
-  return {
-    text: `WITH input AS (
+/** The statement's text for `views`, built once for each form (kilobytes, the same for every batch). */
+const acceptTexts = new WeakMap<AcceptanceViews, Map<boolean, string>>();
+function acceptManyText(views: AcceptanceViews, checked: boolean): string {
+  let texts = acceptTexts.get(views);
+  if (!texts) acceptTexts.set(views, (texts = new Map<boolean, string>()));
+  let text = texts.get(checked);
+  if (text === undefined) {
+    text = `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text,
                 arrival_data jsonb, arrived_at timestamptz)
@@ -599,7 +567,52 @@ ${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e
             WHERE p.account_id IS NOT NULL
          ) f
        ), ${APPEND_FEED('feed_input', 'appended')}
-       ${checked ? CHECKED_ANSWER : ANSWER}`,
+       ${checked ? CHECKED_ANSWER : ANSWER}`;
+    texts.set(checked, text);
+  }
+  return text;
+}
+
+/**
+ * Every write of accepted check-ins, however many, in one statement: each appointment moves (only from the
+ * status it was read with), its tickets are stored (their layouts share-locked in the same join, so they cannot be
+ * deleted under them), the driver's trips inside the terminal's geofence arrive, the attempt is marked accepted,
+ * and every log entry, account event and driver feed event of it all is written. The ticket's view is built once,
+ * for its events and the answer. The terminal's events come in the order of the separate statements they replace
+ * (the move, the tickets, the arrivals), and so do the driver's. A check-in whose appointment did not move, or whose
+ * layouts are missing, writes partly: the caller checks each result and rolls back. The first statement of its
+ * transaction (Changes, sent with its opening).
+ *
+ * `checked`: the form sent with its COMMIT too, for acceptances where no trip arrives (nearly all): it touches no
+ * trip, so neither `trips` nor its log table run their statement triggers (a statement fires them even when it writes
+ * none of their rows), and it checks what it wrote itself, before the COMMIT that follows it: it raises
+ * INCOMPLETE_ACCEPTANCE when a check-in did not write all it should, and TRIP_ARRIVES when a trip would arrive (whose
+ * feed events the status table plans after the statement: the caller sends the full form instead).
+ */
+export function acceptMany(
+  acceptances: Acceptance[],
+  views: AcceptanceViews,
+  { checked = false }: { checked?: boolean } = {},
+): FirstStatement<{ accepted: Accepted[]; appended: FeedEvent[] }> {
+  const input = acceptances.map((a, ord) => ({
+    ord,
+    checkin_id: a.checkinId,
+    appointment_id: a.appointmentId,
+    expected: a.from,
+    target: a.to,
+    extra: a.extra,
+    logs: a.logs,
+    feed: a.feed.map((e) => ({ driver_id: e.driverId, account_id: e.partnerId, type: e.type, payload: e.data })),
+    tickets: a.tickets,
+    lat: a.fence?.lat ?? null,
+    lng: a.fence?.lng ?? null,
+    radius_m: a.fence?.radius_m ?? null,
+    arrival: a.arrival,
+    arrival_data: a.arrivalData,
+    arrived_at: a.arrivedAt?.toISOString() ?? null,
+  }));
+  return {
+    text: acceptManyText(views, checked),
     // The ids again as arrays, the rows to update by their keys: the planner reads a set of jsonb_to_recordset as 100
     // rows, and would hash-join a small table whole rather than look up the one or few rows of a batch.
     values: [
