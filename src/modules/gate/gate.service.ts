@@ -238,11 +238,7 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
         {
           started,
           alone: () => this.matched.run({ terminalId, id: readRowId, appointment }),
-          decided: {
-            rowId: readRowId,
-            sql: this.repository.readsDecided,
-            alone: (manager, events) => this.decide(manager, events, terminalId, readRowId, 'matched', appointment),
-          },
+          decided: { rowId: readRowId, sql: this.repository.readsDecided },
         },
       );
       if (performed.kind === 'refer')
@@ -260,13 +256,14 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
    * first when it is SCHEDULED (arrival, entry), then the move and the stamp, in one transaction with `finish` (the
    * read's outcome, or its referral's resolution). A refused handshake, or an appointment that moved meanwhile to a
    * status the stage cannot act on, changes nothing: the reason to refer it, and the error a clerk's resolution
-   * answers.
+   * answers. `decided` (the read's row and the gate's SQL): `finish` written in the acceptance's statement, when the
+   * check-in is all the stage does.
    */
   private async perform(
     appointment: RecordRow,
     read: Read,
     finish: (manager: EntityManager, events: EventWriter) => Promise<void>,
-    { started, alone, decided }: { started?: StartedPlateCheckin; alone?: () => Promise<void>; decided?: ReadDecided } = {},
+    { started, alone, decided }: { started?: StartedPlateCheckin; alone?: () => Promise<void>; decided?: Omit<ReadDecided, 'alone'> } = {},
   ): Promise<Performed> {
     let status = appointment.status;
     let plan = planStage(read.stage, status);
@@ -289,7 +286,7 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     if (!plan) return wrongStatus();
     if (plan.handshake) {
       // When the check-in is all the stage does, `finish` (the read's outcome) is written with its acceptance.
-      const withIt = alone && !plan.move && plan.stamp === 'arrived_at' ? decided : undefined;
+      const withIt = alone && decided && !plan.move && plan.stamp === 'arrived_at' ? { ...decided, alone: finish } : undefined;
       const outcome = await this.checkin.requestFromPlate(
         appointment.id,
         { ...read, stage: read.stage as 'arrival' | 'entry', decided: withIt },
