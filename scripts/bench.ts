@@ -610,10 +610,18 @@ async function capacitySection(cleanUp: CleanUp): Promise<{ figures: CapacityFig
  * check-ins at once, read to ticket, on a terminal with GATE.stored appointments; matching a read among them.
  */
 async function gateSection(cleanUp: CleanUp): Promise<{ figures: GateFigures; targets: Target[] }> {
-  const { name, base } = await newService(cleanUp);
+  const { name, base, child } = await newService(cleanUp);
   const client = new pg.Client({ connectionString: dbUrl(name) });
   await client.connect();
   cleanUp.add('the gate connection', () => client.end());
+  // CPU time of the service process and of PostgreSQL's backends on this database (the latter only when local).
+  const cpu = async () => {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    const local = rows.filter(({ pid }) => isProcessNamed(pid, 'postgres'));
+    return { process: cpuMsOf(child.pid!) ?? 0, postgres: local.reduce((sum, { pid }) => sum + (cpuMsOf(pid) ?? 0), 0) };
+  };
   const terminal = await newTerminal(base, { name: 'Gate terminal', location: { lat: 0, lng: 0, radius_m: 100 } });
   await terminal.api.call('PUT', `/api/v1/layouts/ticket/${BENCH_TICKET}`, {
     elements: [{ type: 'field', label: 'Gate', path: 'content.gate' }],
@@ -626,6 +634,7 @@ async function gateSection(cleanUp: CleanUp): Promise<{ figures: GateFigures; ta
     base,
     terminal: { id: terminal.id, key: terminal.apiKey },
     client,
+    cpu,
     env: serviceEnvOf(name),
     create: async (items) => (await terminal.api.call('POST', '/api/v1/appointments', items)).data.created_ids as string[],
     items: appointmentItems,

@@ -32,6 +32,16 @@ export interface GateFigures {
   };
   /** Round trips to the database (per transaction too, its opening and COMMIT included), counted in the service. */
   round_trips: { read: RoundTrips; tap: RoundTrips };
+  /**
+   * CPU time a timed round, on average: the service's, and PostgreSQL's backends on its database (0 when not local);
+   * a round of reads until every ticket and every answer is in (what a read writes after its ticket counts).
+   */
+  cpu_ms: { reads: RoundCpu; taps: RoundCpu };
+}
+
+interface RoundCpu {
+  service: number;
+  postgres: number;
 }
 
 interface RoundTrips {
@@ -45,6 +55,8 @@ export interface GateBenchOptions {
   terminal: { id: string; key: string };
   /** A connection to the service's database: the fill, the floor, EXPLAIN. */
   client: pg.Client;
+  /** CPU time so far (ms) of the service's process, and of PostgreSQL's backends on its database. */
+  cpu: () => Promise<{ process: number; postgres: number }>;
   /** The environment of a service on that database: the matching runs in a service started in this process. */
   env: NodeJS.ProcessEnv;
   /** Create appointments through the service (items `{driver, appointment}`): their ids, in order. */
@@ -132,6 +144,7 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
   const terminalSocket = await acceptingTerminal(o.base, o.terminal.key);
   const opened: Socket[] = [terminalSocket];
   const samples = { reads: [] as number[], taps: [] as number[] };
+  const cpu = { reads: { service: 0, postgres: 0 }, taps: { service: 0, postgres: 0 } };
   try {
     const connect = async (taxIds: string[]) => {
       const sockets = await Promise.all(taxIds.map(async (taxId) => connectSocket(o.base, '/driver', { token: await o.token(taxId) })));
@@ -151,21 +164,38 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
         confidence: 0.97,
         read_at: new Date().toISOString(),
       };
-      post(`${o.base}/api/v1/gate/reads`, o.terminal.key, JSON.stringify(body))
+      const answered = post(`${o.base}/api/v1/gate/reads`, o.terminal.key, JSON.stringify(body))
         .then(({ status, text }) => {
           const answer = JSON.parse(text) as { data?: { outcome: string }[] };
           if (status !== 201 || answer.data?.[0].outcome !== 'matched') throw new Error(`read: ${status} ${text}`);
         })
         .catch(ticket.fail);
-      return ticket.arrived;
+      return { arrived: ticket.arrived, answered };
     };
-    const readsAtOnce = (r: number) => Promise.all(rounds[r].reads.map(({ id, plate }, i) => readTrip(readers[i], id, plate)));
+    const readsAtOnce = async (r: number) => {
+      const trips = rounds[r].reads.map(({ id, plate }, i) => readTrip(readers[i], id, plate));
+      const arrived = await Promise.all(trips.map((trip) => trip.arrived));
+      await Promise.all(trips.map((trip) => trip.answered));
+      return arrived;
+    };
     const tapsAtOnce = (r: number) => Promise.all(rounds[r].taps.map((id, i) => roundTrip(tappers[i], id)));
+    /** The round's samples; its CPU added to `into`. */
+    const measured = async (round: () => Promise<number[]>, into: RoundCpu) => {
+      const before = await o.cpu();
+      const timed = await round();
+      const after = await o.cpu();
+      into.service += after.process - before.process;
+      into.postgres += after.postgres - before.postgres;
+      return timed;
+    };
+    const readsRound = (r: number) => measured(() => readsAtOnce(r), cpu.reads);
+    const tapsRound = (r: number) => measured(() => tapsAtOnce(r), cpu.taps);
     for (let r = 0; r <= o.rounds; r++) {
       // Round 0 warms both up, untimed; then each goes first in every other round.
       let reads: number[], taps: number[];
-      if (r % 2) [reads, taps] = [await readsAtOnce(r), await tapsAtOnce(r)];
-      else [taps, reads] = [await tapsAtOnce(r), await readsAtOnce(r)];
+      if (r === 0) [taps, reads] = [await tapsAtOnce(r), await readsAtOnce(r)];
+      else if (r % 2) [reads, taps] = [await readsRound(r), await tapsRound(r)];
+      else [taps, reads] = [await tapsRound(r), await readsRound(r)];
       if (r === 0) continue;
       samples.reads.push(...reads);
       samples.taps.push(...taps);
@@ -183,6 +213,10 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
     taps: { ...figures(samples.taps, true), samples: samples.taps.length },
     matching,
     round_trips,
+    cpu_ms: {
+      reads: { service: round(cpu.reads.service / o.rounds), postgres: round(cpu.reads.postgres / o.rounds) },
+      taps: { service: round(cpu.taps.service / o.rounds), postgres: round(cpu.taps.postgres / o.rounds) },
+    },
   };
 }
 
@@ -360,5 +394,7 @@ export function printGate(f: GateFigures, say: (line: string) => void): void {
   );
   const trips = (r: RoundTrips) => `${r.total} round trips (transactions of ${r.transactions.join(', ')})`;
   say(`  one plate read, until its answer: ${trips(f.round_trips.read)}; one driver check-in: ${trips(f.round_trips.tap)}`);
+  const cpu = (c: RoundCpu) => `service ${c.service} ms, PostgreSQL ${c.postgres} ms`;
+  say(`  CPU a round (clock ticks of 10 ms): 100 reads ${cpu(f.cpu_ms.reads)}; 100 check-ins ${cpu(f.cpu_ms.taps)}`);
   say('');
 }

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Coalescer } from '../../common/batch/coalescer.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
+import type { EntityManager } from 'typeorm';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { FeedEvent } from '../feed/driver-feed.js';
 import { movableFrom, planMove, type StatusChange } from '../records/transitions.js';
@@ -11,6 +12,7 @@ import { ticketLog, TicketsService, type TicketView } from '../tickets/tickets.s
 import { TRIPS } from '../trips/trips.definition.js';
 import { arrivalMessage, TripsService } from '../trips/trips.service.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
+import type { ReadsDecidedSql } from './plate-start.js';
 import {
   type Acceptance,
   acceptMany,
@@ -21,6 +23,16 @@ import {
   TRIP_ARRIVES,
 } from './checkin.repository.js';
 
+/**
+ * A plate read's outcome, written with its check-in's acceptance (docs/gate.md): in the acceptances' statement
+ * (`sql`, for the read's row `rowId`), or, when an acceptance is stored alone, by `alone` in its transaction.
+ */
+export interface ReadDecided {
+  rowId: string;
+  sql: ReadsDecidedSql;
+  alone: (manager: EntityManager, events: EventWriter) => Promise<void>;
+}
+
 /** An accepted check-in to store: the appointment as read when the attempt started, and the terminal's tickets. */
 interface Accepting {
   checkinId: string;
@@ -28,6 +40,8 @@ interface Accepting {
   tickets: AppointmentTicketDto[];
   /** Its `arrived_at`: a plate read's read_at; null, the moment it is stored. */
   arrivedAt: Date | null;
+  /** The plate read whose outcome is written with it. */
+  read?: ReadDecided;
 }
 
 /** A check-in of a batch did not write all it should (its appointment moved meanwhile, a layout is gone). */
@@ -75,7 +89,7 @@ export class CheckinAcceptance {
     (batch) => this.together(batch),
     500,
     0,
-    (one) => this.alone(one.checkinId, one.appointment, one.tickets, undefined, one.arrivedAt),
+    (one) => this.alone(one.checkinId, one.appointment, one.tickets, undefined, one.arrivedAt, one.read),
   );
 
   constructor(
@@ -90,15 +104,17 @@ export class CheckinAcceptance {
 
   /**
    * A check-in the terminal server accepted (asked for by a driver or a plate read); its stored tickets. `arrivedAt`:
-   * the plate read's read_at, stamped as the appointment's `arrived_at` unless it has one (null: now).
+   * the plate read's read_at, stamped as the appointment's `arrived_at` unless it has one (null: now). `read`: the
+   * plate read whose outcome is written in the same transaction.
    */
   accept(
     checkinId: string,
     appointment: AppointmentForCheckin,
     tickets: AppointmentTicketDto[],
     arrivedAt: Date | null = null,
+    read?: ReadDecided,
   ): Promise<TicketView[]> {
-    return this.batches.run({ checkinId, appointment, tickets, arrivedAt });
+    return this.batches.run({ checkinId, appointment, tickets, arrivedAt, read });
   }
 
   /**
@@ -108,9 +124,10 @@ export class CheckinAcceptance {
    */
   private async together(batch: Accepting[]): Promise<TicketView[][]> {
     const acceptances = batch.map((one) => this.plan(one));
+    const reads = batch.find((one) => one.read)?.read?.sql;
     try {
       return await this.changes.transaction((_manager, events, { accepted, appended }) => this.written(batch, accepted, appended, events), {
-        first: acceptMany(acceptances, this.views, { checked: true }),
+        first: acceptMany(acceptances, this.views, { checked: true, reads }),
         commit: true,
       });
     } catch (error) {
@@ -139,7 +156,7 @@ export class CheckinAcceptance {
         );
         return this.written(batch, accepted, appended, events);
       },
-      { first: acceptMany(acceptances, this.views) },
+      { first: acceptMany(acceptances, this.views, { reads }) },
     );
   }
 
@@ -163,7 +180,7 @@ export class CheckinAcceptance {
   }
 
   /** One check-in as the statement writes it: its move planned by the status table, its tickets given their ids. */
-  private plan({ checkinId, appointment, tickets, arrivedAt }: Accepting): Acceptance {
+  private plan({ checkinId, appointment, tickets, arrivedAt, read }: Accepting): Acceptance {
     const move = planMove(APPOINTMENTS, checkinMove(checkinId, appointment, 'accepted'))!;
     const stored = tickets.map((ticket) => ({ id: randomUUID(), layout_ref: ticket.layout_ref, content: ticket.content }));
     return {
@@ -179,13 +196,14 @@ export class CheckinAcceptance {
       arrival: arrivalMessage(checkinId),
       arrivalData: { via: 'arrival', checkin_id: checkinId },
       arrivedAt,
+      readRowId: read?.rowId ?? null,
     };
   }
 
   /**
    * One check-in in a transaction of its own, statement by statement: the status table's transition, the
    * tickets with their layouts checked, the arrivals, the attempt accepted. `confirmed`: the terminal checks in on
-   * its own, so its attempt starts here (resuming `previous` if interrupted).
+   * its own, so its attempt starts here (resuming `previous` if interrupted). `read`: its outcome written last.
    */
   alone(
     checkinId: string,
@@ -193,6 +211,7 @@ export class CheckinAcceptance {
     tickets: AppointmentTicketDto[],
     confirmed?: { previous: Previous | null },
     arrivedAt: Date | null = null,
+    read?: ReadDecided,
   ): Promise<TicketView[]> {
     return this.changes.transaction(async (manager, events) => {
       if (confirmed) await this.ledger.begin(manager, checkinId, appointment, 'terminal', confirmed.previous);
@@ -208,6 +227,7 @@ export class CheckinAcceptance {
         checkinId,
         stored.map((ticket) => ticket.id),
       );
+      await read?.alone(manager, events);
       return stored;
     });
   }

@@ -13,7 +13,7 @@ import { destinationInsideSql, TRIPS } from '../trips/trips.definition.js';
 import type { ViewSql } from '../records/record-view.js';
 import { APPOINTMENTS } from '../appointments/appointments.definition.js';
 import type { CheckinStatus } from './checkin.entity.js';
-import type { Param, PlateAttempt, PlateStartSql } from './plate-start.js';
+import type { Param, PlateAttempt, PlateStartSql, ReadsDecidedSql } from './plate-start.js';
 
 /** An appointment with its driver, as the handshake needs it. */
 export interface AppointmentForCheckin {
@@ -411,6 +411,8 @@ export interface Acceptance {
   arrivalData: Record<string, unknown>;
   /** The appointment's `arrived_at` when it has none (a plate read's read_at); null: the confirmation's moment. */
   arrivedAt: Date | null;
+  /** The plate read (its row's id) whose outcome this acceptance writes too (`ReadsDecidedSql`); null for the others. */
+  readRowId?: string | null;
 }
 
 /** What the acceptance statement wrote for one check-in. */
@@ -460,6 +462,11 @@ const tripEvents = (trip: ViewSql) => `           UNION ALL
              FROM arrived a JOIN drivers d ON d.id = a.driver_id
 `;
 
+/** The events of the reads decided with their acceptances, after the acceptance's own (the order of their transactions before). */
+const readEvents = ({ event }: ReadsDecidedSql) => `           UNION ALL
+           SELECT ${event.account}, '${event.type}', ${event.data}, g.c_ord, 3, 0 FROM decided g
+`;
+
 /** The tickets stored of acceptance `x`, as the answer gives them. */
 const TICKETS_ANSWER = `(SELECT coalesce(jsonb_agg(v.view || jsonb_build_object('driver_id', v.driver_id, 'booked_by_id', v.booked_by_id) ORDER BY v.t_ord), '[]')
                  FROM ticket_views v WHERE v.c_ord = x.ord)`;
@@ -505,17 +512,17 @@ const CHECKED_ANSWER = `SELECT r.moved, r.finished, r.tickets, '[]'::jsonb AS tr
                  FROM input x) r
         ORDER BY r.ord`;
 
-/** The statement's text for `views`, built once for each form (kilobytes, the same for every batch). */
-const acceptTexts = new WeakMap<AcceptanceViews, Map<boolean, string>>();
-function acceptManyText(views: AcceptanceViews, checked: boolean): string {
-  let texts = acceptTexts.get(views);
-  if (!texts) acceptTexts.set(views, (texts = new Map<boolean, string>()));
-  let text = texts.get(checked);
-  if (text === undefined) {
-    text = `WITH input AS (
+/** The statement's text for `views` and `reads`, built once for each form: kilobytes, the same for every batch. */
+const acceptTexts = new WeakMap<AcceptanceViews, Map<ReadsDecidedSql | undefined, [string?, string?]>>();
+function acceptManyText(views: AcceptanceViews, checked: boolean, decides: ReadsDecidedSql | undefined): string {
+  let byReads = acceptTexts.get(views);
+  if (!byReads) acceptTexts.set(views, (byReads = new Map<ReadsDecidedSql | undefined, [string?, string?]>()));
+  let texts = byReads.get(decides);
+  if (!texts) byReads.set(decides, (texts = []));
+  return (texts[checked ? 1 : 0] ??= `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ord int, checkin_id uuid, appointment_id uuid, expected text, target text,
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text,
-                arrival_data jsonb, arrived_at timestamptz)
+                arrival_data jsonb, arrived_at timestamptz, read_row_id uuid)
        ), moved AS (
          UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now())
            FROM input x WHERE t.id = ANY($2::uuid[]) AND t.id = x.appointment_id AND t.status = x.expected
@@ -541,7 +548,13 @@ ${checked ? '' : TRIPS_ARRIVING}       ), logged AS (
          SELECT x.appointment_id, l.entry->>'event', l.entry->>'message', l.entry->'data'
            FROM input x, jsonb_array_elements(x.logs) WITH ORDINALITY AS l(entry, ord)
           ORDER BY x.ord, l.ord
-${checked ? '' : TRIPS_LOGGED}       ), evented AS (
+${checked ? '' : TRIPS_LOGGED}${
+    decides
+      ? `       ), decided AS (
+         ${decides.decide('input', 'moved')}
+`
+      : ''
+  }       ), evented AS (
          ${INSERT_EVENTS}
          SELECT e.account_id, ${CURRENT_TX}, e.type, e.data FROM (
            SELECT m.${APPOINTMENTS.ownerColumn} AS account_id, '${APPOINTMENTS.noun}.status_changed' AS type,
@@ -550,7 +563,7 @@ ${checked ? '' : TRIPS_LOGGED}       ), evented AS (
              FROM moved m JOIN drivers d ON d.id = m.driver_id
            UNION ALL
            SELECT v.terminal_id, 'ticket.created', v.view, v.c_ord, 1, v.t_ord FROM ticket_views v
-${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e.ord
+${checked ? '' : tripEvents(views.trip)}${decides ? readEvents(decides) : ''}         ) e ORDER BY e.c_ord, e.kind, e.ord
        ), finished AS (
          UPDATE checkins AS c SET status = 'accepted', reason = NULL, updated_at = now(),
                 ticket_ids = ARRAY(SELECT (e.ticket->>'id')::uuid FROM jsonb_array_elements(x.tickets) WITH ORDINALITY AS e(ticket, ord) ORDER BY e.ord)
@@ -567,10 +580,7 @@ ${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e
             WHERE p.account_id IS NOT NULL
          ) f
        ), ${APPEND_FEED('feed_input', 'appended')}
-       ${checked ? CHECKED_ANSWER : ANSWER}`;
-    texts.set(checked, text);
-  }
-  return text;
+       ${checked ? CHECKED_ANSWER : ANSWER}`);
 }
 
 /**
@@ -587,13 +597,17 @@ ${checked ? '' : tripEvents(views.trip)}         ) e ORDER BY e.c_ord, e.kind, e
  * trip, so neither `trips` nor its log table run their statement triggers (a statement fires them even when it writes
  * none of their rows), and it checks what it wrote itself, before the COMMIT that follows it: it raises
  * INCOMPLETE_ACCEPTANCE when a check-in did not write all it should, and TRIP_ARRIVES when a trip would arrive (whose
- * feed events the status table plans after the statement: the caller sends the full form instead).
+ * feed events the status table plans after the statement: the caller sends the full form instead). `reads`: the
+ * plate reads' outcomes written with their acceptances (ReadsDecidedSql), when the batch has any.
  */
 export function acceptMany(
   acceptances: Acceptance[],
   views: AcceptanceViews,
-  { checked = false }: { checked?: boolean } = {},
+  { checked = false, reads }: { checked?: boolean; reads?: ReadsDecidedSql } = {},
 ): FirstStatement<{ accepted: Accepted[]; appended: FeedEvent[] }> {
+  // Only a batch with a read to decide writes gate_reads: a statement fires a table's statement triggers even when it
+  // writes none of its rows.
+  const decides = reads && acceptances.some((a) => a.readRowId) ? reads : undefined;
   const input = acceptances.map((a, ord) => ({
     ord,
     checkin_id: a.checkinId,
@@ -610,9 +624,10 @@ export function acceptMany(
     arrival: a.arrival,
     arrival_data: a.arrivalData,
     arrived_at: a.arrivedAt?.toISOString() ?? null,
+    read_row_id: a.readRowId ?? null,
   }));
   return {
-    text: acceptManyText(views, checked),
+    text: acceptManyText(views, checked, decides),
     // The ids again as arrays, the rows to update by their keys: the planner reads a set of jsonb_to_recordset as 100
     // rows, and would hash-join a small table whole rather than look up the one or few rows of a batch.
     values: [

@@ -11,7 +11,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { admissibleWindow, iso } from '../records/record-definition.js';
 import { planMove } from '../records/transitions.js';
 import { TicketsService, type TicketView } from '../tickets/tickets.service.js';
-import { CheckinAcceptance } from './checkin-acceptance.js';
+import { CheckinAcceptance, type ReadDecided } from './checkin-acceptance.js';
 import { CheckinLedger, type Previous } from './checkin-ledger.js';
 import { type AppointmentForCheckin, type CheckinRow, CheckinRepository } from './checkin.repository.js';
 import { type CheckinConfirmDto, type CheckinRequestDto, TerminalAnswerDto } from './dto/checkin.dto.js';
@@ -27,6 +27,8 @@ export interface PlateReadForCheckin {
   plate: string;
   confidence: number;
   read_at: Date;
+  /** Its outcome, written with the acceptance when this read's attempt is accepted (not when it joins another's). */
+  decided?: ReadDecided;
 }
 
 /** A plate read's attempt its read's statement started (`plateStart`), on the appointment as it read it. */
@@ -35,14 +37,15 @@ export interface StartedPlateCheckin {
   appointment: AppointmentForCheckin;
 }
 
-export type { AppointmentForCheckin };
+export type { AppointmentForCheckin, ReadDecided };
 
 /**
- * How a plate read's check-in ended: accepted (its tickets, stored once, whoever asked the terminal), refused (the
- * check-in's error code and why), or not started because the appointment is no longer SCHEDULED (its status now).
+ * How a plate read's check-in ended: accepted (its tickets, stored once, whoever asked the terminal; `decided`: the
+ * read's outcome written with it), refused (the check-in's error code and why), or not started because the
+ * appointment is no longer SCHEDULED (its status now).
  */
 export type PlateCheckin =
-  | { kind: 'accepted'; checkin_id: string; tickets: TicketView[] }
+  | { kind: 'accepted'; checkin_id: string; tickets: TicketView[]; decided: boolean }
   | { kind: 'refused'; code: string; reason: string }
   | { kind: 'moved'; status: string };
 
@@ -196,7 +199,7 @@ export class CheckinService {
       });
     }
     try {
-      return await this.acceptance.accept(checkinId, appointment, accepted.tickets ?? [], read?.read_at ?? null);
+      return await this.acceptance.accept(checkinId, appointment, accepted.tickets ?? [], read?.read_at ?? null, read?.decided);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const failure = await this.ledger.fail(checkinId, appointment, {
@@ -241,7 +244,7 @@ export class CheckinService {
       if (pending && (await this.ledger.isLive(pending))) {
         const outcome = await this.outcomeOf(pending.id);
         if (outcome?.status === 'accepted')
-          return { kind: 'accepted', checkin_id: outcome.id, tickets: await this.tickets.findByIds(outcome.ticket_ids) };
+          return { kind: 'accepted', checkin_id: outcome.id, tickets: await this.tickets.findByIds(outcome.ticket_ids), decided: false };
         if (outcome?.status === 'pending')
           return { kind: 'refused', code: 'TERMINAL_TIMEOUT', reason: 'The check-in it joined is still waiting' };
         if (outcome && outcome.status !== 'interrupted')
@@ -262,7 +265,7 @@ export class CheckinService {
     const run = this.askAndStore(checkinId, appointment, read);
     this.running.set(checkinId, run);
     try {
-      return { kind: 'accepted', checkin_id: checkinId, tickets: await run };
+      return { kind: 'accepted', checkin_id: checkinId, tickets: await run, decided: read.decided !== undefined };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       if (error.code === 'INVALID_STATUS_TRANSITION') return { kind: 'moved', status: String((error.details as { from?: string })?.from) };

@@ -46,3 +46,18 @@ export const plateStartSql =
          FROM started s JOIN marked m ON m.checkin_id = s.id JOIN appointments a ON a.id = s.appointment_id JOIN drivers d ON d.id = a.driver_id
         ORDER BY m.ord
      )`;
+
+/**
+ * What a plate read that asked for the check-in writes in its acceptance's statement, when that is all it has left to
+ * write (the gate's SQL, handed in as the check-in's start is handed to the gate's statement): its outcome, one round
+ * trip and one transaction less a read.
+ */
+export interface ReadsDecidedSql {
+  /**
+   * The body of CTE `decided`: the reads of the acceptances of `input` (column `read_row_id`) whose appointment moved
+   * (`moved`, the appointment's columns and `c_ord`), updated, RETURNING their rows and `c_ord`.
+   */
+  decide: (input: string, moved: string) => string;
+  /** The event of a read decided, over `decided` as `g`: its account, type and data. */
+  event: { account: string; type: string; data: string };
+}

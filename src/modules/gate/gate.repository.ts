@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { FirstStatement } from '../../database/prepared.js';
 import { PLATE_LOOKUP_LIMIT, PLATE_LOOKUP_ORDER, plateLookupSql } from '../appointments/appointments.definition.js';
-import type { Param, PlateAttempt, PlateStartSql } from '../checkin/plate-start.js';
+import type { Param, PlateAttempt, PlateStartSql, ReadsDecidedSql } from '../checkin/plate-start.js';
 import type { EventSource } from '../events/account-events.js';
 import { CURRENT_TX, INSERT_EVENTS, isoSql } from '../events/event-sql.js';
 import { admissibleAtSql, type RecordRow } from '../records/record-definition.js';
@@ -272,6 +272,20 @@ export class GateRepository {
       },
     };
   }
+
+  /**
+   * Reads matched whose outcome is written with their check-in's acceptance, in its statement: each read's outcome
+   * and the appointment the acceptance moved, and its `gate.read` event (after the acceptance's own). The reads are
+   * found by their ids, as an array (on the primary key), not by a join the planner might make a scan of.
+   */
+  readonly readsDecided: ReadsDecidedSql = {
+    decide: (input, moved) => `UPDATE gate_reads AS g SET outcome = 'matched', appointment_id = m.id, appointment_ref = m.ref,
+                instance_id = NULL, updated_at = now()
+           FROM ${input} x JOIN ${moved} m ON m.c_ord = x.ord
+          WHERE g.id = ANY(ARRAY(SELECT r.read_row_id FROM ${input} r WHERE r.read_row_id IS NOT NULL)) AND g.id = x.read_row_id
+         RETURNING g.*, x.ord AS c_ord`,
+    event: { account: 'g.terminal_id', type: 'gate.read', data: READ_EVENTS.view! },
+  };
 
   /**
    * Reads matched, however many: each read's outcome and appointment, and its `gate.read` event, in one statement,

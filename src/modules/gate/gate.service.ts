@@ -11,7 +11,7 @@ import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
 import { AppointmentsService } from '../appointments/appointments.service.js';
-import { type AppointmentForCheckin, CheckinService, type StartedPlateCheckin } from '../checkin/checkin.service.js';
+import { type AppointmentForCheckin, CheckinService, type ReadDecided, type StartedPlateCheckin } from '../checkin/checkin.service.js';
 import { Changes, type EventWriter } from '../feed/changes.js';
 import type { RecordRow } from '../records/record-definition.js';
 import type { EntityManager } from 'typeorm';
@@ -235,7 +235,11 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
         appointment,
         read,
         (manager, events) => this.decide(manager, events, terminalId, readRowId, 'matched', appointment),
-        { started, alone: () => this.matched.run({ terminalId, id: readRowId, appointment }) },
+        {
+          started,
+          alone: () => this.matched.run({ terminalId, id: readRowId, appointment }),
+          decided: { rowId: readRowId, sql: this.repository.readsDecided },
+        },
       );
       if (performed.kind === 'refer')
         return await this.refer(terminalId, readRowId, read, performed.reason, [appointment], performed.detail);
@@ -252,17 +256,19 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
    * first when it is SCHEDULED (arrival, entry), then the move and the stamp, in one transaction with `finish` (the
    * read's outcome, or its referral's resolution). A refused handshake, or an appointment that moved meanwhile to a
    * status the stage cannot act on, changes nothing: the reason to refer it, and the error a clerk's resolution
-   * answers.
+   * answers. `decided` (the read's row and the gate's SQL): `finish` written in the acceptance's statement, when the
+   * check-in is all the stage does.
    */
   private async perform(
     appointment: RecordRow,
     read: Read,
     finish: (manager: EntityManager, events: EventWriter) => Promise<void>,
-    { started, alone }: { started?: StartedPlateCheckin; alone?: () => Promise<void> } = {},
+    { started, alone, decided }: { started?: StartedPlateCheckin; alone?: () => Promise<void>; decided?: Omit<ReadDecided, 'alone'> } = {},
   ): Promise<Performed> {
     let status = appointment.status;
     let plan = planStage(read.stage, status);
     let checkedIn = false;
+    let decidedWithIt = false;
     const wrongStatus = (): Performed => ({
       kind: 'refer',
       reason: 'wrong_status',
@@ -279,7 +285,13 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     if (!plan) return wrongStatus();
     if (plan.handshake) {
-      const outcome = await this.checkin.requestFromPlate(appointment.id, { ...read, stage: read.stage as 'arrival' | 'entry' }, started);
+      // When the check-in is all the stage does, `finish` (the read's outcome) is written with its acceptance.
+      const withIt = alone && decided && !plan.move && plan.stamp === 'arrived_at' ? { ...decided, alone: finish } : undefined;
+      const outcome = await this.checkin.requestFromPlate(
+        appointment.id,
+        { ...read, stage: read.stage as 'arrival' | 'entry', decided: withIt },
+        started,
+      );
       if (outcome.kind === 'refused') {
         const code = outcome.code as ErrorCode;
         return {
@@ -294,13 +306,14 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
         status = outcome.status;
         plan = planStage(read.stage, status);
         if (!plan || plan.handshake) return wrongStatus();
-      } else [status, checkedIn] = ['CHECKED_IN', true];
+      } else [status, checkedIn, decidedWithIt] = ['CHECKED_IN', true, outcome.decided];
     }
     const { move, stamp } = plan;
     // A check-in stamps arrived_at itself (with the read's read_at, unless it had one): after the one an arrival
-    // ran, only `finish` is left, in a transaction of one round trip when it has one (`alone`).
+    // ran, only `finish` is left: written with the acceptance of the read's own attempt, or else (an attempt it
+    // joined) in a transaction of one round trip when it has one (`alone`).
     if (alone && checkedIn && !move && stamp === 'arrived_at') {
-      await alone();
+      if (!decidedWithIt) await alone();
       return { kind: 'done' };
     }
     const record = { ...appointment, status };
