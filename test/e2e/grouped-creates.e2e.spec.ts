@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
@@ -8,7 +6,7 @@ import { newTerminal, newCarrier, type TestAccount } from '../factories/accounts
 import { at, saveRule } from '../factories/capacity.js';
 import { putLayout } from '../factories/layouts.js';
 import { createItem, driver, logsOf, type Noun, path, refOf, uniqueRef } from '../factories/records.js';
-import { uniqueName } from '../setup/databases.js';
+import { createEmbeddedDataDir, uniqueName } from '../setup/databases.js';
 import { startTestApp, type TestApp, useTestApp } from '../setup/test-app.js';
 
 /**
@@ -298,7 +296,7 @@ describe('single-item creates at once under capacity rules', () => {
 
 describe('single-item creates at once on the embedded store (one connection)', () => {
   it('answer each as alone: created, and the same ref twice once created and once taken', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gate-grouped-'));
+    const dir = createEmbeddedDataDir('gate-grouped-');
     const embedded = await startTestApp({ DATABASE_URL: '', DATA_DIR: dir, GROUP_CREATES: grouping });
     try {
       const terminal = await newTerminal(embedded.http);

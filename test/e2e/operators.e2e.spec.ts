@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createItem } from '../factories/records.js';
-import { createTestDatabase } from '../setup/databases.js';
+import { createEmbeddedDataDir, createTestDatabase } from '../setup/databases.js';
 import { startTestApp, type TestApp } from '../setup/test-app.js';
 import { SPAWNING_TEST_MS } from '../setup/processes.js';
 
@@ -166,15 +164,19 @@ describe('operator CLI (npm run cli)', () => {
 });
 
 describe('demo seed (npm run seed:demo) on the embedded store', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gate-seed-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // Copies of the migrated store: a seed on a folder with nothing in it is the walkthrough's to run.
+  const dataDir = createEmbeddedDataDir('gate-seed-');
+  const ownDirs: string[] = [];
+  afterAll(() => {
+    for (const dir of [dataDir, ...ownDirs]) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('writes its layouts and demo appointment in --lang, else in the language of LANG, else English', async () => {
     // Each language seeds a store of its own: the demo appointment's ref is of the minute, and a second seed in the same
     // minute keeps the first one's appointment (DUPLICATE_KEY is its way of being run twice).
-    let runs = 0;
     const texts = async (env: Record<string, string>, args: string[] = []) => {
-      const own = join(dataDir, `run-${++runs}`);
+      const own = createEmbeddedDataDir('gate-seed-');
+      ownDirs.push(own);
       const seeded = await script('seed-demo', args, { DATA_DIR: own, PORT: '', LC_ALL: '', LC_MESSAGES: '', ...env });
       expect(seeded.code).toBe(0);
       const [terminalKey] = [...seeded.stdout.matchAll(/X-API-Key: (gsk_\S+)/g)].map((m) => m[1]);

@@ -1,14 +1,13 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
 import { newAccount } from '../factories/accounts.js';
 import { authorize, type FakeIssuer, jwt, startFakeIssuer, startProvider, type TestProvider } from '../factories/oidc.js';
 import { newUser, sessionCookieOf } from '../factories/users.js';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { SPAWNING_TEST_MS } from '../setup/processes.js';
 import { startTestApp, type TestApp, useTestApp } from '../setup/test-app.js';
 
@@ -491,7 +490,7 @@ describe('single sign-on on the embedded store', () => {
   it(
     'signs a new person in through a real provider',
     async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'gate-sso-'));
+      dataDir = createEmbeddedDataDir('gate-sso-');
       app = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir, SSO_ALLOW_HTTP: 'true' });
       const callbackUrl = `http://127.0.0.1:${portOf(app)}/sso/callback`;
       provider = await startProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: callbackUrl });

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { createEmbeddedDataDir } from '../setup/databases.js';
 import { freePort, spawnWithOutput, until, SPAWNING_TEST_MS, untilReady } from '../setup/processes.js';
 import { launchBrowser, openPage, PHONE, signInToPanel } from '../setup/browser.js';
 import { offending, visibleTexts } from '../setup/words.js';
@@ -16,8 +17,8 @@ jest.setTimeout(SPAWNING_TEST_MS);
  * pointing at that port, and they run as printed.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'gate-walkthrough-'));
-/** The walkthrough in Portuguese seeds a store of its own. */
-const dataDirPt = mkdtempSync(join(tmpdir(), 'gate-walkthrough-pt-'));
+/** The walkthrough in Portuguese seeds a store of its own: a copy of the migrated one (the first starts from nothing). */
+const dataDirPt = createEmbeddedDataDir('gate-walkthrough-pt-');
 const processes: ChildProcess[] = [];
 
 const npm = (args: string[], env: Record<string, string>) => {
