@@ -21,6 +21,10 @@ const readViewSql = (g: string) =>
                    ELSE jsonb_build_object('content_type', ${g}.image_type, 'url', '${IMAGE_PATH}' || ${g}.read_id || '/image') END,
      'created_at', ${isoSql(`${g}.created_at`)}, 'updated_at', ${isoSql(`${g}.updated_at`)})`;
 
+/** The SET list of a read matched to the appointment these expressions name, and decided: no instance acts on it. */
+const matchedTo = (appointmentId: string, appointmentRef: string) =>
+  `outcome = 'matched', appointment_id = ${appointmentId}, appointment_ref = ${appointmentRef}, instance_id = NULL, updated_at = now()`;
+
 /** A referral's status as the API shows it: an open one past its expiry is `expired`. */
 const statusSql = (rf: string) => `CASE WHEN ${rf}.status = 'open' AND ${rf}.expires_at <= now() THEN 'expired' ELSE ${rf}.status END`;
 
@@ -279,8 +283,7 @@ export class GateRepository {
    * found by their ids, as an array (on the primary key), not by a join the planner might make a scan of.
    */
   readonly readsDecided: ReadsDecidedSql = {
-    decide: (input, moved) => `UPDATE gate_reads AS g SET outcome = 'matched', appointment_id = m.id, appointment_ref = m.ref,
-                instance_id = NULL, updated_at = now()
+    decide: (input, moved) => `UPDATE gate_reads AS g SET ${matchedTo('m.id', 'm.ref')}
            FROM ${input} x JOIN ${moved} m ON m.c_ord = x.ord
           WHERE g.id = ANY(ARRAY(SELECT r.read_row_id FROM ${input} r WHERE r.read_row_id IS NOT NULL)) AND g.id = x.read_row_id
          RETURNING g.*, x.ord AS c_ord`,
@@ -294,15 +297,14 @@ export class GateRepository {
   matchedMany(reads: { id: string; appointment: { id: string; ref: string } }[]): FirstStatement<void> {
     return {
       text: `WITH decided AS (
-           UPDATE gate_reads AS g SET outcome = $4, appointment_id = x.appointment_id, appointment_ref = x.appointment_ref,
-                  instance_id = NULL, updated_at = now()
+           UPDATE gate_reads AS g SET ${matchedTo('x.appointment_id', 'x.appointment_ref')}
              FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS x(id, appointment_id, appointment_ref, ord)
             WHERE g.id = x.id
            RETURNING g.*, x.ord
          )
          ${INSERT_EVENTS}
          SELECT g.terminal_id, ${CURRENT_TX}, 'gate.read', ${READ_EVENTS.view!} FROM decided g ORDER BY g.ord`,
-      values: [reads.map((r) => r.id), reads.map((r) => r.appointment.id), reads.map((r) => r.appointment.ref), 'matched'],
+      values: [reads.map((r) => r.id), reads.map((r) => r.appointment.id), reads.map((r) => r.appointment.ref)],
       read: () => undefined,
     };
   }
