@@ -284,9 +284,12 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
       ),
     });
     if (!plan) return wrongStatus();
+    // A check-in stamps arrived_at itself (with the read's read_at, unless it had one): when it is all the stage does,
+    // only `finish` is left after it.
+    const checkinIsAll = !plan.move && plan.stamp === 'arrived_at';
     if (plan.handshake) {
-      // When the check-in is all the stage does, `finish` (the read's outcome) is written with its acceptance.
-      const withIt = alone && decided && !plan.move && plan.stamp === 'arrived_at' ? { ...decided, alone: finish } : undefined;
+      // `finish` (the read's outcome) is then written with the acceptance.
+      const withIt = alone && decided && checkinIsAll ? { ...decided, alone: finish } : undefined;
       const outcome = await this.checkin.requestFromPlate(
         appointment.id,
         { ...read, stage: read.stage as 'arrival' | 'entry', decided: withIt },
@@ -309,10 +312,9 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
       } else [status, checkedIn, decidedWithIt] = ['CHECKED_IN', true, outcome.decided];
     }
     const { move, stamp } = plan;
-    // A check-in stamps arrived_at itself (with the read's read_at, unless it had one): after the one an arrival
-    // ran, only `finish` is left: written with the acceptance of the read's own attempt, or else (an attempt it
-    // joined) in a transaction of one round trip when it has one (`alone`).
-    if (alone && checkedIn && !move && stamp === 'arrived_at') {
+    // After the check-in an arrival ran, `finish` was written with the acceptance of the read's own attempt, or else
+    // (an attempt it joined) is written in a transaction of one round trip when it has one (`alone`).
+    if (alone && checkedIn && checkinIsAll) {
       if (!decidedWithIt) await alone();
       return { kind: 'done' };
     }
