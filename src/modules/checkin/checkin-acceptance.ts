@@ -124,6 +124,7 @@ export class CheckinAcceptance {
    */
   private async together(batch: Accepting[]): Promise<TicketView[][]> {
     const acceptances = batch.map((one) => this.plan(one));
+    // Only a batch with a read to decide writes gate_reads.
     const reads = batch.find((one) => one.read)?.read?.sql;
     try {
       return await this.changes.transaction((_manager, events, { accepted, appended }) => this.written(batch, accepted, appended, events), {

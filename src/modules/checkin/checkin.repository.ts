@@ -598,16 +598,14 @@ ${checked ? '' : tripEvents(views.trip)}${decides ? readEvents(decides) : ''}   
  * none of their rows), and it checks what it wrote itself, before the COMMIT that follows it: it raises
  * INCOMPLETE_ACCEPTANCE when a check-in did not write all it should, and TRIP_ARRIVES when a trip would arrive (whose
  * feed events the status table plans after the statement: the caller sends the full form instead). `reads`: the
- * plate reads' outcomes written with their acceptances (ReadsDecidedSql), when the batch has any.
+ * plate reads' outcomes written with their acceptances (ReadsDecidedSql): only when the batch has one, as a statement
+ * fires a table's statement triggers even when it writes none of its rows.
  */
 export function acceptMany(
   acceptances: Acceptance[],
   views: AcceptanceViews,
   { checked = false, reads }: { checked?: boolean; reads?: ReadsDecidedSql } = {},
 ): FirstStatement<{ accepted: Accepted[]; appended: FeedEvent[] }> {
-  // Only a batch with a read to decide writes gate_reads: a statement fires a table's statement triggers even when it
-  // writes none of its rows.
-  const decides = reads && acceptances.some((a) => a.readRowId) ? reads : undefined;
   const input = acceptances.map((a, ord) => ({
     ord,
     checkin_id: a.checkinId,
@@ -627,7 +625,7 @@ export function acceptMany(
     read_row_id: a.readRowId ?? null,
   }));
   return {
-    text: acceptManyText(views, checked, decides),
+    text: acceptManyText(views, checked, reads),
     // The ids again as arrays, the rows to update by their keys: the planner reads a set of jsonb_to_recordset as 100
     // rows, and would hash-join a small table whole rather than look up the one or few rows of a batch.
     values: [
