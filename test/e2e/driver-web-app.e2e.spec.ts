@@ -408,6 +408,54 @@ describe.each(STORES)('the driver app (/app) on %s', (storeName) => {
     }
   });
 
+  onPostgresql('draws what the last load answered: a load in the language switched from, answered late, draws nothing', async () => {
+    const scene = await gateScene(gate.http);
+    const layout = {
+      card_layout: [{ type: 'field', label: { 'pt-BR': 'Placa', en: 'Plate' }, path: 'license_plate' }],
+      modal_layout: [],
+    };
+    const put = () => gate.http.put('/api/v1/layouts/appointment/appt').set('X-API-Key', scene.terminal.key).send(layout);
+    expect((await put()).status).toBe(200);
+    const { page, problems } = await openPage(browser, { ...PHONE, locale: 'pt-BR' });
+    try {
+      await page.goto(`${url}/app#token=${scene.token}`);
+      const card = page.getByRole('article', { name: /^APPOINTMENT-/ });
+      await card.getByText('Placa', { exact: true }).waitFor();
+
+      // From now on the service's answers in Portuguese reach the page only when let through.
+      let letThrough!: () => void;
+      const held = new Promise<void>((resolve) => (letThrough = resolve));
+      let heldOne!: () => void;
+      const holding = new Promise<void>((resolve) => (heldOne = resolve));
+      let answeredLate!: () => void;
+      const late = new Promise<void>((resolve) => (answeredLate = resolve));
+      await page.route('**/api/v1/driver/appointments', async (route) => {
+        if (route.request().headers()['accept-language'] !== 'pt-BR') return route.continue();
+        const response = await route.fetch();
+        heldOne();
+        await held;
+        await route.fulfill({ response });
+        answeredLate();
+      });
+      // The layout saved again: the push makes the page load in Portuguese, and that answer is held.
+      expect((await put()).status).toBe(200);
+      await holding;
+      await page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
+      await card.getByText('Plate', { exact: true }).waitFor();
+
+      letThrough();
+      await late;
+      // The late answer has reached the page's code once its next frames are drawn.
+      for (let frame = 0; frame < 3; frame++)
+        await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)))');
+      expect(await card.getByText('Placa', { exact: true }).count()).toBe(0);
+      await card.getByText('Plate', { exact: true }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
   onPostgresql('asks before a link signs in over another driver: declined keeps the current one, accepted switches (pt-BR)', async () => {
     const [first, second] = [await gateScene(gate.http), await gateScene(gate.http)];
     const [firstRef] = (await listRefs(first.terminal.key)).map((item) => item.ref);
