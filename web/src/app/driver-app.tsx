@@ -6,6 +6,7 @@ import { ApiError, newId } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainCheckin, explainError } from '../shared/explain.js';
 import { LanguageSwitch, type Translator, useI18n } from '../shared/i18n.js';
+import { useLatest } from '../shared/latest.js';
 import { Elements, type GatePass, Modal, RecordCard, TicketView } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import { session } from '../shared/session.js';
@@ -266,26 +267,25 @@ function Driver({ token, onSignOut, onExpired }: { token: string; onSignOut: () 
     [onExpired],
   );
 
-  /** How many loads have started: a load's answer is drawn only if no later one started meanwhile. */
-  const loads = useRef(0);
+  const loads = useLatest();
   const reload = useCallback(async () => {
     // Layout texts written in several languages come in the driver's chosen one.
     const params = { header: { 'Accept-Language': i18nRef.current.language } };
     // Loads overlap (a push, the socket's connect, the language switch): one answered late must not draw over what a
     // later one drew, such as the layouts in the language the driver switched from.
-    const load = ++loads.current;
+    const current = loads.begin();
     try {
       const [appointments, trips, tickets] = await Promise.all([
         dataOf(client.GET('/api/v1/driver/appointments', { params })),
         dataOf(client.GET('/api/v1/driver/trips', { params })),
         dataOf(client.GET('/api/v1/driver/tickets', { params })),
       ]);
-      if (load !== loads.current) return;
+      if (!current()) return;
       setRecords({ appointments, trips, tickets });
       setSavedAt(new Date().toISOString());
       setProblem(null);
     } catch (error) {
-      if (load === loads.current) failed(error);
+      if (current()) failed(error);
     }
   }, [token]);
 

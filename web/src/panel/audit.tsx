@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
+import { useLatest } from '../shared/latest.js';
 import type { Schemas } from '../shared/schemas.js';
 import { type AccountKind, useMay } from './access.js';
 import { AUDIT_ACTIONS, type AuditResource, actionSentence, actorWords, changeLines, resourceWord, whatWords } from './audit-words.js';
@@ -63,14 +64,14 @@ export function Audit({ credential, kind }: { credential: Credential; kind: Acco
   const [verdict, setVerdict] = useState<{ ok: boolean; text: string } | null>(null);
   /** Every actor seen on this page, by id: the actor filter's choices. */
   const [actors, setActors] = useState<Map<string, Entry['actor']>>(new Map());
-  const asked = useRef(0);
+  const latest = useLatest();
 
   useEffect(() => {
     if (kind === 'admin') void dataOf(client.GET('/api/v1/admin/accounts')).then(setAccounts, (e) => setProblem(explainError(i18n, e)));
   }, []);
 
   const load = async (after: string | null) => {
-    const call = ++asked.current;
+    const current = latest.begin();
     const actorId = filters.actor === TYPED ? filters.actorTyped.trim() : filters.actor;
     const query = {
       ...rangeOf(filters, accountId),
@@ -81,7 +82,7 @@ export function Audit({ credential, kind }: { credential: Credential; kind: Acco
     };
     try {
       const page = await dataOf(client.GET('/api/v1/audit', { params: { query } }));
-      if (call !== asked.current) return;
+      if (!current()) return;
       setEntries((shown) => (after && shown ? [...shown, ...page.items] : page.items));
       setCursor(page.next_cursor);
       setProblem(null);
@@ -91,7 +92,7 @@ export function Audit({ credential, kind }: { credential: Credential; kind: Acco
         return next.size === seen.size ? seen : next;
       });
     } catch (error) {
-      if (call === asked.current) setProblem(explainError(i18n, error));
+      if (current()) setProblem(explainError(i18n, error));
     }
   };
   useEffect(() => {

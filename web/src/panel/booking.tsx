@@ -3,6 +3,7 @@ import { ApiError, type Credential, type Issue, issuesOf, newId } from '../share
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainBooking, explainError } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
+import { useLatest } from '../shared/latest.js';
 import type { Schemas } from '../shared/schemas.js';
 import { mondayOf, todayIn, useTemporal, weekIn } from '../shared/zoned.js';
 import { useChanges } from './live.js';
@@ -97,22 +98,22 @@ function RuleSlots(props: { credential: Credential; terminal: Terminal; rule: Ru
   const [problem, setProblem] = useState<string | null>(null);
   const [reloads, setReloads] = useState(0);
   const changes = useChanges(props.credential, ['booking.']);
-  const latest = useRef(0);
+  const latest = useLatest();
   const week = weekIn(monday, zone);
   const words = slotWords(i18n.language, zone);
 
   useEffect(() => {
-    const asked = ++latest.current;
+    const current = latest.begin();
     const request = gateClient(props.credential).GET('/api/v1/terminals/{terminal_id}/availability', {
       params: { path: { terminal_id: props.terminal.id }, query: { from: week.from, to: week.to } },
     });
     dataOf(request).then(
       (rules) => {
-        if (asked !== latest.current) return;
+        if (!current()) return;
         setSlots(rules.find((rule) => rule.rule_ref === props.rule.rule_ref)?.slots ?? []);
         setProblem(null);
       },
-      (error) => asked === latest.current && setProblem(explainBooking(i18n, error, words.when)),
+      (error) => current() && setProblem(explainBooking(i18n, error, words.when)),
     );
   }, [monday, changes, reloads]);
 

@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { displayValue, formatTaxId, isUuid } from '../shared/format.js';
 import { type MessageKey, type Translator, useI18n } from '../shared/i18n.js';
+import { useLatest } from '../shared/latest.js';
 import { Elements, RecordCard, TicketView } from '../shared/layout.js';
 import type { Schemas } from '../shared/schemas.js';
 import type { LayoutSet } from './elements.js';
@@ -121,7 +122,7 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
   const [problem, setProblem] = useState<string | null>(null);
   const [jsonProblem, setJsonProblem] = useState<string | null>(null);
   const [incomplete, setIncomplete] = useState(false);
-  const latest = useRef(0);
+  const latest = useLatest();
   const layoutJson = JSON.stringify(props.layout);
 
   useEffect(() => {
@@ -144,7 +145,7 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return setJsonProblem(t('preview.notObject'));
     setJsonProblem(null);
-    const call = ++latest.current;
+    const current = latest.begin();
     try {
       const drawn = await dataOf(
         gateClient(props.credential).POST('/api/v1/layouts/{set}/preview', {
@@ -157,12 +158,12 @@ export function Preview(props: { credential: Credential; set: LayoutSet; layoutR
           },
         }),
       );
-      if (call !== latest.current) return;
+      if (!current()) return;
       setRendered(drawn);
       setProblem(null);
       setIncomplete(false);
     } catch (error) {
-      if (call !== latest.current) return;
+      if (!current()) return;
       if (error instanceof ApiError && error.code === 'VALIDATION_ERROR') {
         if (rendered !== null) setIncomplete(true);
         else setProblem(t('preview.cannotDraw'));

@@ -4,6 +4,7 @@ import type { Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { type MessageKey, type Translator, useI18n } from '../shared/i18n.js';
+import { useLatest } from '../shared/latest.js';
 import type { Schemas } from '../shared/schemas.js';
 import { addDays, deviceZone, instantOf, todayIn, useTemporal, zoneNames } from '../shared/zoned.js';
 
@@ -170,7 +171,7 @@ export function Reports({ credential, kind }: { credential: Credential; kind: 't
   const [sort, setSort] = useState<{ column: Column; descending: boolean }>({ column: 'appointments', descending: true });
   const client = gateClient(credential);
   // Only the answer to the latest range is shown: an earlier one may come later.
-  const latest = useRef(0);
+  const latest = useLatest();
 
   useEffect(() => {
     if (ready && !range) {
@@ -184,12 +185,12 @@ export function Reports({ credential, kind }: { credential: Credential; kind: 't
     const from = instantOf(`${range.from}T00:00`, zone);
     const to = range.to >= range.from ? instantOf(`${addDays(range.to, 1)}T00:00`, zone) : null;
     if (!from || !to) {
-      latest.current++;
+      latest.drop();
       setProblem(t('reports.badRange'));
       return;
     }
     setProblem(null);
-    const asked = ++latest.current;
+    const current = latest.begin();
     const common = { from, to, time_zone: zone };
     const [days, accounts] =
       kind === 'terminal'
@@ -203,12 +204,12 @@ export function Reports({ credential, kind }: { credential: Credential; kind: 't
           ];
     Promise.all([days, accounts]).then(
       ([day, account]) => {
-        if (asked !== latest.current) return;
+        if (!current()) return;
         setByDay(day);
         setByAccount(account);
       },
       (error) => {
-        if (asked === latest.current) setProblem(explainError(i18n, error));
+        if (current()) setProblem(explainError(i18n, error));
       },
     );
   }, [range?.from, range?.to, zone]);

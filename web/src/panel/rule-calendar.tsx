@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Credential } from '../shared/api.js';
 import { dataOf, gateClient } from '../shared/client.js';
 import { explainError } from '../shared/explain.js';
 import { useI18n } from '../shared/i18n.js';
+import { useLatest } from '../shared/latest.js';
 import type { Schemas } from '../shared/schemas.js';
 import { deviceZone, mondayOf, todayIn, weekIn } from '../shared/zoned.js';
 import { useChanges } from './live.js';
@@ -24,19 +25,19 @@ export function RuleCalendar(props: { credential: Credential; rule: RuleView; on
   const [slots, setSlots] = useState<Slot[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const changes = useChanges(props.credential, ['appointment.', 'booking.']);
-  const latest = useRef(0);
+  const latest = useLatest();
   const week = weekIn(monday, zone);
 
   useEffect(() => {
-    const asked = ++latest.current;
+    const current = latest.begin();
     const query = { from: week.from, to: week.to, rule_ref: props.rule.rule_ref };
     dataOf(gateClient(props.credential).GET('/api/v1/capacity/availability', { params: { query } })).then(
       ([found]) => {
-        if (asked !== latest.current) return;
+        if (!current()) return;
         setSlots(found?.slots ?? []);
         setProblem(null);
       },
-      (error) => asked === latest.current && setProblem(explainError(i18n, error)),
+      (error) => current() && setProblem(explainError(i18n, error)),
     );
   }, [monday, changes, props.rule.updated_at]);
 
