@@ -532,6 +532,7 @@ async function webhooksSection(
     FAIRNESS_BAD_EVENTS,
   );
   printFairness(fairness, say);
+  await stop(child);
   return {
     figures: { delivery: figures, fairness },
     targets: [
@@ -548,9 +549,9 @@ async function webhooksSection(
  * of bookings uses both): creates under a rule against the same without, availability at SCALE.large stored, the race.
  */
 async function capacitySection(cleanUp: CleanUp): Promise<{ figures: CapacityFigures; targets: Target[] }> {
-  const { name, base } = await newService(cleanUp);
+  const { name, base, child } = await newService(cleanUp);
   const port = await freePort();
-  await startService(port, serviceEnvOf(name), cleanUp);
+  const secondChild = await startService(port, serviceEnvOf(name), cleanUp);
   const second = `http://127.0.0.1:${port}`;
   const client = new pg.Client({ connectionString: dbUrl(name) });
   await client.connect();
@@ -585,6 +586,7 @@ async function capacitySection(cleanUp: CleanUp): Promise<{ figures: CapacityFig
     say,
   });
   printCapacity(figures, say);
+  await Promise.all([stop(child), stop(secondChild)]);
   const { create, availability, race } = figures;
   return {
     figures,
@@ -644,6 +646,7 @@ async function gateSection(cleanUp: CleanUp): Promise<{ figures: GateFigures; ta
     say,
   });
   printGate(figures, say);
+  await stop(child);
   const { reads, taps, matching } = figures;
   return {
     figures,
@@ -1175,6 +1178,7 @@ async function sessionsSection(cleanUp: CleanUp): Promise<{ figures: SessionFigu
     say,
   });
   printSessions(figures, say);
+  await stop(child);
   return {
     figures,
     targets: [
@@ -1193,7 +1197,7 @@ async function sessionsSection(cleanUp: CleanUp): Promise<{ figures: SessionFigu
  * them for both), and a 90-day report by day over a million appointments against the same over ten thousand.
  */
 async function reportsSection(cleanUp: CleanUp): Promise<{ figures: ReportsFigures; targets: Target[] }> {
-  const { name, base } = await newService(cleanUp);
+  const { name, base, child } = await newService(cleanUp);
   const client = new pg.Client({ connectionString: dbUrl(name) });
   await client.connect();
   cleanUp.add('the reports connection', () => client.end());
@@ -1227,6 +1231,7 @@ async function reportsSection(cleanUp: CleanUp): Promise<{ figures: ReportsFigur
     say,
   });
   printReports(figures, say);
+  await stop(child);
   const { create, report } = figures;
   return {
     figures,
@@ -1380,6 +1385,9 @@ async function run(cleanUp: CleanUp): Promise<Target[]> {
   say(`  ${memoryLine('bare Socket.IO', bareMemory)}\n`);
 
   const facts = await factsSection(api, floor, terminalId);
+  // Each section from here on starts a service of its own, and stops it when it ends: a service left running polls
+  // (its audit sealer every 200 ms, its webhook dispatcher, its sweeps) through every section after it.
+  await stop(service);
   const webhooks = await webhooksSection(cleanUp);
   const scale = await scaleSection(cleanUp);
   const capacity = await capacitySection(cleanUp);
