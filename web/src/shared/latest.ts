@@ -1,4 +1,4 @@
-import { useRef } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 
 /**
  * Loads of one view that may overlap (a push, a reconnect, a new filter or range): `begin()` marks a new load and
@@ -25,7 +25,5 @@ export function latestLoads(): Latest {
 
 /** The component's `Latest`, the same one at every render. */
 export function useLatest(): Latest {
-  const latest = useRef<Latest | null>(null);
-  latest.current ??= latestLoads();
-  return latest.current;
+  return useState(latestLoads)[0];
 }
