@@ -29,9 +29,11 @@ export const SLOW_MS = 1000;
 /**
  * Deliveries each instance may hold claimed ahead of its sends, shared by the webhooks it is sending that answer
  * promptly: enough for a prompt receiver to keep its WEBHOOK_MAX_IN_FLIGHT attempts busy while a claim statement
- * takes tens of milliseconds on a loaded database.
+ * takes tens of milliseconds on a loaded database, and for a burst of up to this many events to go out leased by the
+ * statement that queued it, with no claim statement to write its rows a second time (docs/benchmarks.md). What a
+ * webhook cannot send within AHEAD_WAIT_MS is given back: at most this many rows every AHEAD_WAIT_MS per instance.
  */
-export const CLAIM_AHEAD = 256;
+export const CLAIM_AHEAD = 1024;
 /**
  * How long a delivery claimed ahead may wait for a free slot of its webhook (or of its lane); past this it is given
  * back unsent. Its lease covers this wait and then a whole attempt, so it can never be sent after its lease passed.
