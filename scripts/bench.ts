@@ -521,6 +521,12 @@ async function webhooksSection(
     WEBHOOK_MAX_IN_FLIGHT,
     () => analyze(name),
     serviceCpu,
+    async () => {
+      const { rows } = await watcher.query<{ left: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM webhook_deliveries) OR EXISTS (SELECT 1 FROM audit_entries WHERE seq IS NULL) AS left',
+      );
+      return !rows[0].left;
+    },
   );
   printWebhooks(figures, say);
   const noisy = await newTerminal(base, { name: 'Noisy webhook terminal' });
