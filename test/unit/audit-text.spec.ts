@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { type AuditEntryView, entryHash, type EntryText, entryTextHash } from '../../src/modules/audit/audit-chain.js';
+import { type AuditEntryView, canonicalJson, entryHash, type EntryText, entryTextHash } from '../../src/modules/audit/audit-chain.js';
 
 /**
  * JSON text spelled as PostgreSQL's `jsonb::text` spells it: `": "` and `", "` between tokens, keys in any order
@@ -87,6 +87,27 @@ describe("the audit trail's chain from the entries' text", () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('writes JSON in the canonical form every sealed hash was made with', () => {
+    // RFC 8785 spelled the plain way, as the chain's first entries were hashed: a chain sealed then verifies now.
+    const reference = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+      const object = value as Record<string, unknown>;
+      const fields = Object.keys(object)
+        .filter((key) => object[key] !== undefined)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${reference(object[key])}`);
+      return `{${fields.join(',')}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+        expect(canonicalJson({ kept: value, dropped: undefined })).toBe(reference({ kept: value }));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

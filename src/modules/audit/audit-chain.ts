@@ -41,12 +41,21 @@ export const GENESIS = '0'.repeat(64);
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+  // Written into one string as it goes: the sealer runs this over every entry, and the arrays of a map and a join
+  // per object were most of its garbage.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    return out + ']';
+  }
+  const object = value as Record<string, unknown>;
+  let out = '{';
+  for (const key of Object.keys(object).sort()) {
+    const field = object[key];
+    if (field === undefined) continue;
+    out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(field);
+  }
+  return out + '}';
 }
 
 /** An entry's hash: SHA-256 (hex) of the previous entry's hash followed by the canonical JSON of its chained fields. */
