@@ -41,8 +41,8 @@ export const GENESIS = '0'.repeat(64);
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  // Written into one string as it goes: the sealer runs this over every entry, and the arrays of a map and a join
-  // per object were most of its garbage.
+  // Written into one string as it goes: the sealer runs this over every entry, and a filter, a map and a join per
+  // object left three arrays of garbage each (a quarter of the scavenges, docs/benchmarks.md).
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
