@@ -16,7 +16,15 @@ import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { oneCheckinCost, tpcb } from './bench/checkin-cost.js';
 import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
-import { type FairnessFigures, fairnessBench, printFairness, printWebhooks, type WebhookFigures, webhookBench } from './bench/webhooks.js';
+import {
+  type FairnessFigures,
+  fairnessBench,
+  printFairness,
+  printWebhooks,
+  until,
+  type WebhookFigures,
+  webhookBench,
+} from './bench/webhooks.js';
 import { randomUUID } from 'node:crypto';
 import { printSessions, sessionBench, type SessionFigures } from './bench/sessions.js';
 
@@ -522,10 +530,10 @@ async function webhooksSection(
     () => analyze(name),
     serviceCpu,
     async () => {
-      const { rows } = await watcher.query<{ left: boolean }>(
-        'SELECT EXISTS (SELECT 1 FROM webhook_deliveries) OR EXISTS (SELECT 1 FROM audit_entries WHERE seq IS NULL) AS left',
-      );
-      return !rows[0].left;
+      const outcomesWritten = async () =>
+        (await watcher.query<{ none: boolean }>('SELECT NOT EXISTS (SELECT FROM webhook_deliveries) AS none')).rows[0].none;
+      await until(outcomesWritten, "the round's outcomes written", 60_000);
+      await sealed(watcher);
     },
   );
   printWebhooks(figures, say);

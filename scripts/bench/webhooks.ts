@@ -105,9 +105,10 @@ async function receiver(answer: Answer = answerAtOnce): Promise<{
   return target;
 }
 
-async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+/** Waits until `check` says so, looking every 5 ms; fails after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -140,8 +141,8 @@ function barePostsClient(): { round(message: BarePosts): Promise<number>; pid: n
  * the create's answer each `appointment.created` event reached the receiver, and the first and last) and then its
  * floor: the very requests the receiver got, sent again by a bare undici client in a process of its own (as the
  * service is; one for the run, warmed up with the same `count`), `concurrency` at once (WEBHOOK_MAX_IN_FLIGHT, one
- * webhook's limit), to the same receiver. The floor goes once `settled` answers that the service's work of the round
- * is over (outcomes written, the create's audit entries sealed), so that it runs on a machine as quiet as the
+ * webhook's limit), to the same receiver. The floor goes once `settled` has waited for the service's work of the
+ * round to end (outcomes written, the create's audit entries sealed), so that it runs on a machine as quiet as the
  * service's round started on, not beside the service's end of round. The figures are those of the round of the
  * median ratio, as the machine is shared and noisy.
  */
@@ -152,7 +153,7 @@ export async function webhookBench(
   concurrency: number,
   analyze: () => Promise<void>,
   cpu: () => Promise<{ process: number; postgres: number }>,
-  settled: () => Promise<boolean>,
+  settled: () => Promise<void>,
   rounds = 5,
 ): Promise<WebhookFigures> {
   const target = await receiver();
@@ -180,11 +181,7 @@ export async function webhookBench(
       const delays = [...target.arrivals.values()].map((at) => Math.max(0, at - answered));
       const requests = target.keep;
       target.keep = null;
-      const deadline = Date.now() + 60_000;
-      while (!(await settled())) {
-        if (Date.now() > deadline) throw new Error('bench: the service did not settle after a round of deliveries');
-        await sleep(10);
-      }
+      await settled();
       const floorBefore = cpuMsOf(floor.pid) ?? 0;
       runs.push({ delays, floorMs: await floor.round({ url: target.url, requests, concurrency }) });
       used.floor += (cpuMsOf(floor.pid) ?? 0) - floorBefore;
