@@ -111,6 +111,31 @@ describe('what one accepted check-in costs', () => {
   });
 });
 
+describe("an accepted check-in's wait to its tickets", () => {
+  it("is stamped on the appointment by the acceptance itself, as the checkins' trigger would stamp it", async () => {
+    const { id } = await scene.appointment();
+    track(
+      await connectTerminal(url, scene.terminal.key, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        return answerWith(1);
+      }),
+    );
+    const { socket } = await connectDriver(url, scene.token);
+    track(socket);
+    expect((await request(socket, id)).success).toBe(true);
+    const [row]: { stamped: number; waited: number; same_command: boolean }[] = await db.query(
+      `SELECT a.ticket_wait_seconds AS stamped, trunc(extract(epoch FROM c.updated_at - c.created_at))::int AS waited,
+              a.cmin = t.cmin AS same_command
+         FROM appointments a JOIN checkins c ON c.appointment_id = a.id JOIN tickets t ON t.appointment_id = a.id
+        WHERE a.id = $1`,
+      [id],
+    );
+    expect(row.waited).toBeGreaterThanOrEqual(1);
+    // Written by the statement's move (the command that inserted the ticket), not by the trigger after it.
+    expect(row).toEqual({ stamped: row.waited, waited: row.waited, same_command: true });
+  });
+});
+
 describe('acceptances that arrive together', () => {
   it('share one statement; one that fails gets its own error, and the others are stored', async () => {
     const ledger = t.app.get(CheckinLedger);

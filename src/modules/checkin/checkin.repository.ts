@@ -512,6 +512,16 @@ const CHECKED_ANSWER = `SELECT r.moved, r.finished, r.tickets, '[]'::jsonb AS tr
                  FROM input x) r
         ORDER BY r.ord`;
 
+/**
+ * The wait to the tickets (docs/reports.md) of an acceptance with tickets, stamped by the move itself: what the
+ * checkins' trigger would stamp after the statement (the attempt's `updated_at`, now, less its `created_at`) on an
+ * appointment without one. The trigger then finds it stamped and leaves the row alone, so the statement writes each
+ * appointment once, not a second time with the appointments' statement triggers run again (that was about a fifth of
+ * a batch's time in PostgreSQL: docs/benchmarks.md).
+ */
+const WAIT_STAMPED = `CASE WHEN jsonb_array_length(x.tickets) > 0
+           THEN (SELECT trunc(extract(epoch FROM now() - c.created_at))::int FROM checkins c WHERE c.id = x.checkin_id) END`;
+
 /** The statement's text for `views` and `reads`, built once for each form: kilobytes, the same for every batch. */
 const acceptTexts = new WeakMap<AcceptanceViews, Map<ReadsDecidedSql | undefined, [string?, string?]>>();
 function acceptManyText(views: AcceptanceViews, checked: boolean, decides: ReadsDecidedSql | undefined): string {
@@ -524,7 +534,8 @@ function acceptManyText(views: AcceptanceViews, checked: boolean, decides: Reads
                 extra jsonb, logs jsonb, feed jsonb, tickets jsonb, lat float8, lng float8, radius_m float8, arrival text,
                 arrival_data jsonb, arrived_at timestamptz, read_row_id uuid)
        ), moved AS (
-         UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now())
+         UPDATE appointments AS t SET status = x.target, updated_at = now(), arrived_at = COALESCE(t.arrived_at, x.arrived_at, now()),
+                ticket_wait_seconds = COALESCE(t.ticket_wait_seconds, ${WAIT_STAMPED})
            FROM input x WHERE t.id = ANY($2::uuid[]) AND t.id = x.appointment_id AND t.status = x.expected
          RETURNING t.*, x.ord AS c_ord, x.expected AS event_from, x.extra AS event_extra
        ), wanted AS (
