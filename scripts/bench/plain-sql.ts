@@ -238,7 +238,8 @@ export async function plainLogs(client: pg.Client, terminalId: string, refs: str
  * reads the appointment with its driver (what the terminal is sent) and starts the attempt with its log entry
  * and `checkin.requested` event; the second moves the appointment, stores the ticket, accepts the attempt, logs
  * both, writes the terminal's two events and appends the two driver feed events, guarded by the status as the
- * service's move is. It skips what the service also does
+ * service's move is; the move stamps the wait to the ticket, as the service's does, so the checkins' trigger writes
+ * the appointment no second time. It skips what the service also does
  * and this run does not exercise: the check-in window (always open here) and trips to arrive (none here).
  */
 export async function plainCheckin(
@@ -275,7 +276,8 @@ export async function plainCheckin(
   const accepted = await writingEvents(
     pool,
     `WITH moved AS (
-       UPDATE appointments SET status = 'CHECKED_IN', updated_at = now(), arrived_at = COALESCE(arrived_at, now())
+       UPDATE appointments SET status = 'CHECKED_IN', updated_at = now(), arrived_at = COALESCE(arrived_at, now()),
+              ticket_wait_seconds = COALESCE(ticket_wait_seconds, (SELECT trunc(extract(epoch FROM now() - c.created_at))::int FROM checkins c WHERE c.id = $2))
          WHERE id = $1 AND status = 'SCHEDULED'
        RETURNING *
      ), ticket AS (
