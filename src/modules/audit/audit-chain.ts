@@ -50,10 +50,12 @@ export function canonicalJson(value: unknown): string {
   }
   const object = value as Record<string, unknown>;
   let out = '{';
+  let separator = '';
   for (const key of Object.keys(object).sort()) {
     const field = object[key];
     if (field === undefined) continue;
-    out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(field);
+    out += separator + JSON.stringify(key) + ':' + canonicalJson(field);
+    separator = ',';
   }
   return out + '}';
 }
