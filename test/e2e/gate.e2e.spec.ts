@@ -393,9 +393,14 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
 
     // The camera first, the driver while the terminal decides.
     const second = await scene.appointment({ license_plate: 'TAP2222' });
+    const version = `SELECT xmin::text AS xmin FROM appointments WHERE id = $1`;
+    const [before]: { xmin: string }[] = await db.query(version, [second.id]);
     // Sent now (supertest sends when awaited), answered once the terminal has.
     const posted = post(scene, read('TAP2222')).then((res) => res);
     await waitFor(() => requests.length === 2);
+    // The read's start locked the appointment and wrote nothing to it: the tap finds the read's attempt among its
+    // check-ins.
+    expect(await db.query(version, [second.id])).toEqual([before]);
     const joined = await tap(second.id);
     expect((await posted).body.data[0]).toMatchObject({ outcome: 'matched', appointment_ref: second.ref });
     expect(joined.success).toBe(true);

@@ -28,6 +28,7 @@ import { ReportsWaitsWhenAccepted1763962000000 } from './1763962000000-reports-w
 import { AuditNamedColumns1763965000000 } from './1763965000000-audit-named-columns.js';
 import { CheckinRefusals1763967000000 } from './1763967000000-checkin-refusals.js';
 import { ReportsDailyRunning1763968000000 } from './1763968000000-reports-daily-running.js';
+import { GateStartUnmarked1763969000000 } from './1763969000000-gate-start-unmarked.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   AuditNamedColumns1763965000000,
   CheckinRefusals1763967000000,
   ReportsDailyRunning1763968000000,
+  GateStartUnmarked1763969000000,
 ];

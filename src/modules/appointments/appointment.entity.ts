@@ -59,10 +59,6 @@ export class Appointment extends ScheduledRecord {
   @Column({ name: 'ticket_wait_seconds', type: 'integer', nullable: true })
   ticketWaitSeconds: number | null;
 
-  /** The check-in a plate read started on it last: a driver's check-in arriving while it is pending joins it. */
-  @Column({ name: 'plate_checkin_id', type: 'uuid', nullable: true })
-  plateCheckinId: string | null;
-
   @ManyToOne(() => Driver)
   @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'appointments_driver_id_fkey' })
   driver?: Driver;

@@ -53,13 +53,7 @@ export const APPOINTMENTS: RecordDefinition = {
   statuses: APPOINTMENT_STATUSES,
   initialStatus: 'SCHEDULED',
   liveStatuses: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
-  ...dataColumns(Appointment, 'terminal_id', [
-    BOOKED_BY.column,
-    BOOKED_BY.nameColumn,
-    ...GATE_STAMPS,
-    'plate_checkin_id',
-    'ticket_wait_seconds',
-  ]),
+  ...dataColumns(Appointment, 'terminal_id', [BOOKED_BY.column, BOOKED_BY.nameColumn, ...GATE_STAMPS, 'ticket_wait_seconds']),
   engineTimestamps: GATE_STAMPS,
   moves: [
     { via: 'checkin', from: ['SCHEDULED'], to: 'CHECKED_IN' },

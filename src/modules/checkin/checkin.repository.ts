@@ -36,7 +36,7 @@ export interface AppointmentForCheckin {
   license_category: string;
   /** The terminal's gate geofence, for the driver's trips. */
   terminal_location: GeoFence | null;
-  /** The check-in a plate read started on it last (docs/gate.md): a driver's arriving while it is pending joins it. */
+  /** A driver's start reads the plate read's attempt pending on it (docs/gate.md): the driver's attempt joins it. */
   plate_checkin_id?: string | null;
   /** Its way through the gate (docs/gate.md#stamps). */
   arrived_at?: Date | null;
@@ -132,6 +132,14 @@ const logParams = (log: AttemptLog | null) => [
 const WITH_DRIVER = `SELECT a.*, d.tax_id, d.driver_license_number, d.license_category, t.location AS terminal_location
                        FROM appointments a JOIN drivers d ON d.id = a.driver_id JOIN accounts t ON t.id = a.terminal_id`;
 
+/**
+ * The plate read's attempt pending on the appointment `a` (`plate_checkin_id`), as the statement's snapshot sees it: a
+ * driver's attempt started beside it joins it (docs/gate.md).
+ */
+const PLATE_PENDING = (a: string) =>
+  `(SELECT c.id FROM checkins c WHERE c.appointment_id = ${a}.id AND c.source = 'plate' AND c.status = 'pending'
+     ORDER BY c.created_at DESC LIMIT 1) AS plate_checkin_id`;
+
 /** An attempt as `to_jsonb` gives it, with its dates. */
 const asCheckinRow = (row: Record<string, unknown> | null): CheckinRow | null =>
   row
@@ -195,7 +203,8 @@ export class CheckinRepository {
         log,
         {
           before: `appointment AS (${WITH_DRIVER} WHERE a.id = $2), previous AS (SELECT * FROM checkins WHERE id = $1), `,
-          select: `SELECT a.*, (SELECT to_jsonb(p) FROM previous p) AS previous_checkin, EXISTS (SELECT 1 FROM changed) AS started
+          select: `SELECT a.*, ${PLATE_PENDING('a')}, (SELECT to_jsonb(p) FROM previous p) AS previous_checkin,
+                          EXISTS (SELECT 1 FROM changed) AS started
                      FROM appointment a`,
         },
       ),
@@ -281,7 +290,7 @@ export class CheckinRepository {
              FROM changed c JOIN chosen x ON x.checkin_id = c.id JOIN appointments a ON a.id = c.appointment_id JOIN drivers d ON d.id = a.driver_id
             ORDER BY x.ord
          )
-         SELECT a.*,
+         SELECT a.*, ${PLATE_PENDING('a')},
                 CASE WHEN a.id IS NOT NULL THEN (SELECT to_jsonb(p) FROM previous p WHERE p.id = x.checkin_id) END AS previous_checkin,
                 EXISTS (SELECT 1 FROM changed c JOIN chosen h ON h.checkin_id = c.id WHERE h.ord = x.ord) AS started
            FROM input x LEFT JOIN appointment a ON a.c_ord = x.ord

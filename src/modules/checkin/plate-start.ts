@@ -18,32 +18,33 @@ export interface PlateAttempt {
  * The start of plate reads' attempts (docs/gate.md) as CTEs of a statement, however many: on each appointment the
  * CTE `chosen` names (columns `id`, `ord` for the order of their events, and a PlateAttempt's: `checkin_id`,
  * `instance_id`, `message`, `data` jsonb, `checkin` jsonb; one row per appointment at most) while it is still
- * SCHEDULED, the appointment marked with its attempt (`plate_checkin_id`: a driver's check-in that arrives meanwhile
- * joins it), the attempt inserted pending, run by its instance, its `checkin_requested` log entry and its
- * `checkin.requested` event. The CTE `started` has each started attempt's `id` and `appointment_id`. Its values are
- * bound through `param`.
+ * SCHEDULED (its row locked, as an update would lock it, and not written: a driver's check-in that arrives meanwhile
+ * finds the pending plate attempt among the appointment's check-ins, and joins it), the attempt inserted pending, run
+ * by its instance, its `checkin_requested` log entry and its `checkin.requested` event. The CTE `started` has each
+ * started attempt's `id` and `appointment_id`. Its values are bound through `param`.
  */
 export type PlateStartSql = (chosen: string, param: Param) => string;
 
 export const plateStartSql =
   (fixed: { event: string; type: string; view: ViewSql }): PlateStartSql =>
   (chosen, param) =>
-    `marked AS (
-       UPDATE appointments AS a SET plate_checkin_id = c.checkin_id FROM ${chosen} c
-        WHERE a.id = c.id AND a.status = 'SCHEDULED'
-       RETURNING a.id, a.driver_id, a.terminal_id, c.ord, c.checkin_id, c.instance_id, c.message, c.data, c.checkin
+    `locked AS (
+       SELECT a.id, a.driver_id, a.terminal_id, c.ord, c.checkin_id, c.instance_id, c.message, c.data, c.checkin
+         FROM appointments a JOIN ${chosen} c ON c.id = a.id
+        WHERE a.status = 'SCHEDULED'
+          FOR NO KEY UPDATE OF a
      ), started AS (
        INSERT INTO checkins (id, appointment_id, driver_id, terminal_id, source, status, instance_id)
-       SELECT m.checkin_id, m.id, m.driver_id, m.terminal_id, 'plate', 'pending', m.instance_id FROM marked m ORDER BY m.ord
+       SELECT m.checkin_id, m.id, m.driver_id, m.terminal_id, 'plate', 'pending', m.instance_id FROM locked m ORDER BY m.ord
        ON CONFLICT (id) DO NOTHING
        RETURNING id, appointment_id
      ), start_logged AS (
        INSERT INTO ${APPOINTMENTS.logTable} (${APPOINTMENTS.logForeignKey}, event, message, data)
-       SELECT s.appointment_id, ${param(fixed.event, 'text')}, m.message, m.data FROM started s JOIN marked m ON m.checkin_id = s.id ORDER BY m.ord
+       SELECT s.appointment_id, ${param(fixed.event, 'text')}, m.message, m.data FROM started s JOIN locked m ON m.checkin_id = s.id ORDER BY m.ord
      ), start_evented AS (
        ${INSERT_EVENTS}
        SELECT a.terminal_id, ${CURRENT_TX}, ${param(fixed.type, 'text')}, ${fixed.view('a', 'd')} || jsonb_build_object('checkin', m.checkin)
-         FROM started s JOIN marked m ON m.checkin_id = s.id JOIN appointments a ON a.id = s.appointment_id JOIN drivers d ON d.id = a.driver_id
+         FROM started s JOIN locked m ON m.checkin_id = s.id JOIN appointments a ON a.id = s.appointment_id JOIN drivers d ON d.id = a.driver_id
         ORDER BY m.ord
      )`;
 
