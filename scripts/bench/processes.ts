@@ -95,9 +95,13 @@ export function rssOf(pid: number): number {
   return Number(line.replace(/\D+/g, '')) * 1024;
 }
 
-/** The built service (dist/src/main.js) on `port`, ready once /health/ready answers. */
+/**
+ * The built service (dist/src/main.js) on `port`, ready once /health/ready answers. `BENCH_SERVICE_NODE_ARGS` (split on
+ * spaces) goes to its `node` first: `--cpu-prof --cpu-prof-dir=/tmp/prof` profiles each service of a run.
+ */
 export async function startService(port: number, env: NodeJS.ProcessEnv, cleanUp: CleanUp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', PRELOAD, 'dist/src/main.js'], {
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--expose-gc', '--import', PRELOAD, 'dist/src/main.js'], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
