@@ -334,8 +334,8 @@ export class CheckinRepository {
   }
 
   /**
-   * Starts a plate read's attempt (docs/gate.md) on an appointment still SCHEDULED, as `start` does it (marked on the
-   * appointment, logged, evented); false when the appointment is no longer SCHEDULED.
+   * Starts a plate read's attempt (docs/gate.md) on an appointment still SCHEDULED, as `start` does it (the
+   * appointment's row locked, the attempt logged and evented); false when the appointment is no longer SCHEDULED.
    */
   async startPlateAttempt(manager: EntityManager, appointmentId: string, attempt: PlateAttempt, start: PlateStartSql): Promise<boolean> {
     const params: unknown[] = [];
