@@ -43,7 +43,15 @@ function noonInZone(days: number): string {
 const hourAfter = (iso: string) => new Date(new Date(iso).getTime() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** The names of the navigation's page buttons, in order. */
-const navigation = (page: Page) => page.getByRole('navigation').getByRole('button').allTextContents();
+/**
+ * The panel's pages in its navigation, once it shows them (rendered together: the page set up for two-step sign-in has
+ * a Sign out button of its own, and no navigation until the panel has read the person again).
+ */
+const navigation = async (page: Page) => {
+  const buttons = page.getByRole('navigation').getByRole('button');
+  await buttons.first().waitFor();
+  return buttons.allTextContents();
+};
 
 describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
   const onPostgresql = postgresqlOnly(storeName);
