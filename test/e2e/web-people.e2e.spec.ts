@@ -42,10 +42,9 @@ function noonInZone(days: number): string {
 }
 const hourAfter = (iso: string) => new Date(new Date(iso).getTime() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
-/** The names of the navigation's page buttons, in order. */
 /**
- * The panel's pages in its navigation, once it shows them (rendered together: the page set up for two-step sign-in has
- * a Sign out button of its own, and no navigation until the panel has read the person again).
+ * The names of the navigation's page buttons, in order, once it shows them (rendered together: the page set up for
+ * two-step sign-in has a Sign out button of its own, and no navigation until the panel has read the person again).
  */
 const navigation = async (page: Page) => {
   const buttons = page.getByRole('navigation').getByRole('button');
