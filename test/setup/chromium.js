@@ -8,7 +8,7 @@ const LOCK = join(tmpdir(), 'gate-test-chromium.lock');
 
 /**
  * The path of the Chromium that @sparticuz/chromium ships, unpacked into the temp folder on first use. The package
- * takes a file that exists for one that is complete, so two processes unpacking at once (the two Jest workers, or
+ * takes a file that exists for one that is complete, so two processes unpacking at once (two Jest workers, or
  * two runs on a fresh machine) could start a half-written browser: one unpacks at a time, behind a lock file
  * naming its pid (a lock left by a process that died is taken over).
  */
