@@ -59,7 +59,7 @@ export default {
   globalTeardown: '<rootDir>/test/setup/global-teardown.js',
   testTimeout: 60_000,
   // Three on two cores: the files wait on browsers, sockets and the database more than they compute. Measured on a
-  // 2-core machine: 474 and 488 s of Jest with three, 595 s with two, every test passing each time.
+  // 2-core machine: 474, 488 and 507 s of Jest with three, 595 s with two, every test passing each time.
   maxWorkers: 3,
   // A worker is replaced once a test file leaves it above this. Without it a worker's heap grows with every file
   // it runs (700 MB, 1.2 GiB of RSS, by the end of a run), and tearing such a process down outlasted Jest's
