@@ -162,6 +162,49 @@ const DOCS: NamespaceDocs = {
       },
     },
   },
+  '/gate': {
+    title: 'Gate software: plate reads',
+    description:
+      'Namespace /gate. A terminal’s gate software (or its cameras) connects with `auth: {apiKey}`, a key allowed `gate:write`, and ' +
+      'sends each plate read as a `read` message: the same read, the same matching and the same outcome as POST /api/v1/gate/reads ' +
+      `with one read, on a socket kept open ([${guideUrl('gate', 'reads-on-a-socket')}](${guideUrl('gate', 'reads-on-a-socket')})). ` +
+      'A revoked key is disconnected.',
+    serverToClient: {},
+    clientToServer: {
+      read: {
+        operation: ['gateSendsRead', 'The gate sends a plate read'],
+        message: {
+          title: 'A plate read (gate software → service, with acknowledgement)',
+          summary:
+            'One read, as one item of POST /api/v1/gate/reads. A read_id sent again updates its read and never acts twice; the acknowledgement waits for the check-in handshake (at most CHECKIN_TIMEOUT_MS).',
+          examples: [
+            example('arrival', 'A camera read a truck at lane in-2', {
+              read_id: 'cam-3-20261129-081502-0042',
+              lane: 'in-2',
+              stage: 'arrival',
+              plate: 'ABC1C34',
+              confidence: 0.97,
+              read_at: '2026-11-29T08:15:02-03:00',
+            }),
+          ],
+        },
+        ack: {
+          title: 'What the read did',
+          examples: [
+            example('matched', 'Matched and checked in', {
+              success: true,
+              data: { read_id: 'cam-3-20261129-081502-0042', outcome: 'matched', appointment_ref: 'APPT-0001' },
+            }),
+            example('referred', 'Referred to a clerk', {
+              success: true,
+              data: { read_id: 'cam-3-20261129-081502-0042', outcome: 'referred', referral_id: '3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f' },
+            }),
+          ],
+        },
+        errors: ALWAYS,
+      },
+    },
+  },
   '/driver': {
     title: 'Driver apps',
     description: `Namespace /driver. Each driver app joins the room of its token’s feed and receives only the events of that partner’s records of its driver (see ${guideUrl('driver-tokens')}).`,

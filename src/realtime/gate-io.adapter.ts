@@ -9,7 +9,7 @@ import type { CorsOrigins } from '../config/config.js';
 
 /**
  * Socket.IO server of the service: with REDIS_URL, the Redis adapter shares rooms, broadcasts and
- * acknowledgements between instances. The default namespace is closed: only /terminal and /driver exist.
+ * acknowledgements between instances. The default namespace is closed: only the gateways' namespaces exist.
  *
  * Message handlers are plain listeners: Nest's own binding builds an RxJS pipeline per socket and per
  * handler (fromEvent, mergeMap, takeUntil a shared disconnect stream), about 11 KB of heap a socket for as

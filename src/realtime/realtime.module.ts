@@ -13,6 +13,7 @@ import { DriverFeedListener } from './driver-feed.listener.js';
 import { DriverGateway } from './driver.gateway.js';
 import { TerminalChannel } from './terminal-channel.js';
 import { TerminalGateway } from './terminal.gateway.js';
+import { GateGateway } from './gate.gateway.js';
 
 /** The check-in module, with the TerminalLink this layer implements: one, shared with the gate. */
 const CHECKIN = CheckinModule.withTerminalLink(TerminalChannel);
@@ -33,6 +34,6 @@ const CHECKIN = CheckinModule.withTerminalLink(TerminalChannel);
     EventsModule,
     LayoutsModule,
   ],
-  providers: [DriverFeedListener, LayoutChangesListener, TerminalGateway, DriverGateway, PanelGateway],
+  providers: [DriverFeedListener, LayoutChangesListener, TerminalGateway, GateGateway, DriverGateway, PanelGateway],
 })
 export class RealtimeModule {}

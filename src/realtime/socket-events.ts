@@ -13,6 +13,7 @@ import {
   TerminalCheckinRequestView,
 } from '../modules/checkin/dto/checkin.dto.js';
 import { FeedEventView, FeedPageView, FeedReplayDto } from '../modules/feed/feed-page.js';
+import { GateReadDto, ReadOutcomeView } from '../modules/gate/dto/gate.dto.js';
 import { type AckEnvelope, refusal } from './socket-envelope.js';
 import type { DriverClientToServer, DriverServerToClient, PanelClientToServer, PanelServerToClient } from './socket-types.js';
 import { EventsPageView, PanelEventView, PanelSyncDto } from '../modules/events/dto/event.dto.js';
@@ -43,6 +44,12 @@ export const SOCKET_EVENTS = {
     },
     clientToServer: {
       'checkin:confirm': { payload: CheckinConfirmDto, ack: CheckinResultView },
+    },
+  },
+  '/gate': {
+    serverToClient: {},
+    clientToServer: {
+      read: { payload: GateReadDto, ack: ReadOutcomeView },
     },
   },
   '/driver': {
@@ -111,6 +118,7 @@ void ([true, true, true, true] satisfies [
 /** What a socket carries once admitted: the credential it connected with. */
 interface SocketData {
   '/terminal': { principal: PartnerPrincipal };
+  '/gate': { principal: PartnerPrincipal };
   '/driver': { driver: DriverPrincipal };
   /** The panel's caller, and the cursor after the last event pushed to it. */
   '/panel': { principal: PartnerPrincipal; cursor: string | null };

@@ -11,6 +11,7 @@ import { FEED_PAGE } from '../../src/modules/feed/feed-page.js';
 import { DriverGateway } from '../../src/realtime/driver.gateway.js';
 import { type NamespaceName, SOCKET_EVENTS } from '../../src/realtime/socket-events.js';
 import { TerminalGateway } from '../../src/realtime/terminal.gateway.js';
+import { GateGateway } from '../../src/realtime/gate.gateway.js';
 import { useTestApp } from '../setup/test-app.js';
 
 /** The events a gateway handles: the names its @SubscribeMessage methods carry. */
@@ -51,8 +52,9 @@ describe('AsyncAPI document of the real-time channel', () => {
       expect.arrayContaining(['event', 'layout.changed', 'checkin:request', 'checkin:request ack', 'sync', 'sync ack']),
     );
     expect(channels['/panel']).toEqual(expect.arrayContaining(['event', 'sync', 'sync ack']));
+    expect(channels['/gate']).toEqual(['read', 'read ack']);
     const operations = document!.operations().all();
-    expect(operations.filter((operation) => operation.reply()).length).toBe(5);
+    expect(operations.filter((operation) => operation.reply()).length).toBe(6);
     expect(operations.map((operation) => operation.id()).sort()).toEqual(
       [
         'askTerminal',
@@ -63,6 +65,7 @@ describe('AsyncAPI document of the real-time channel', () => {
         'pushAccountEvent',
         'panelSyncs',
         'pushLayoutChanged',
+        'gateSendsRead',
       ].sort(),
     );
 
@@ -109,6 +112,7 @@ describe('AsyncAPI document of the real-time channel', () => {
   it('names in the typed map exactly the events the gateways handle', () => {
     expect(handledEvents(DriverGateway).sort()).toEqual(Object.keys(SOCKET_EVENTS['/driver'].clientToServer).sort());
     expect(handledEvents(TerminalGateway).sort()).toEqual(Object.keys(SOCKET_EVENTS['/terminal'].clientToServer).sort());
+    expect(handledEvents(GateGateway).sort()).toEqual(Object.keys(SOCKET_EVENTS['/gate'].clientToServer).sort());
   });
 
   it('takes its limits and codes from the constants the service enforces', async () => {
@@ -128,7 +132,7 @@ describe('AsyncAPI document of the real-time channel', () => {
     formatsModule.default(ajv);
     const problems: string[] = [];
     const messages = document!.allMessages().all();
-    expect(messages.length).toBe(13);
+    expect(messages.length).toBe(15);
     for (const message of messages) {
       const examples = message.examples().all();
       if (examples.length === 0) problems.push(`${message.id()}: no example`);

@@ -5,10 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { GateService } from '../../src/modules/gate/gate.service.js';
-import { newTerminal } from '../factories/accounts.js';
+import { newCarrier, newTerminal } from '../factories/accounts.js';
 import { gateScene, type GateScene, minutes } from '../factories/checkin.js';
 import { createItem, driver } from '../factories/records.js';
-import { connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
+import { connect, connectDriver, connectTerminal, waitFor } from '../factories/sockets.js';
+import { newUser, signIn } from '../factories/users.js';
 import { createEmbeddedDataDir, createTestDatabase, REDIS_URL, uniqueName } from '../setup/databases.js';
 import { THROUGH_PGBOUNCER } from '../setup/pgbouncer.js';
 import { spawnWithOutput } from '../setup/processes.js';
@@ -367,6 +368,87 @@ describe.each(STORES)('the gate on $store', ({ env }) => {
     expect(await stateOf(id)).toMatchObject({ status: 'CHECKED_IN', tickets: 1 });
     const rows = await db.query(`SELECT confidence, image_type FROM gate_reads WHERE terminal_id = $1`, [scene.terminal.id]);
     expect(rows).toEqual([{ confidence: 0.99, image_type: 'image/png' }]);
+  });
+
+  it('takes reads on the gate’s socket as a POST takes them: matched, once per read_id, errors in the ack', async () => {
+    const scene = await gateScene(t.http);
+    const { id, ref } = await scene.appointment({ license_plate: 'SOK4E55' });
+    const requests = await terminal(scene);
+    const { socket: driverSocket, events } = await connectDriver(url, scene.token);
+    track(driverSocket);
+    const gate = track(await connect(url, '/gate', { apiKey: scene.terminal.key }));
+    const send = (payload: unknown) => gate.timeout(10_000).emitWithAck('read', payload) as Promise<Record<string, any>>;
+
+    const body = read('sok-4455', { image: { content_type: 'image/png', data: PNG.toString('base64') } });
+    const [first, second] = await Promise.all([send(body), send(body)]);
+    expect(first).toEqual({ success: true, data: { read_id: body.read_id, outcome: 'matched', appointment_ref: ref } });
+    expect(second).toEqual(first);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ source: 'plate', read: { read_id: body.read_id, plate: 'sok-4455' } });
+    expect(await stateOf(id)).toMatchObject({ status: 'CHECKED_IN', tickets: 1 });
+    await waitFor(() => events.some((e) => e.type === 'ticket.created' && (e.data as { appointment_id: string }).appointment_id === id));
+    const image = await t.http.get(`/api/v1/gate/reads/${body.read_id}/image`).set('X-API-Key', scene.terminal.key);
+    expect([image.status, image.headers['content-type'], Buffer.compare(image.body as Buffer, PNG)]).toEqual([200, 'image/png', 0]);
+    // The same read by POST answers what the socket did, and acts no more.
+    expect((await post(scene, body)).body.data).toEqual([first.data]);
+    expect(requests).toHaveLength(1);
+
+    // A referral, as a POST's.
+    const unknown = await send(read('NON9999'));
+    expect(unknown).toMatchObject({ success: true, data: { outcome: 'referred', referral_id: expect.any(String) } });
+    expect(await referral(scene, unknown.data.referral_id)).toMatchObject({ reason: 'no_match', read: { plate: 'NON9999' } });
+
+    // Bad reads: VALIDATION_ERROR in the ack, with the paths a lone read has over HTTP, and nothing stored.
+    const before = await db.query(`SELECT count(*)::int AS n FROM gate_reads WHERE terminal_id = $1`, [scene.terminal.id]);
+    const refusals: [unknown, string][] = [
+      [{ ...read('VAL1111'), confidence: 1.5 }, 'confidence'],
+      [{ ...read('VAL1111'), speed: 30 }, 'speed'],
+      [{ ...read('VAL1111'), image: { content_type: 'image/png', data: Buffer.from('not a png').toString('base64') } }, 'image.data'],
+      [[read('VAL1111')], ''],
+      [null, ''],
+    ];
+    for (const [payload, path] of refusals) {
+      const refused = await send(payload);
+      expect(refused).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+      expect(refused.error.details.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    expect(await db.query(`SELECT count(*)::int AS n FROM gate_reads WHERE terminal_id = $1`, [scene.terminal.id])).toEqual(before);
+  });
+
+  it('admits to the gate’s socket only a terminal’s key allowed gate:write, and closes it when its user goes', async () => {
+    const scene = await gateScene(t.http);
+    const refused = (auth: Record<string, string>) =>
+      connect(url, '/gate', auth).then(
+        (socket) => (socket.close(), 'connected'),
+        (error: { data?: { code: string } }) => error.data?.code,
+      );
+    expect(await refused({ apiKey: 'not-a-key' })).toBe('UNAUTHORIZED');
+    expect(await refused({})).toBe('UNAUTHORIZED');
+    const carrier = await newCarrier(t.http);
+    expect(await refused({ apiKey: carrier.key })).toBe('FORBIDDEN');
+    for (const [role, expected] of [
+      ['viewer', 'FORBIDDEN'],
+      ['gate', 'connected'],
+    ] as const) {
+      const user = await newUser(t, scene.terminal.id, role);
+      const session = await signIn(t.http, user);
+      const key = await t.http
+        .post('/api/v1/me/api-keys')
+        .set('Cookie', session.cookie)
+        .set('X-CSRF-Token', session.csrf)
+        .send({ name: `${role} at the gate` });
+      expect(key.status).toBe(201);
+      expect(await refused({ apiKey: key.body.data.api_key })).toBe(expected);
+      if (expected === 'FORBIDDEN') continue;
+      // Deactivating the user revokes their key: its socket is closed at once.
+      const socket = track(await connect(url, '/gate', { apiKey: key.body.data.api_key }));
+      let closed = false;
+      socket.on('disconnect', () => (closed = true));
+      const gone = await t.http.patch(`/api/v1/users/${user.id}`).set('X-API-Key', scene.terminal.key).send({ status: 'deactivated' });
+      expect(gone.status).toBe(200);
+      await waitFor(() => closed);
+      expect(await refused({ apiKey: key.body.data.api_key })).toBe('UNAUTHORIZED');
+    }
   });
 
   it('a driver’s tap and a read at once join one handshake, whichever comes first', async () => {

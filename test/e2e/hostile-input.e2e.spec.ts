@@ -298,13 +298,19 @@ describe('hostile input: every route and socket event answers a 4xx error and wr
   it('socket events, and a terminal server answering with hostile acknowledgements', async () => {
     const driver = await connect(url, '/driver', { token: scene.token });
     const terminal = await connect(url, '/terminal', { apiKey: scene.terminal.key });
-    sockets.push(driver, terminal);
+    const gate = await connect(url, '/gate', { apiKey: scene.terminal.key });
+    sockets.push(driver, terminal, gate);
     const emit = (socket: Socket, event: string, payload: Json) =>
       socket.timeout(5000).emitWithAck(event, payload) as Promise<{ success: boolean; error?: { code: string; message: string } }>;
     const events: [Socket, string, Json][] = [
       [driver, 'checkin:request', { appointment_id: appointment.id, checkin_id: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' }],
       [driver, 'sync', { after_seq: 0 }],
       [terminal, 'checkin:confirm', { appointment_ref: appointment.ref, tickets: [{ layout_ref: 't', content: { gate: 'A' } }] }],
+      [
+        gate,
+        'read',
+        { read_id: 'hostile-1', lane: 'in-1', stage: 'arrival', plate: 'ABC1234', confidence: 0.9, read_at: '2026-11-29T10:00:00Z' },
+      ],
     ];
     const before = await fingerprint();
     for (const [socket, event, template] of events) {

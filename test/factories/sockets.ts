@@ -10,7 +10,7 @@ export interface PushedEvent {
 /** Resolves once connected; rejects with the server's connect_error. */
 export function connect(
   url: string,
-  namespace: '/terminal' | '/driver' | '/panel' | '/',
+  namespace: '/terminal' | '/gate' | '/driver' | '/panel' | '/',
   auth: Record<string, string>,
   headers: Record<string, string> = {},
 ): Promise<Socket> {
