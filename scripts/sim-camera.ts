@@ -1,16 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { io } from 'socket.io-client';
 import { commandLine, oneLine } from './command-line.js';
-import { defaultServiceUrl } from './sim-connection.js';
+import { defaultServiceUrl, reportConnectErrors } from './sim-connection.js';
 
 /**
- * A gate camera: sends one plate read to `POST /api/v1/gate/reads` and prints what it did (docs/gate.md).
+ * A gate camera: sends one plate read to `POST /api/v1/gate/reads`, or with `--socket` as a `read` message on the
+ * `/gate` socket, and prints what it did (docs/gate.md).
  * `npm run sim:camera -- --key <terminal API key> --plate ABC1C34 --stage arrival`.
  */
 const USAGE = `npm run sim:camera -- --key <terminal API key> --plate ABC1C34 [--stage arrival|entry|exit] [--lane in-1]
                        [--confidence 0.97] [--candidate ABC1G34:0.4 …] [--image plate.jpg] [--read-id <id>]
-                       [--url ${defaultServiceUrl()}]`;
+                       [--socket] [--url ${defaultServiceUrl()}]`;
+
+interface Outcome {
+  read_id: string;
+  outcome: string;
+  appointment_ref?: string;
+  referral_id?: string;
+}
+interface Refusal {
+  code: string;
+  message: string;
+}
+type Answer = { success: true; data: Outcome } | { success: false; via: string; error?: Refusal };
 
 const values = commandLine(
   {
@@ -22,6 +36,7 @@ const values = commandLine(
     candidate: { type: 'string', multiple: true, default: [] },
     image: { type: 'string' },
     'read-id': { type: 'string' },
+    socket: { type: 'boolean', default: false },
     url: { type: 'string', default: defaultServiceUrl() },
   },
   USAGE,
@@ -64,22 +79,40 @@ const read = {
   ...(image ? { image } : {}),
 };
 
-try {
+/** The read by POST: its one outcome, or the refusal and its HTTP status. */
+async function post(): Promise<Answer> {
   const response = await fetch(`${values.url}/api/v1/gate/reads`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-API-Key': values.key! },
     body: JSON.stringify(read),
   });
-  const body = (await response.json()) as {
-    success: boolean;
-    data?: { read_id: string; outcome: string; appointment_ref?: string; referral_id?: string }[];
-    error?: { code: string; message: string };
-  };
-  if (!body.success || !body.data) {
-    console.error(`the service refused the read: ${response.status} ${body.error?.code}: ${body.error?.message}`);
+  const body = (await response.json()) as { success: boolean; data?: Outcome[]; error?: Refusal };
+  return body.success && body.data
+    ? { success: true, data: body.data[0] }
+    : { success: false, via: `HTTP ${response.status}`, error: body.error };
+}
+
+/** The read as a `read` message on `/gate`: its acknowledgement. */
+async function emit(): Promise<Answer> {
+  const url = `${values.url}/gate`;
+  const socket = io(url, { auth: { apiKey: values.key }, transports: ['websocket'] });
+  reportConnectErrors(socket, url, ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED']);
+  try {
+    // Longer than any handshake (CHECKIN_TIMEOUT_MS) the acknowledgement waits for.
+    const ack = (await socket.timeout(60_000).emitWithAck('read', read)) as { success: boolean; data?: Outcome; error?: Refusal };
+    return ack.success && ack.data ? { success: true, data: ack.data } : { success: false, via: 'its acknowledgement', error: ack.error };
+  } finally {
+    socket.close();
+  }
+}
+
+try {
+  const answer = values.socket ? await emit() : await post();
+  if (!answer.success) {
+    console.error(`the service refused the read (${answer.via}): ${answer.error?.code}: ${answer.error?.message}`);
     process.exit(1);
   }
-  const [done] = body.data;
+  const done = answer.data;
   console.log(`read ${done.read_id}: plate ${read.plate} at ${read.stage} (lane ${read.lane}, confidence ${confidence})`);
   if (done.outcome === 'matched') console.log(`  → matched appointment ${done.appointment_ref}`);
   else if (done.outcome === 'referred') console.log(`  → referred to a clerk: referral ${done.referral_id} (GET /api/v1/gate/referrals)`);

@@ -667,9 +667,10 @@ describe('npm run sim:camera (the built script)', () => {
   });
   afterAll(() => t.close());
 
-  it('sends a read with an image: the truck with no phone is checked in, and a bad option is refused', async () => {
+  it('sends a read with an image, by POST or on the socket: the truck with no phone is checked in; bad input is refused', async () => {
     const scene = await gateScene(t.http);
     const { id, ref } = await scene.appointment({ license_plate: 'CAM1B23' });
+    const second = await scene.appointment({ license_plate: 'CAM2B23' });
     const requests: Record<string, any>[] = [];
     const socket = await connectTerminal(urlOf(t), scene.terminal.key, (request) => (requests.push(request), ACCEPT));
     const dir = mkdtempSync(join(tmpdir(), 'gate-camera-'));
@@ -699,6 +700,26 @@ describe('npm run sim:camera (the built script)', () => {
         .get(DataSource)
         .query(`SELECT status, (SELECT image_type FROM gate_reads WHERE read_id = 'sim-1') AS image FROM appointments WHERE id = $1`, [id]);
       expect(row).toEqual({ status: 'CHECKED_IN', image: 'image/png' });
+
+      const onSocket = ['--key', scene.terminal.key, '--url', urlOf(t), '--plate', 'CAM2123', '--read-id', 'sim-2', '--socket'];
+      const socketCamera = spawnWithOutput(process.execPath, ['dist/scripts/sim-camera.js', ...onSocket], {});
+      expect(await socketCamera.exit).toBe(0);
+      expect(socketCamera.output()).toContain(`→ matched appointment ${second.ref}`);
+      expect(requests[1]).toMatchObject({ source: 'plate', read: { read_id: 'sim-2', plate: 'CAM2123' } });
+      const refusedOnSocket = spawnWithOutput(
+        process.execPath,
+        ['dist/scripts/sim-camera.js', '--key', scene.terminal.key, '--url', urlOf(t), '--plate', '!!', '--socket'],
+        {},
+      );
+      expect(await refusedOnSocket.exit).toBe(1);
+      expect(refusedOnSocket.output()).toContain('the service refused the read (its acknowledgement): VALIDATION_ERROR');
+      const wrongKey = spawnWithOutput(
+        process.execPath,
+        ['dist/scripts/sim-camera.js', '--key', 'not-a-key', '--url', urlOf(t), '--plate', 'CAM2123', '--socket'],
+        {},
+      );
+      expect(await wrongKey.exit).toBe(1);
+      expect(wrongKey.output()).toContain(`cannot connect to ${urlOf(t)}/gate: UNAUTHORIZED`);
       const bad = spawnWithOutput(process.execPath, ['dist/scripts/sim-camera.js', '--key', 'k', '--plate', 'X', '--stage', 'parking'], {});
       expect(await bad.exit).toBe(64);
       expect(bad.output()).toMatch(/^--stage must be arrival, entry or exit\n\nnpm run sim:camera -- --key /);
