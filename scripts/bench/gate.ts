@@ -17,6 +17,8 @@ export interface GateFigures {
   fill_seconds: number;
   /** 100 reads at once, from the POST of each read to the ticket.created push on its driver's socket. */
   reads: Figures & { samples: number };
+  /** 100 reads at once as `read` messages on the gate's socket (`/gate`), timed as `reads` are. */
+  socket_reads: Figures & { samples: number };
   /** 100 driver-requested check-ins at once, from `checkin:request` to the same push. */
   taps: Figures & { samples: number };
   matching: {
@@ -36,7 +38,7 @@ export interface GateFigures {
    * CPU time a timed round, on average: the service's, and PostgreSQL's backends on its database (0 when not local);
    * a round of reads until every ticket and every answer is in (what a read writes after its ticket counts).
    */
-  cpu_ms: { reads: RoundCpu; taps: RoundCpu };
+  cpu_ms: { reads: RoundCpu; socket_reads: RoundCpu; taps: RoundCpu };
 }
 
 interface RoundCpu {
@@ -85,34 +87,50 @@ const fillPlate = (n: number) => {
 const FILL_PLATE_SQL = `chr(65 + (n % 17576) / 676) || chr(65 + (n / 26) % 26) || chr(65 + n % 26) || '1'
   || CASE WHEN n % 2 = 0 THEN (n / 17576)::text ELSE chr(65 + n / 17576) END || lpad((n % 100)::text, 2, '0')`;
 
-/** Round letters no look-alike folds: the plates of a round's reads (`RX<letter>9<nnn>`) stay apart from another's. */
+/**
+ * Round letters no look-alike folds: the plates of a round's reads (`RX<letter>9<nnn>` for POSTs, `RY<letter>9<nnn>`
+ * on the socket) stay apart from another's.
+ */
 const ROUND_LETTERS = 'ACEFHJKMNP';
+
+/** The two ways in of a read: its own POST on a kept-alive connection, or a message on the gate's socket. */
+type Way = 'http' | 'socket';
 
 /**
  * The gate (docs/gate.md), on one terminal with `stored` appointments:
- * - `atOnce` plate reads at once (one POST each, read in another spelling), each matching one SCHEDULED appointment:
- *   from the read to the ticket on its driver's socket; against `atOnce` driver-requested check-ins at once, in turn,
- *   `rounds` of each after one of each untimed; the p99 of all samples of each.
+ * - `atOnce` plate reads at once (read in another spelling), each matching one SCHEDULED appointment: from the read to
+ *   the ticket on its driver's socket; sent as one POST each, and as one `read` message each on the gate's one socket
+ *   (`/gate`, kept open as a terminal's server keeps its own); against `atOnce` driver-requested check-ins at once, in
+ *   turn, `rounds` of each after one of each untimed, which goes first rotating; the p99 of all samples of each.
  * - Matching a read (the service's own code: searchKeys, the lookup, matchRead, in a service started here) with one
  *   look-alike alternative, against the lookup's statement in plain SQL, in turn; and that statement's plan.
  * The rest of the `stored` appointments are filled in plain SQL, live (SCHEDULED, CHECKED_IN or ON_GOING) and open now.
  */
 export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
-  const readTax = Array.from({ length: o.atOnce }, o.newTaxId);
+  const readTax = { http: Array.from({ length: o.atOnce }, o.newTaxId), socket: Array.from({ length: o.atOnce }, o.newTaxId) };
   const tapTax = Array.from({ length: o.atOnce }, o.newTaxId);
-  const rounds: { reads: { id: string; plate: string }[]; taps: string[] }[] = [];
+  type Reads = { id: string; plate: string }[];
+  const rounds: { reads: Record<Way, Reads>; taps: string[] }[] = [];
+  const readsOf = async (r: number, way: Way): Promise<Reads> => {
+    const plates = Array.from(
+      { length: o.atOnce },
+      (_, i) => `R${way === 'http' ? 'X' : 'Y'}${ROUND_LETTERS[r]}9${String(i).padStart(3, '0')}`,
+    );
+    const ids = await o.create(
+      o
+        .items(`gate-${way}-read-${r}`, o.atOnce, readTax[way])
+        .map((item, i) => ({ ...item, appointment: { ...item.appointment, license_plate: plates[i] } })),
+    );
+    return ids.map((id, i) => ({ id, plate: plates[i] }));
+  };
   for (let r = 0; r <= o.rounds; r++) {
-    const plates = Array.from({ length: o.atOnce }, (_, i) => `RX${ROUND_LETTERS[r]}9${String(i).padStart(3, '0')}`);
-    const reads = o
-      .items(`gate-read-${r}`, o.atOnce, readTax)
-      .map((item, i) => ({ ...item, appointment: { ...item.appointment, license_plate: plates[i] } }));
-    const readIds = await o.create(reads);
+    const reads = { http: await readsOf(r, 'http'), socket: await readsOf(r, 'socket') };
     const taps = await o.create(
       o
         .items(`gate-tap-${r}`, o.atOnce, tapTax)
         .map((item) => ({ ...item, appointment: { ...item.appointment, license_plate: undefined } })),
     );
-    rounds.push({ reads: readIds.map((id, i) => ({ id, plate: plates[i] })), taps });
+    rounds.push({ reads, taps });
   }
 
   // ---- the fill, up to `stored` appointments of the terminal ----
@@ -142,19 +160,38 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
 
   // ---- reads and taps, 100 at once each, in turn ----
   const terminalSocket = await acceptingTerminal(o.base, o.terminal.key);
-  const opened: Socket[] = [terminalSocket];
-  const samples = { reads: [] as number[], taps: [] as number[] };
-  const cpu = { reads: { service: 0, postgres: 0 }, taps: { service: 0, postgres: 0 } };
+  const gateSocket = await connectSocket(o.base, '/gate', { apiKey: o.terminal.key });
+  const opened: Socket[] = [terminalSocket, gateSocket];
+  const kinds = ['http', 'socket', 'taps'] as const;
+  const samples = { http: [] as number[], socket: [] as number[], taps: [] as number[] };
+  const cpu: Record<(typeof kinds)[number], RoundCpu> = {
+    http: { service: 0, postgres: 0 },
+    socket: { service: 0, postgres: 0 },
+    taps: { service: 0, postgres: 0 },
+  };
   try {
     const connect = async (taxIds: string[]) => {
       const sockets = await Promise.all(taxIds.map(async (taxId) => connectSocket(o.base, '/driver', { token: await o.token(taxId) })));
       opened.push(...sockets);
       return sockets;
     };
-    const [readers, tappers] = [await connect(readTax), await connect(tapTax)];
+    const readers = { http: await connect(readTax.http), socket: await connect(readTax.socket) };
+    const tappers = await connect(tapTax);
     let readSeq = 0;
-    /** From the POST of a read (the camera's spelling: lower case, a dash) until the ticket on its driver's socket. */
-    const readTrip = (driver: Socket, appointmentId: string, plate: string) => {
+    /** What the read did (its outcome), and the answer as it came, for an error. */
+    const send: Record<Way, (body: object) => Promise<{ outcome?: string; answer: string }>> = {
+      http: async (body) => {
+        const { status, text } = await post(`${o.base}/api/v1/gate/reads`, o.terminal.key, JSON.stringify(body));
+        const answer = JSON.parse(text) as { data?: { outcome: string }[] };
+        return { outcome: status === 201 ? answer.data?.[0].outcome : undefined, answer: `${status} ${text}` };
+      },
+      socket: async (body) => {
+        const ack = (await gateSocket.timeout(60_000).emitWithAck('read', body)) as { success: boolean; data?: { outcome: string } };
+        return { outcome: ack.success ? ack.data?.outcome : undefined, answer: JSON.stringify(ack) };
+      },
+    };
+    /** From the read (the camera's spelling: lower case, a dash) until the ticket on its driver's socket. */
+    const readTrip = (way: Way, driver: Socket, appointmentId: string, plate: string) => {
       const ticket = ticketArrival(driver, appointmentId);
       const body = {
         read_id: `bench-${process.pid}-${++readSeq}`,
@@ -164,16 +201,15 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
         confidence: 0.97,
         read_at: new Date().toISOString(),
       };
-      const answered = post(`${o.base}/api/v1/gate/reads`, o.terminal.key, JSON.stringify(body))
-        .then(({ status, text }) => {
-          const answer = JSON.parse(text) as { data?: { outcome: string }[] };
-          if (status !== 201 || answer.data?.[0].outcome !== 'matched') throw new Error(`read: ${status} ${text}`);
+      const answered = send[way](body)
+        .then(({ outcome, answer }) => {
+          if (outcome !== 'matched') throw new Error(`read: ${answer}`);
         })
         .catch(ticket.fail);
       return { arrived: ticket.arrived, answered };
     };
-    const readsAtOnce = async (r: number) => {
-      const trips = rounds[r].reads.map(({ id, plate }, i) => readTrip(readers[i], id, plate));
+    const readsAtOnce = async (r: number, way: Way) => {
+      const trips = rounds[r].reads[way].map(({ id, plate }, i) => readTrip(way, readers[way][i], id, plate));
       const arrived = await Promise.all(trips.map((trip) => trip.arrived));
       await Promise.all(trips.map((trip) => trip.answered));
       return arrived;
@@ -188,17 +224,14 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
       into.postgres += after.postgres - before.postgres;
       return timed;
     };
-    const readsRound = (r: number) => measured(() => readsAtOnce(r), cpu.reads);
-    const tapsRound = (r: number) => measured(() => tapsAtOnce(r), cpu.taps);
+    const atOnce = { http: (r: number) => readsAtOnce(r, 'http'), socket: (r: number) => readsAtOnce(r, 'socket'), taps: tapsAtOnce };
     for (let r = 0; r <= o.rounds; r++) {
-      // Round 0 warms both up, untimed; then each goes first in every other round.
-      let reads: number[], taps: number[];
-      if (r === 0) [taps, reads] = [await tapsAtOnce(r), await readsAtOnce(r)];
-      else if (r % 2) [reads, taps] = [await readsRound(r), await tapsRound(r)];
-      else [taps, reads] = [await tapsRound(r), await readsRound(r)];
-      if (r === 0) continue;
-      samples.reads.push(...reads);
-      samples.taps.push(...taps);
+      // Round 0 warms all three up, untimed; then which goes first rotates.
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = kinds[(r + k) % kinds.length];
+        if (r === 0) await atOnce[kind](r);
+        else samples[kind].push(...(await measured(() => atOnce[kind](r), cpu[kind])));
+      }
     }
   } finally {
     for (const socket of opened) socket.close();
@@ -206,17 +239,16 @@ export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
   }
 
   const { matching, round_trips } = await inProcessFigures(o, filled);
+  const perRound = (c: RoundCpu): RoundCpu => ({ service: round(c.service / o.rounds), postgres: round(c.postgres / o.rounds) });
   return {
     stored: o.stored,
     fill_seconds: fillSeconds,
-    reads: { ...figures(samples.reads, true), samples: samples.reads.length },
+    reads: { ...figures(samples.http, true), samples: samples.http.length },
+    socket_reads: { ...figures(samples.socket, true), samples: samples.socket.length },
     taps: { ...figures(samples.taps, true), samples: samples.taps.length },
     matching,
     round_trips,
-    cpu_ms: {
-      reads: { service: round(cpu.reads.service / o.rounds), postgres: round(cpu.reads.postgres / o.rounds) },
-      taps: { service: round(cpu.taps.service / o.rounds), postgres: round(cpu.taps.postgres / o.rounds) },
-    },
+    cpu_ms: { reads: perRound(cpu.http), socket_reads: perRound(cpu.socket), taps: perRound(cpu.taps) },
   };
 }
 
@@ -384,8 +416,13 @@ async function explain(client: pg.Client, sql: string, parameters: unknown[]) {
 export function printGate(f: GateFigures, say: (line: string) => void): void {
   const line = (label: string, x: Figures) =>
     `  ${label.padEnd(66)} p50 ${x.p50} ms, p95 ${x.p95} ms${x.p99 === undefined ? '' : `, p99 ${x.p99} ms`}`;
-  say(line(`${f.reads.samples} plate reads (100 at once): read → ticket on the driver's socket`, f.reads));
+  say(line(`${f.reads.samples} plate reads (100 at once, a POST each): read → ticket on the driver's socket`, f.reads));
+  say(line(`${f.socket_reads.samples} plate reads (100 at once, on the gate's socket): read → ticket`, f.socket_reads));
   say(line(`${f.taps.samples} driver check-ins (100 at once): request → ticket`, f.taps));
+  say(
+    `  p99 against the check-ins': reads by POST ${round(f.reads.p99! / f.taps.p99!)}, on the socket ${round(f.socket_reads.p99! / f.taps.p99!)} ` +
+      `(the goal is the socket's)`,
+  );
   say(line(`matching a read, ${f.stored.toLocaleString('en')} live appointments (${f.matching.samples} reads)`, f.matching.service));
   say(line(`  the lookup's statement alone, in plain SQL`, f.matching.floor));
   say(
@@ -395,6 +432,9 @@ export function printGate(f: GateFigures, say: (line: string) => void): void {
   const trips = (r: RoundTrips) => `${r.total} round trips (transactions of ${r.transactions.join(', ')})`;
   say(`  one plate read, until its answer: ${trips(f.round_trips.read)}; one driver check-in: ${trips(f.round_trips.tap)}`);
   const cpu = (c: RoundCpu) => `service ${c.service} ms, PostgreSQL ${c.postgres} ms`;
-  say(`  CPU a round (clock ticks of 10 ms): 100 reads ${cpu(f.cpu_ms.reads)}; 100 check-ins ${cpu(f.cpu_ms.taps)}`);
+  say(
+    `  CPU a round (clock ticks of 10 ms): 100 reads by POST ${cpu(f.cpu_ms.reads)}; 100 on the socket ${cpu(f.cpu_ms.socket_reads)}; ` +
+      `100 check-ins ${cpu(f.cpu_ms.taps)}`,
+  );
   say('');
 }
