@@ -42,6 +42,13 @@ const PURGE_EVERY_MS = 10 * 60_000;
 const PURGE_BATCH = 1000;
 /** A read or referral held longer than a handshake could take is taken over (its instance is stuck or gone). */
 const STALE_AFTER_MS = 30_000;
+/**
+ * How long new reads wait for others before their statement goes. Reads come in bursts (the lanes' cameras, a gate
+ * system's backlog); their statement looks up the terminal's appointments for all of them at once (in the bench, one of
+ * a single read took 6 to 30 ms, one of a hundred 24 to 30), and the first read of a burst, alone in its statement,
+ * held up the rest while it ran (docs/benchmarks.md#the-gates-reads-on-a-socket-2026-11-30-noon).
+ */
+const STORE_GATHER_MS = 2;
 
 /** A read as the service acts on it. */
 interface Read {
@@ -83,7 +90,7 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly stores = new Coalescer<ReadToStore, StoredAndStarted>(
     (batch) => this.storeTogether(batch),
     500,
-    0,
+    STORE_GATHER_MS,
     async (one) => (await this.storeTogether([one]))[0],
   );
   /** Reads matched together: one statement for them all (see `matchedTogether`), each alone when it fails. */
