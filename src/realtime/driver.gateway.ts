@@ -14,7 +14,7 @@ import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { DriverFeedListener } from './driver-feed.listener.js';
 import { LayoutChangesListener } from './layout-changes.listener.js';
 import { driverRoom } from './rooms.js';
-import { guardConnections } from './socket-auth.js';
+import { closeRevoked, guardConnections } from './socket-auth.js';
 import { answer } from './socket-envelope.js';
 import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
 
@@ -49,9 +49,7 @@ export class DriverGateway implements OnGatewayInit, OnGatewayConnection, OnGate
     });
     this.listener.attach(namespace);
     this.layoutChanges.attach(namespace);
-    this.subscription = this.revocations.revoked$.subscribe((revocation) => {
-      if (revocation.kind === 'driver-tokens') namespace.in(driverRoom(revocation.driverId, revocation.partnerId)).disconnectSockets(true);
-    });
+    this.subscription = closeRevoked(namespace, this.revocations);
   }
 
   handleDisconnect(): void {

@@ -6,13 +6,13 @@ import { AppError } from '../common/errors/app-error.js';
 import { LOGGER } from '../common/logging/logger.js';
 import { AuthFailures } from '../modules/auth/auth-failures.js';
 import { AuthService } from '../modules/auth/auth.service.js';
-import { can, type Permission } from '../modules/auth/permissions.js';
+import type { Permission } from '../modules/auth/permissions.js';
 import { Revocations } from '../modules/auth/revocations.js';
 import { decodeImage, GateReadDto } from '../modules/gate/dto/gate.dto.js';
 import { GateService } from '../modules/gate/gate.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { apiKeyRoom, userRoom } from './rooms.js';
-import { guardConnections } from './socket-auth.js';
+import { closeRevoked, guardConnections, terminalKey } from './socket-auth.js';
 import { answer } from './socket-envelope.js';
 import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
 
@@ -39,18 +39,12 @@ export class GateGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
 
   afterInit(namespace: GateNamespace<'/gate'>): void {
     guardConnections(namespace, this.failures, async (auth, socket) => {
-      const principal = await this.auth.authenticate(typeof auth.apiKey === 'string' ? auth.apiKey : '');
-      if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
-      if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to /gate` };
-      if (!can(principal.ability, READS_PERMISSION)) return { code: 'FORBIDDEN', message: `Sending plate reads needs ${READS_PERMISSION}` };
-      socket.data.principal = principal;
+      const admitted = await terminalKey(this.auth, auth, '/gate', READS_PERMISSION, 'A key sending plate reads');
+      if ('code' in admitted) return admitted;
+      socket.data.principal = admitted;
       return null;
     });
-    // A revoked key, or a changed user, loses its sockets at once, on every instance (the adapter carries the disconnect).
-    this.subscription = this.revocations.revoked$.subscribe((revocation) => {
-      if (revocation.kind === 'api-key') namespace.in(apiKeyRoom(revocation.keyId)).disconnectSockets(true);
-      if (revocation.kind === 'user') namespace.in(userRoom(revocation.userId)).disconnectSockets(true);
-    });
+    this.subscription = closeRevoked(namespace, this.revocations);
   }
 
   handleConnection(socket: GateSocket<'/gate'>): void {

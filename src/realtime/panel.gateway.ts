@@ -17,7 +17,7 @@ import { EVENTS_LIMIT } from '../modules/events/dto/event.dto.js';
 import { EventsService } from '../modules/events/events.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { apiKeyRoom, sessionRoom, userRoom } from './rooms.js';
-import { guardConnections, type Refusal } from './socket-auth.js';
+import { closeRevoked, guardConnections, type Refusal } from './socket-auth.js';
 import { answer } from './socket-envelope.js';
 import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
 
@@ -88,11 +88,7 @@ export class PanelGateway implements OnGatewayInit, OnGatewayConnection, OnGatew
         this.changed(accountIds);
         if (this.config.redisUrl) namespace.serverSideEmit(ACCOUNTS_CHANGED, accountIds);
       }),
-      this.revocations.revoked$.subscribe((revocation) => {
-        if (revocation.kind === 'api-key') namespace.in(apiKeyRoom(revocation.keyId)).disconnectSockets(true);
-        if (revocation.kind === 'session') namespace.in(sessionRoom(revocation.sessionId)).disconnectSockets(true);
-        if (revocation.kind === 'user') namespace.in(userRoom(revocation.userId)).disconnectSockets(true);
-      }),
+      closeRevoked(namespace, this.revocations),
     );
   }
 

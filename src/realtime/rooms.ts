@@ -1,3 +1,5 @@
+import type { Revocation } from '../modules/auth/revocations.js';
+
 /** The sockets of one terminal (its account): what a check-in request goes to. */
 export const terminalRoom = (terminalId: string) => `terminal:${terminalId}`;
 /** The sockets opened with one API key, closed together when it is revoked. */
@@ -8,3 +10,17 @@ export const driverRoom = (driverId: string, partnerId: string) => `driver:${dri
 export const userRoom = (userId: string) => `user:${userId}`;
 /** The sockets of one signed-in session: closed when it ends. */
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+
+/** The room whose sockets a revocation closes, in whichever namespace they joined it. */
+export function revokedRoom(revocation: Revocation): string {
+  switch (revocation.kind) {
+    case 'api-key':
+      return apiKeyRoom(revocation.keyId);
+    case 'driver-tokens':
+      return driverRoom(revocation.driverId, revocation.partnerId);
+    case 'session':
+      return sessionRoom(revocation.sessionId);
+    case 'user':
+      return userRoom(revocation.userId);
+  }
+}

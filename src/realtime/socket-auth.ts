@@ -1,4 +1,10 @@
+import type { Subscription } from 'rxjs';
 import type { AuthFailures } from '../modules/auth/auth-failures.js';
+import type { AuthService } from '../modules/auth/auth.service.js';
+import { can, type Permission } from '../modules/auth/permissions.js';
+import type { PartnerPrincipal } from '../modules/auth/principal.js';
+import type { Revocations } from '../modules/auth/revocations.js';
+import { revokedRoom } from './rooms.js';
 import type { GateNamespace, GateSocket, NamespaceName } from './socket-events.js';
 
 export interface Refusal {
@@ -39,4 +45,30 @@ export function guardConnections<N extends NamespaceName>(
         () => refuse('SERVICE_UNAVAILABLE', 'Authentication is unavailable; retry shortly'),
       );
   });
+}
+
+/**
+ * Closes at once the namespace's sockets that a revocation ends (a key's, a session's, a user's, a driver's tokens'),
+ * on every instance: the adapter carries the disconnect.
+ */
+export function closeRevoked<N extends NamespaceName>(namespace: GateNamespace<N>, revocations: Revocations): Subscription {
+  return revocations.revoked$.subscribe((revocation) => namespace.in(revokedRoom(revocation)).disconnectSockets(true));
+}
+
+/**
+ * The handshake's `auth.apiKey` as a terminal's key allowed `permission` (a person's own key, only when their role
+ * allows it), or why it is refused; `who` names what the key would serve as, in the refusal.
+ */
+export async function terminalKey(
+  auth: AuthService,
+  handshake: Record<string, unknown>,
+  namespace: NamespaceName,
+  permission: Permission,
+  who: string,
+): Promise<PartnerPrincipal | Refusal> {
+  const principal = await auth.authenticate(typeof handshake.apiKey === 'string' ? handshake.apiKey : '');
+  if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
+  if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to ${namespace}` };
+  if (!can(principal.ability, permission)) return { code: 'FORBIDDEN', message: `${who} needs ${permission}` };
+  return principal;
 }

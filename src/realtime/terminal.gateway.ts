@@ -10,8 +10,8 @@ import { CheckinService } from '../modules/checkin/checkin.service.js';
 import { CheckinConfirmDto } from '../modules/checkin/dto/checkin.dto.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { apiKeyRoom, terminalRoom, userRoom } from './rooms.js';
-import { can, type Permission } from '../modules/auth/permissions.js';
-import { guardConnections } from './socket-auth.js';
+import type { Permission } from '../modules/auth/permissions.js';
+import { closeRevoked, guardConnections, terminalKey } from './socket-auth.js';
 import { answer } from './socket-envelope.js';
 import { type GateNamespace, type GateSocket, type NamespaceName, OnClientEvent } from './socket-events.js';
 import { TerminalChannel } from './terminal-channel.js';
@@ -40,20 +40,13 @@ export class TerminalGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   afterInit(namespace: GateNamespace<'/terminal'>): void {
     this.channel.attach(namespace);
     guardConnections(namespace, this.failures, async (auth, socket) => {
-      const principal = await this.auth.authenticate(typeof auth.apiKey === 'string' ? auth.apiKey : '');
-      if (!principal) return { code: 'UNAUTHORIZED', message: 'Send a valid terminal API key as auth.apiKey' };
-      if (principal.kind !== 'terminal') return { code: 'FORBIDDEN', message: `A ${principal.kind} key cannot connect to /terminal` };
       // A terminal server answers check-ins: a user's own key may serve as one only if its user may change appointments.
-      if (!can(principal.ability, TERMINAL_SERVER_PERMISSION))
-        return { code: 'FORBIDDEN', message: `A terminal server's key needs ${TERMINAL_SERVER_PERMISSION}` };
-      socket.data.principal = principal;
+      const admitted = await terminalKey(this.auth, auth, '/terminal', TERMINAL_SERVER_PERMISSION, "A terminal server's key");
+      if ('code' in admitted) return admitted;
+      socket.data.principal = admitted;
       return null;
     });
-    // A revoked key loses its sockets at once, on every instance (the adapter carries the disconnect).
-    this.subscription = this.revocations.revoked$.subscribe((revocation) => {
-      if (revocation.kind === 'api-key') namespace.in(apiKeyRoom(revocation.keyId)).disconnectSockets(true);
-      if (revocation.kind === 'user') namespace.in(userRoom(revocation.userId)).disconnectSockets(true);
-    });
+    this.subscription = closeRevoked(namespace, this.revocations);
   }
 
   handleDisconnect(): void {
