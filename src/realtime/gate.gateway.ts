@@ -2,13 +2,12 @@ import { Inject, type OnModuleDestroy } from '@nestjs/common';
 import { type OnGatewayConnection, type OnGatewayDisconnect, type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import { AppError } from '../common/errors/app-error.js';
 import { LOGGER } from '../common/logging/logger.js';
 import { AuthFailures } from '../modules/auth/auth-failures.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import type { Permission } from '../modules/auth/permissions.js';
 import { Revocations } from '../modules/auth/revocations.js';
-import { decodeImage, GateReadDto } from '../modules/gate/dto/gate.dto.js';
+import { checkReads, GateReadDto } from '../modules/gate/dto/gate.dto.js';
 import { GateService } from '../modules/gate/gate.service.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import { apiKeyRoom, userRoom } from './rooms.js';
@@ -61,9 +60,10 @@ export class GateGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
   read(socket: GateSocket<'/gate'>, read: GateReadDto) {
     const { principal } = socket.data;
     return answer(this.logger, { event: 'read', terminal: principal.accountId }, async () => {
-      const { issue } = read.image ? decodeImage(read.image, '') : {};
-      if (issue) throw AppError.validation([issue]);
-      const [outcome] = await this.gate.reads(principal.accountId, [read]);
+      const [outcome] = await this.gate.reads(
+        principal.accountId,
+        checkReads([read], () => ''),
+      );
       return outcome;
     });
   }

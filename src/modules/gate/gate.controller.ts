@@ -5,14 +5,14 @@ import { dtoItems } from '../../common/batch/batch-input.js';
 import { ApiEnvelope, ApiErrors, ApiJsonBody, BODY_ERRORS, COMMON_ERRORS } from '../../common/docs/api-responses.js';
 import { EXAMPLE } from '../../common/docs/examples.js';
 import { guideUrl } from '../../common/docs/guide.js';
-import { AppError, type ValidationIssue } from '../../common/errors/app-error.js';
+import { AppError } from '../../common/errors/app-error.js';
 import { type Envelope, ok } from '../../common/http/envelope.js';
 import { AccessTo, Auth, CurrentPartner } from '../auth/auth.decorators.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { oneOrMany } from '../records/record-routes.js';
 import { APPOINTMENT_EXAMPLES } from '../appointments/dto/appointment.dto.js';
 import {
-  decodeImage,
+  checkReads,
   GateReadDto,
   ListReferralsQuery,
   READ_ID,
@@ -23,24 +23,7 @@ import {
 } from './dto/gate.dto.js';
 import { GateService } from './gate.service.js';
 
-/** Every read of a batch is checked before any is stored: its image, and a read_id given twice. */
-function checkReads(items: GateReadDto[], batch: Batch<GateReadDto>): GateReadDto[] {
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    const path = batch.path(i, '').replace(/\.$/, '');
-    if (item.image) {
-      const { issue } = decodeImage(item.image, path);
-      if (issue) issues.push(issue);
-    }
-    if (seen.has(item.read_id)) issues.push({ path: `${path ? `${path}.` : ''}read_id`, message: 'read_id repeats within the batch' });
-    seen.add(item.read_id);
-  });
-  if (issues.length) throw AppError.validation(issues);
-  return items;
-}
-
-const ReadsBody = BatchPipe(dtoItems(GateReadDto), checkReads);
+const ReadsBody = BatchPipe(dtoItems(GateReadDto), (items, batch) => checkReads(items, (i) => batch.path(i, '').replace(/\.$/, '')));
 
 const REFERRAL_ID = '3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f';
 const READ = {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Equals, IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import type { ValidationIssue } from '../../../common/errors/app-error.js';
+import { AppError, type ValidationIssue } from '../../../common/errors/app-error.js';
 import { IsIntegerText, IsIsoTimestamp, Nested, NestedList, REF_MAX } from '../../../common/validation/validators.js';
 import { AppointmentItemView } from '../../appointments/dto/appointment.dto.js';
 import { GATE_STAGES, REFERRAL_REASONS } from '../matching.js';
@@ -107,6 +107,26 @@ export function decodeImage(image: ReadImageDto, path: string): { bytes?: Buffer
   if (bytes.length < signature.length || signature.some((byte, i) => bytes[i] !== byte))
     return { issue: { path: at, message: `data is not a ${image.content_type === 'image/png' ? 'PNG' : 'JPEG'} image` } };
   return { bytes };
+}
+
+/**
+ * What a read's class cannot check, over every read sent together (by `POST` or on the socket), before any is stored:
+ * each image, and a read_id given twice. `pathOf(i)` is where the i-th sits in what was sent (`[2]`, or `` alone).
+ */
+export function checkReads(reads: GateReadDto[], pathOf: (index: number) => string): GateReadDto[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  reads.forEach((read, i) => {
+    const path = pathOf(i);
+    if (read.image) {
+      const { issue } = decodeImage(read.image, path);
+      if (issue) issues.push(issue);
+    }
+    if (seen.has(read.read_id)) issues.push({ path: `${path ? `${path}.` : ''}read_id`, message: 'read_id repeats within the batch' });
+    seen.add(read.read_id);
+  });
+  if (issues.length) throw AppError.validation(issues);
+  return reads;
 }
 
 /** `POST /api/v1/gate/referrals/{id}/resolve`: the appointment the read was, or its rejection. */
