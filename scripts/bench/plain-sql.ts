@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { DRIVERS_UPSERT } from '../../src/modules/drivers/drivers.repository.js';
 import { SET_AUDIT_SCOPE } from '../../src/database/audit-context.js';
-import { pipelined } from '../../src/database/prepared.js';
+import { pipelined, type StatementResult } from '../../src/database/prepared.js';
 import { BEGIN_EVENT_WRITER, EVENT_WRITER_OPENING } from '../../src/modules/events/event-sql.js';
 
 export interface AppointmentItem {
@@ -77,7 +77,7 @@ async function inTransaction(client: pg.Client | pg.PoolClient, work: () => Prom
  * go the same way, src/database/prepared.ts). `auditScope`: the transaction's `gate.audit` (its entries' and logs'
  * actor, address and agent), set in the opening as the service sets it. A failure leaves the transaction aborted: rolled back.
  */
-async function writingEvents(pool: pg.Pool, text: string, values: unknown[], auditScope?: string): Promise<pg.QueryResult> {
+async function writingEvents(pool: pg.Pool, text: string, values: unknown[], auditScope?: string): Promise<StatementResult> {
   const client = await pool.connect();
   try {
     const opening = [
