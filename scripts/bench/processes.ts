@@ -13,13 +13,16 @@ const PRELOAD = new URL('./child-preload.js', import.meta.url).href;
 export class CleanUp {
   private readonly steps: { name: string; run: () => Promise<unknown> }[] = [];
   private running: Promise<void> | null = null;
+  private readonly onSignal = new Map<NodeJS.Signals, () => void>();
 
   constructor() {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-      process.once(signal, () => {
+      const handler = () => {
         console.error(`bench: ${signal}, cleaning up`);
         void this.run().finally(() => process.exit(130));
-      });
+      };
+      this.onSignal.set(signal, handler);
+      process.once(signal, handler);
     }
   }
 
@@ -36,6 +39,9 @@ export class CleanUp {
           console.error(`bench: clean-up of ${step.name} failed:`, error);
         }
       }
+      // Done: a signal is now the next run's to answer. Answered here too, it would exit at once, before that run's
+      // clean-up dropped its database (as a run 3 of 3 stopped by SIGTERM once left its own behind).
+      for (const [signal, handler] of this.onSignal) process.off(signal, handler);
     })();
     return this.running;
   }
