@@ -75,7 +75,9 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
   beforeAll(async () => {
     app = await startTestApp(env);
   });
-  afterAll(() => app?.close());
+  // Closing waits for the service's background work and, on the embedded store, for PGlite to shut down: past a minute
+  // once, on a slow 2-core machine running three heavy files at once.
+  afterAll(() => app?.close(), 180_000);
   return new Proxy({} as TestApp, {
     get(_target, key) {
       if (!app) throw new Error('useTestApp: the app starts before the tests; read it in a hook or a test');
