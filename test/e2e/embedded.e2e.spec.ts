@@ -195,7 +195,7 @@ describe('the embedded store (no DATABASE_URL)', () => {
     const port = await freePort();
     const service = spawnService({ DATA_DIR: dataDir, PORT: String(port) });
     try {
-      await untilReady(`http://127.0.0.1:${port}`);
+      await untilReady(`http://127.0.0.1:${port}`, service);
       expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
 
       const intruder = spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()) });

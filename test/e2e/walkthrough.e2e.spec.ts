@@ -68,7 +68,7 @@ describe('the README walkthrough', () => {
     expect(seed.output()).toContain(`Driver app: ${url}/app#token=${driverToken}`);
 
     const service = npm(['start'], { PORT: port, LOG_LEVEL: 'warn' });
-    await untilReady(url);
+    await untilReady(url, service);
     expect((await fetch(`${url}/docs`)).status).toBe(200);
 
     const terminal = npm(['sim:terminal', '--', '--key', terminalKey, '--url', url], {});
@@ -178,7 +178,7 @@ describe('the README walkthrough', () => {
     process.kill(-service.child.pid!, 'SIGTERM');
     await service.exit;
     const again2 = npm(['start'], { PORT: port });
-    await untilReady(url);
+    await untilReady(url, again2);
     await until(() => again2.output().includes(`${url}/panel`), 'the start-up line');
     const lines = again2.output().trim().split('\n');
     expect(lines.find((line) => line.includes('gate service listening'))).toContain(`driver app ${url}/app, API docs ${url}/docs`);
@@ -197,8 +197,8 @@ describe('the README walkthrough', () => {
     const appLink = /^Driver app: (\S+)$/m.exec(seed.output())?.[1];
     const ref = /appointment (DEMO-\d+) /.exec(seed.output())?.[1];
     expect([terminalKey, appLink, ref].every(Boolean)).toBe(true);
-    npm(['start'], { DATA_DIR: dataDirPt, PORT: port, LOG_LEVEL: 'warn' });
-    await untilReady(url);
+    const service = npm(['start'], { DATA_DIR: dataDirPt, PORT: port, LOG_LEVEL: 'warn' });
+    await untilReady(url, service);
     const terminal = npm(['sim:terminal', '--', '--key', terminalKey, '--url', url, '--lang', 'pt-BR'], { DATA_DIR: dataDirPt });
     await until(() => terminal.output().includes('waiting for check-ins'), 'the terminal simulator');
 

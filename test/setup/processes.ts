@@ -42,9 +42,23 @@ export async function freePort(): Promise<number> {
 export const SERVICE_START_MS = 120_000;
 export const SPAWNING_TEST_MS = 300_000;
 
-/** Waits until the service at `url` answers /health/ready with 200. */
-export function untilReady(url: string): Promise<void> {
-  return until(async () => (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200, `${url} to be ready`, SERVICE_START_MS);
+/**
+ * Waits until the service at `url` answers /health/ready with 200. Given the spawned `service`, it fails at once if
+ * the service exits first, and a failed wait says what the service wrote.
+ */
+export async function untilReady(url: string, service?: Spawned): Promise<void> {
+  let exited: string | null = null;
+  void service?.exit.then((code) => (exited = `the service exited (${code}) before it was ready`));
+  const ready = async (): Promise<boolean> => {
+    if (exited) throw new Error(exited);
+    return (await fetch(`${url}/health/ready`).catch(() => null))?.status === 200;
+  };
+  try {
+    await until(ready, `${url} to be ready`, SERVICE_START_MS);
+  } catch (error) {
+    if (!service) throw error;
+    throw new Error(`${url}: ${(error as Error).message}\n${service.output()}`, { cause: error });
+  }
 }
 
 export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {

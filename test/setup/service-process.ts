@@ -20,17 +20,11 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   });
   void service.exit.then(() => pooled?.release());
   const url = `http://127.0.0.1:${port}`;
-  // A service that exits before it is ready fails its start at once, and any failed start says what the service wrote.
-  const ready = untilReady(url);
-  const exited = service.exit.then((code) => {
-    throw new Error(`exited (${code}) before it was ready`);
-  });
-  for (const settled of [ready, exited]) settled.catch(() => undefined);
   try {
-    await Promise.race([ready, exited]);
+    await untilReady(url, service);
   } catch (error) {
     service.child.kill('SIGKILL');
-    throw new Error(`the service on port ${port}: ${(error as Error).message}\n${service.output()}`, { cause: error });
+    throw error;
   }
   return { url, service };
 }
