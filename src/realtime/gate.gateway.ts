@@ -62,7 +62,7 @@ export class GateGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
     return answer(this.logger, { event: 'read', terminal: principal.accountId }, async () => {
       const [outcome] = await this.gate.reads(
         principal.accountId,
-        checkReads([read], () => ''),
+        checkReads([read], (_, within) => within),
       );
       return outcome;
     });

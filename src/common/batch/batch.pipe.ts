@@ -6,7 +6,7 @@ import { type ItemParser, parseBatch } from './batch-input.js';
 export interface Batch<T> {
   items: T[];
   /** `[3].appointment` for the fourth item of an array, `appointment` for a lone object. */
-  path(index: number, within: string): string;
+  path: (index: number, within: string) => string;
 }
 
 /**

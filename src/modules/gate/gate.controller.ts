@@ -23,7 +23,7 @@ import {
 } from './dto/gate.dto.js';
 import { GateService } from './gate.service.js';
 
-const ReadsBody = BatchPipe(dtoItems(GateReadDto), (items, batch) => checkReads(items, (i) => batch.path(i, '').replace(/\.$/, '')));
+const ReadsBody = BatchPipe(dtoItems(GateReadDto), (items, batch) => checkReads(items, batch.path));
 
 const REFERRAL_ID = '3b9f1d2e-6c4a-4f8b-9d0e-1a2b3c4d5e6f';
 const READ = {

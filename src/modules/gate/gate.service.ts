@@ -144,7 +144,7 @@ export class GateService implements OnApplicationBootstrap, OnModuleDestroy {
       confidence: read.confidence,
       candidates: read.candidates ?? [],
       readAt: input.read_at,
-      image: input.image ? decodeImage(input.image, '').bytes! : null,
+      image: input.image ? decodeImage(input.image).bytes! : null,
       imageType: input.image?.content_type ?? null,
       instanceId: this.instance.id,
     };

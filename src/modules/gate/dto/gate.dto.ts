@@ -96,33 +96,32 @@ const SIGNATURES: Record<(typeof IMAGE_TYPES)[number], number[]> = {
   'image/png': [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
 };
 
-/** A read's image decoded, or the issue with it (base64, size, content). */
-export function decodeImage(image: ReadImageDto, path: string): { bytes?: Buffer; issue?: ValidationIssue } {
-  const at = `${path ? `${path}.` : ''}image.data`;
+/** A read's image decoded, or the issue with it (base64, size, content), found at `path`. */
+export function decodeImage(image: ReadImageDto, path = 'image.data'): { bytes?: Buffer; issue?: ValidationIssue } {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(image.data) || image.data.length % 4 !== 0)
-    return { issue: { path: at, message: 'data must be base64 (RFC 4648, padded)' } };
+    return { issue: { path, message: 'data must be base64 (RFC 4648, padded)' } };
   const bytes = Buffer.from(image.data, 'base64');
-  if (bytes.length > MAX_IMAGE_BYTES) return { issue: { path: at, message: `data must be at most ${MAX_IMAGE_BYTES} bytes decoded` } };
+  if (bytes.length > MAX_IMAGE_BYTES) return { issue: { path, message: `data must be at most ${MAX_IMAGE_BYTES} bytes decoded` } };
   const signature = SIGNATURES[image.content_type];
   if (bytes.length < signature.length || signature.some((byte, i) => bytes[i] !== byte))
-    return { issue: { path: at, message: `data is not a ${image.content_type === 'image/png' ? 'PNG' : 'JPEG'} image` } };
+    return { issue: { path, message: `data is not a ${image.content_type === 'image/png' ? 'PNG' : 'JPEG'} image` } };
   return { bytes };
 }
 
 /**
  * What a read's class cannot check, over every read sent together (by `POST` or on the socket), before any is stored:
- * each image, and a read_id given twice. `pathOf(i)` is where the i-th sits in what was sent (`[2]`, or `` alone).
+ * each image, and a read_id given twice. `path(i, field)` is where a field of the i-th sits in what was sent
+ * (`[2].read_id`, or `read_id` alone: the batch's own).
  */
-export function checkReads(reads: GateReadDto[], pathOf: (index: number) => string): GateReadDto[] {
+export function checkReads(reads: GateReadDto[], path: (index: number, within: string) => string): GateReadDto[] {
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   reads.forEach((read, i) => {
-    const path = pathOf(i);
     if (read.image) {
-      const { issue } = decodeImage(read.image, path);
+      const { issue } = decodeImage(read.image, path(i, 'image.data'));
       if (issue) issues.push(issue);
     }
-    if (seen.has(read.read_id)) issues.push({ path: `${path ? `${path}.` : ''}read_id`, message: 'read_id repeats within the batch' });
+    if (seen.has(read.read_id)) issues.push({ path: path(i, 'read_id'), message: 'read_id repeats within the batch' });
     seen.add(read.read_id);
   });
   if (issues.length) throw AppError.validation(issues);
