@@ -390,7 +390,7 @@ async function caught(db: DataSource, work: () => Promise<unknown>): Promise<{ s
     logger.logQuery = original;
   }
   // The service's own background work may query meanwhile: the lookup is the statement on the plate keys.
-  const lookups = seen.filter((statement) => statement.sql.includes('gate_plate_key'));
+  const lookups = seen.filter((statement) => statement.sql.includes('plate_fold = '));
   if (lookups.length !== 1) throw new Error(`matching ran ${lookups.length} lookups, not one`);
   return lookups[0];
 }

@@ -74,7 +74,7 @@ describe('what one matched plate read costs', () => {
     expect(trips!.transactions.map((tx) => tx.length)).toEqual([1, 1]);
     expect(trips!.statements).toHaveLength(2);
     expect(wire).toHaveLength(2);
-    expect(wire[0]).toMatch(/^START TRANSACTION;\n[^]*INSERT INTO gate_reads[^]*gate_plate_key[^]*INSERT INTO checkins[^]*;\nCOMMIT$/);
+    expect(wire[0]).toMatch(/^START TRANSACTION;\n[^]*INSERT INTO gate_reads[^]*plate_fold = [^]*INSERT INTO checkins[^]*;\nCOMMIT$/);
     expect(wire[1]).toMatch(/^START TRANSACTION;\n[^]*INSERT INTO tickets[^]*UPDATE gate_reads[^]*'gate\.read'[^]*;\nCOMMIT$/);
 
     const [{ checkin_id: checkinId }]: { checkin_id: string }[] = await db.query(

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { PartnerScopedDrivers1763888400000 } from '../../src/database/migrations/1763888400000-partner-scoped-drivers.js';
 import { AccountEventSeqs1763916600000 } from '../../src/database/migrations/1763916600000-account-event-seqs.js';
 import { GatePlateFold1763945000000 } from '../../src/database/migrations/1763945000000-gate-plate-fold.js';
+import { GatePlateColumns1763971000000 } from '../../src/database/migrations/1763971000000-gate-plate-columns.js';
 import { WebhookAttemptsKeepEvent1763960000000 } from '../../src/database/migrations/1763960000000-webhook-attempts-keep-event.js';
 import { type Database, openDatabase } from '../../src/database/data-source.js';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
@@ -207,12 +208,54 @@ describe('schema: migrations and entities agree', () => {
       await manager.query(`SET LOCAL enable_seqscan = off`);
       await manager.query(`SET LOCAL enable_bitmapscan = off`);
       return manager.query(
-        `SELECT ref FROM appointments
-          WHERE terminal_id = $1 AND gate_plate_fold(license_plate) = $2 AND status NOT IN ('DELETED', 'COMPLETED')`,
+        `SELECT ref FROM appointments WHERE terminal_id = $1 AND plate_fold = $2 AND status NOT IN ('DELETED', 'COMPLETED')`,
         [terminal, plateFold('KMN4B21')],
       );
     });
     expect(found).toEqual([{ ref: 'OLD' }]);
+  });
+
+  it("keeps each appointment's plate keys in their columns: existing ones keyed once, unaudited; then on every write", async () => {
+    const db = store();
+    await revertThrough(GatePlateColumns1763971000000.name);
+    const [{ id: terminal }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
+    const [{ id: driverId }] = await db.query(
+      `INSERT INTO drivers (tax_id, driver_license_number, license_category) VALUES ('989', 'L', 'E') RETURNING id`,
+    );
+    const insert = (ref: string, plate: string | null) =>
+      db.query(
+        `INSERT INTO appointments (terminal_id, ref, layout_ref, driver_id, status, license_plate)
+         VALUES ($1, $2, 'l', $3, 'SCHEDULED', $4) RETURNING id`,
+        [terminal, ref, driverId, plate],
+      );
+    await insert('BEFORE', 'bra-2e19');
+    await insert('NONE', null);
+    const entries = async () => (await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE account_id = $1`, [terminal]))[0].n;
+    const audited = await entries();
+    await db.runMigrations({ transaction: 'each' });
+    const keys = () => db.query(`SELECT ref, plate_key, plate_fold FROM appointments WHERE terminal_id = $1 ORDER BY ref`, [terminal]);
+    expect(await keys()).toEqual([
+      { ref: 'BEFORE', plate_key: plateKey('bra-2e19'), plate_fold: plateFold('bra-2e19') },
+      { ref: 'NONE', plate_key: null, plate_fold: null },
+    ]);
+    expect(await entries()).toBe(audited);
+
+    const [{ id }] = await insert('AFTER', 'KMN 4B21');
+    await db.query(`UPDATE appointments SET license_plate = 'ABC1D34' WHERE ref = 'BEFORE' AND terminal_id = $1`, [terminal]);
+    // A write that leaves the plate alone keeps its keys, and keys written by hand are put back.
+    await db.query(`UPDATE appointments SET status = 'CHECKED_IN', license_plate = license_plate WHERE id = $1`, [id]);
+    await db.query(`UPDATE appointments SET plate_key = 'WRONG', plate_fold = NULL WHERE id = $1`, [id]);
+    expect(await keys()).toEqual([
+      { ref: 'AFTER', plate_key: plateKey('KMN 4B21'), plate_fold: plateFold('KMN 4B21') },
+      { ref: 'BEFORE', plate_key: plateKey('ABC1D34'), plate_fold: plateFold('ABC1D34') },
+      { ref: 'NONE', plate_key: null, plate_fold: null },
+    ]);
+    // The plate's change is in the audit trail, its keys' are not.
+    const [{ changes }] = await db.query(
+      `SELECT changes FROM audit_entries WHERE account_id = $1 AND target->>'ref' = 'BEFORE' AND changes IS NOT NULL`,
+      [terminal],
+    );
+    expect(Object.keys(changes)).toEqual(['license_plate']);
   });
 
   it('moves the event of delivered deliveries into their attempts, the rows deleted, and back', async () => {

@@ -61,8 +61,9 @@ export const AUDITED: {
     keys: ['id'],
     ref: 'ref',
     withheld: [],
-    // The reports' bookkeeping (the wait to the first ticket, set with the check-in: docs/reports.md).
-    ignored: ['plate_checkin_id', 'ticket_wait_seconds'],
+    // The reports' bookkeeping (the wait to the first ticket, set with the check-in: docs/reports.md), and the plate's
+    // keys for the gate's matching (set from license_plate, whose change is recorded: GatePlateColumns1763971000000).
+    ignored: ['plate_checkin_id', 'ticket_wait_seconds', 'plate_key', 'plate_fold'],
   },
   { table: 'tickets', resource: 'ticket', accounts: ['terminal_id'], keys: ['id'], ref: 'layout_ref', withheld: [], ignored: [] },
   { table: 'checkins', resource: 'checkin', accounts: ['terminal_id'], keys: ['id'], ref: '', withheld: [], ignored: ['instance_id'] },

@@ -29,6 +29,7 @@ import { AuditNamedColumns1763965000000 } from './1763965000000-audit-named-colu
 import { CheckinRefusals1763967000000 } from './1763967000000-checkin-refusals.js';
 import { ReportsDailyRunning1763968000000 } from './1763968000000-reports-daily-running.js';
 import { GateStartUnmarked1763969000000 } from './1763969000000-gate-start-unmarked.js';
+import { GatePlateColumns1763971000000 } from './1763971000000-gate-plate-columns.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   CheckinRefusals1763967000000,
   ReportsDailyRunning1763968000000,
   GateStartUnmarked1763969000000,
+  GatePlateColumns1763971000000,
 ];

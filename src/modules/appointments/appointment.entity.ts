@@ -17,7 +17,7 @@ import { RecordLog, ScheduledRecord } from '../records/record-columns.js';
 @Index('appointments_no_show_idx', { synchronize: false })
 // A carrier's bookings, in the listing's order (migration Capacity1763917000000): only booked appointments are in it.
 @Index('appointments_bookings_idx', { synchronize: false })
-// The gate's plate keys and the day's arrivals (migration Gate1763930000000; docs/gate.md).
+// The gate's plate keys (migration GatePlateColumns1763971000000) and the day's arrivals (Gate1763930000000; docs/gate.md).
 @Index('appointments_plate_idx', { synchronize: false })
 @Index('appointments_plate_fold_idx', { synchronize: false })
 @Index('appointments_arrived_idx', { synchronize: false })
@@ -58,6 +58,16 @@ export class Appointment extends ScheduledRecord {
   /** Check-in request to its tickets, whole seconds (docs/reports.md): set once, by a trigger on check-ins. */
   @Column({ name: 'ticket_wait_seconds', type: 'integer', nullable: true })
   ticketWaitSeconds: number | null;
+
+  /**
+   * The plate as the gate's matching compares it, and folded (docs/gate.md#matching): set by a trigger from
+   * `license_plate` (migration GatePlateColumns1763971000000), never written by the service.
+   */
+  @Column({ name: 'plate_key', type: 'text', nullable: true, insert: false, update: false })
+  plateKey: string | null;
+
+  @Column({ name: 'plate_fold', type: 'text', nullable: true, insert: false, update: false })
+  plateFold: string | null;
 
   @ManyToOne(() => Driver)
   @JoinColumn({ name: 'driver_id', foreignKeyConstraintName: 'appointments_driver_id_fkey' })

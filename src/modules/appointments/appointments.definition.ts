@@ -15,27 +15,26 @@ export type GateStamp = (typeof GATE_STAMPS)[number];
 /**
  * The live appointments (neither deleted nor completed) of the terminal(s) whose plate has one of the keys or folded
  * keys (docs/gate.md#matching), with their drivers: each side on its index (appointments_plate_idx,
- * appointments_plate_fold_idx), never a scan. `terminal` is SQL after `terminal_id` (`= $1`, `= ANY($1::uuid[])`),
- * `keys` and `folds` the SQL of two text arrays; a read's matching takes the first PLATE_LOOKUP_LIMIT in
- * PLATE_LOOKUP_ORDER (of `r`). A gate's reads run it as a CTE, for all of them at once.
+ * appointments_plate_fold_idx, on the columns `plate_key` and `plate_fold`), never a scan. `terminal` is SQL after
+ * `terminal_id` (`= $1`, `= ANY($1::uuid[])`), `keys` and `folds` the SQL of two text arrays; a read's matching takes
+ * the first PLATE_LOOKUP_LIMIT in PLATE_LOOKUP_ORDER (of `r`). A gate's reads run it as a CTE, for all of them at once.
  *
  * Each key is looked up on its own in its index (a subquery per key that the planner cannot merge into a join: `OFFSET
- * 0`), the folded side leaving out what the exact side found. PostgreSQL uses no statistics of the partial index on
- * folded keys and guesses each key at 0.5 % of the table: for the keys of many reads at once, as a set, that made
- * half of the table, and the plans scanned it (every appointment's folded key computed) instead of the indexes.
+ * 0`), the folded side leaving out what the exact side found: the keys of many reads taken as a set, a join on them
+ * may be planned as a scan of the terminal's appointments.
  */
 export const plateLookupSql = (terminal: string, keys: string, folds: string) =>
   `SELECT r.*, d.tax_id, d.driver_license_number, d.license_category
      FROM (SELECT a.* FROM (SELECT DISTINCT unnest(${keys}) AS key) k
              CROSS JOIN LATERAL (SELECT * FROM appointments
-                                  WHERE terminal_id ${terminal} AND gate_plate_key(license_plate) = k.key
+                                  WHERE terminal_id ${terminal} AND plate_key = k.key
                                     AND status NOT IN ('DELETED', 'COMPLETED')
                                  OFFSET 0) a
            UNION ALL
            SELECT a.* FROM (SELECT DISTINCT unnest(${folds}) AS fold) f
              CROSS JOIN LATERAL (SELECT * FROM appointments
-                                  WHERE terminal_id ${terminal} AND gate_plate_fold(license_plate) = f.fold
-                                    AND status NOT IN ('DELETED', 'COMPLETED') AND NOT gate_plate_key(license_plate) = ANY(${keys})
+                                  WHERE terminal_id ${terminal} AND plate_fold = f.fold
+                                    AND status NOT IN ('DELETED', 'COMPLETED') AND NOT plate_key = ANY(${keys})
                                  OFFSET 0) a) r
      JOIN drivers d ON d.id = r.driver_id`;
 export const PLATE_LOOKUP_ORDER = (r: string) => `${r}.window_start NULLS LAST, ${r}.ref`;
@@ -53,7 +52,14 @@ export const APPOINTMENTS: RecordDefinition = {
   statuses: APPOINTMENT_STATUSES,
   initialStatus: 'SCHEDULED',
   liveStatuses: ['SCHEDULED', 'CHECKED_IN', 'ON_GOING'],
-  ...dataColumns(Appointment, 'terminal_id', [BOOKED_BY.column, BOOKED_BY.nameColumn, ...GATE_STAMPS, 'ticket_wait_seconds']),
+  ...dataColumns(Appointment, 'terminal_id', [
+    BOOKED_BY.column,
+    BOOKED_BY.nameColumn,
+    ...GATE_STAMPS,
+    'ticket_wait_seconds',
+    'plate_key',
+    'plate_fold',
+  ]),
   engineTimestamps: GATE_STAMPS,
   moves: [
     { via: 'checkin', from: ['SCHEDULED'], to: 'CHECKED_IN' },

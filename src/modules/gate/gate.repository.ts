@@ -192,9 +192,8 @@ export class GateRepository {
     }));
     const values: unknown[] = [];
     const param: Param = (value, type) => `$${values.push(value)}::${type}`;
-    // The appointments are looked up for all the reads at once, each one's keys computed once (`looked_up`,
-    // materialized: inlined, they were computed again for every pair of a read and an appointment of its terminal),
-    // then shared out to the reads they match (`found`).
+    // The appointments are looked up for all the reads at once (`looked_up`, materialized: planned on its own, on the
+    // plate indexes), then shared out to the reads they match (`found`) by their keys (`plate_key`, `plate_fold`).
     const text = `WITH input AS (
          SELECT * FROM jsonb_to_recordset(${param(JSON.stringify(input), 'jsonb')}) AS x(ord int, id uuid, terminal_id uuid, read_id text,
                 lane text, stage text, plate text, confidence float8, candidates jsonb, read_at timestamptz, image text, image_type text,
@@ -206,13 +205,11 @@ export class GateRepository {
            FROM input ORDER BY ord
          ON CONFLICT (terminal_id, read_id) DO NOTHING
          RETURNING id
-       ), looked_up AS MATERIALIZED (
-         SELECT l.*, gate_plate_key(l.license_plate) AS plate_key, gate_plate_fold(l.license_plate) AS plate_fold FROM (${plateLookupSql(
-           `= ANY(${param([...new Set(reads.map((r) => r.read.terminalId))], 'uuid[]')})`,
-           param([...new Set(reads.flatMap((r) => r.keys))], 'text[]'),
-           param([...new Set(reads.flatMap((r) => r.folds))], 'text[]'),
-         )}) l
-       ), found AS (
+       ), looked_up AS MATERIALIZED (${plateLookupSql(
+         `= ANY(${param([...new Set(reads.map((r) => r.read.terminalId))], 'uuid[]')})`,
+         param([...new Set(reads.flatMap((r) => r.keys))], 'text[]'),
+         param([...new Set(reads.flatMap((r) => r.folds))], 'text[]'),
+       )}), found AS (
          SELECT * FROM (
            SELECT x.ord AS read_ord, l.*, row_number() OVER (PARTITION BY x.ord ORDER BY ${PLATE_LOOKUP_ORDER('l')}) AS read_rank
              FROM input x JOIN stored s ON s.id = x.id

@@ -410,7 +410,7 @@ export function listStatement(
   if (filter.refPrefix) where.push(`r.ref LIKE ${param(`${filter.refPrefix.replace(/[\\%_]/g, '\\$&')}%`)}`);
   if (filter.updatedSince) where.push(`r.updated_at >= ${param(filter.updatedSince)}::timestamptz`);
   // The plate as the gate compares it (normalised, Mercosul spellings as one), on the appointments' plate index.
-  if (filter.plate) where.push(`gate_plate_key(r.license_plate) = gate_plate_key(${param(filter.plate)})`);
+  if (filter.plate) where.push(`r.plate_key = gate_plate_key(${param(filter.plate)})`);
   if (filter.arrivedFrom) where.push(`r.arrived_at >= ${param(filter.arrivedFrom)}::timestamptz`);
   if (filter.arrivedTo) where.push(`r.arrived_at <= ${param(filter.arrivedTo)}::timestamptz`);
   if (filter.driverTaxId) where.push(`r.driver_id = (SELECT id FROM drivers WHERE tax_id = ${param(filter.driverTaxId)})`);
