@@ -5,7 +5,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AUDITED, auditFunction, genericAuditArgs } from '../../src/database/migrations/1763965000000-audit-named-columns.js';
 import { NoShowSweep } from '../../src/modules/appointments/no-show-sweep.js';
 import { AuditService } from '../../src/modules/audit/audit.service.js';
@@ -251,6 +251,25 @@ function auditSuite(env: Record<string, string>, { full }: { full: boolean }) {
       ).rejects.toThrow('the process dies');
       const [{ n: after }] = await db.query(`SELECT count(*)::int AS n FROM audit_entries`);
       expect(after).toBe(before); // …and gone with it
+    });
+
+    it('does no work for a statement that writes no row of its table, and all of it for one that does', async () => {
+      // An audit scope that cannot be read: any trigger that reads it fails its statement.
+      const unreadable = (work: (manager: EntityManager) => Promise<unknown>) =>
+        db.transaction(async (manager) => {
+          await manager.query(`SELECT set_config('gate.audit', 'not json', true)`);
+          return work(manager);
+        });
+      for (const table of ['webhooks', 'appointments', 'tickets']) {
+        await unreadable(async (manager) => {
+          await manager.query(`UPDATE ${table} SET updated_at = updated_at WHERE false`);
+          await manager.query(`DELETE FROM ${table} WHERE false`);
+          await manager.query(`INSERT INTO ${table} SELECT * FROM ${table} WHERE false`);
+        });
+      }
+      await expect(unreadable((manager) => manager.query(`UPDATE accounts SET name = name WHERE id = $1`, [terminal.id]))).rejects.toThrow(
+        /json/,
+      );
     });
 
     it('never writes a password, key, secret, token or code', async () => {

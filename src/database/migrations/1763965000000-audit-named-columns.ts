@@ -171,7 +171,8 @@ export const auditFunction = (table: string) => `audit_${table}`;
  * transition tables, each value read from its column. It writes exactly what the generic one wrote: a column's value as
  * `to_jsonb` gives it (`jsonb_build_array` and `jsonb_build_object` convert the same way), a change where the column's
  * values are distinct (the same as their JSON's being distinct for every type the audited tables hold), and the key,
- * the ref and the accounts as the JSON's text.
+ * the ref and the accounts as the JSON's text. A statement that wrote no row returns at once: PostgreSQL fires statement
+ * triggers for a step of a larger statement that matched nothing too (a webhook's health, set only when it changes).
  * `columns`: the table's columns with their types, in order, as the catalog lists them when this runs; the function
  * lists them in a comment, so that a test finds a table whose columns changed since (a migration that adds or drops a
  * column of an audited table generates its function again: installAuditTriggers).
@@ -223,12 +224,23 @@ export function auditTriggerSql(t: (typeof AUDITED)[number], columns: { name: st
   return `CREATE OR REPLACE FUNCTION ${auditFunction(t.table)}() RETURNS trigger LANGUAGE plpgsql AS $$
    -- columns: ${columns.map((c) => c.name).join(',')}
    DECLARE
-     scope_ jsonb := audit_scope();
-     actor_ jsonb := scope_->'actor';
-     request_ text := scope_->>'request_id';
-     ip_ text := scope_->>'ip';
-     agent_ text := scope_->>'user_agent';
+     scope_ jsonb;
+     actor_ jsonb;
+     request_ text;
+     ip_ text;
+     agent_ text;
    BEGIN
+     -- A statement that wrote no row of the table (a step of a larger statement that found nothing) has no entry.
+     IF TG_OP = 'DELETE' THEN
+       IF NOT EXISTS (SELECT FROM old_rows) THEN RETURN NULL; END IF;
+     ELSIF NOT EXISTS (SELECT FROM new_rows) THEN
+       RETURN NULL;
+     END IF;
+     scope_ := audit_scope();
+     actor_ := scope_->'actor';
+     request_ := scope_->>'request_id';
+     ip_ := scope_->>'ip';
+     agent_ := scope_->>'user_agent';
      IF TG_OP = 'UPDATE' THEN
        INSERT INTO audit_entries (account_id, actor, action, target, changes, request_id, ip, user_agent)
        SELECT acc.account_id, actor_, ${action}, ${target('n')}, c.changes, request_, ip_, agent_

@@ -30,6 +30,7 @@ import { CheckinRefusals1763967000000 } from './1763967000000-checkin-refusals.j
 import { ReportsDailyRunning1763968000000 } from './1763968000000-reports-daily-running.js';
 import { GateStartUnmarked1763969000000 } from './1763969000000-gate-start-unmarked.js';
 import { GatePlateColumns1763971000000 } from './1763971000000-gate-plate-columns.js';
+import { AuditSkipsEmptyStatements1763972000000 } from './1763972000000-audit-skips-empty-statements.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   ReportsDailyRunning1763968000000,
   GateStartUnmarked1763969000000,
   GatePlateColumns1763971000000,
+  AuditSkipsEmptyStatements1763972000000,
 ];
