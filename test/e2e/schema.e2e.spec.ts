@@ -190,18 +190,28 @@ describe('schema: migrations and entities agree', () => {
     expect(rows).toEqual(plates.map((plate) => ({ plate, key: plateKey(plate), fold: plateFold(plate) })));
   });
 
+  /** A terminal and a driver (of `taxId`), and a way to insert the terminal's appointments with a plate, in plain SQL. */
+  const plateScene = async (taxId: string) => {
+    const db = store();
+    const [{ id: terminal }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
+    const [{ id: driverId }] = await db.query(
+      `INSERT INTO drivers (tax_id, driver_license_number, license_category) VALUES ($1, 'L', 'E') RETURNING id`,
+      [taxId],
+    );
+    const insert = (ref: string, plate: string | null): Promise<{ id: string }[]> =>
+      db.query(
+        `INSERT INTO appointments (terminal_id, ref, layout_ref, driver_id, status, license_plate)
+         VALUES ($1, $2, 'l', $3, 'SCHEDULED', $4) RETURNING id`,
+        [terminal, ref, driverId, plate],
+      );
+    return { terminal: terminal as string, insert };
+  };
+
   it('folds the plates of existing appointments again, in their index', async () => {
     const db = store();
     await revertThrough(GatePlateFold1763945000000.name);
-    const [{ id: terminal }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
-    const [{ id: driverId }] = await db.query(
-      `INSERT INTO drivers (tax_id, driver_license_number, license_category) VALUES ('988', 'L', 'E') RETURNING id`,
-    );
-    await db.query(
-      `INSERT INTO appointments (terminal_id, ref, layout_ref, driver_id, status, license_plate)
-       VALUES ($1, 'OLD', 'l', $2, 'SCHEDULED', 'KMN4821')`,
-      [terminal, driverId],
-    );
+    const { terminal, insert } = await plateScene('988');
+    await insert('OLD', 'KMN4821');
     await db.runMigrations({ transaction: 'each' });
     // Read through the index only: its entries hold the fold of the function as it is now.
     const found = await db.transaction(async (manager) => {
@@ -218,16 +228,7 @@ describe('schema: migrations and entities agree', () => {
   it("keeps each appointment's plate keys in their columns: existing ones keyed once, unaudited; then on every write", async () => {
     const db = store();
     await revertThrough(GatePlateColumns1763971000000.name);
-    const [{ id: terminal }] = await db.query(`INSERT INTO accounts (kind, name) VALUES ('terminal', 'x') RETURNING id`);
-    const [{ id: driverId }] = await db.query(
-      `INSERT INTO drivers (tax_id, driver_license_number, license_category) VALUES ('989', 'L', 'E') RETURNING id`,
-    );
-    const insert = (ref: string, plate: string | null) =>
-      db.query(
-        `INSERT INTO appointments (terminal_id, ref, layout_ref, driver_id, status, license_plate)
-         VALUES ($1, $2, 'l', $3, 'SCHEDULED', $4) RETURNING id`,
-        [terminal, ref, driverId, plate],
-      );
+    const { terminal, insert } = await plateScene('989');
     await insert('BEFORE', 'bra-2e19');
     await insert('NONE', null);
     const entries = async () => (await db.query(`SELECT count(*)::int AS n FROM audit_entries WHERE account_id = $1`, [terminal]))[0].n;
