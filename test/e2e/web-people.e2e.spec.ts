@@ -332,6 +332,8 @@ describe.each(STORES)('people in the web panel on %s', (storeName: Store) => {
 
         // Signed out, a recovery code stands in for the authenticator's.
         await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+        // The session ends when the service answers; a navigation before then would abort the request.
+        await page.getByRole('form', { name: 'Sign in' }).waitFor();
         await signInForm(recovery[0]);
         // Sign out everywhere ends this session too.
         await page.getByRole('navigation').getByRole('button', { name: 'My account' }).click();
