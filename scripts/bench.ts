@@ -14,7 +14,15 @@ import { type AppointmentItem, checkSameWrites, plainCheckin, plainCreate, plain
 import { CleanUp, cpuMsOf, freePort, isProcessNamed, startFloor, startService, stop } from './bench/processes.js';
 import { type Call, type ScaleFigures, scaleFigures } from './bench/scale.js';
 import { oneCheckinCost, tpcb } from './bench/checkin-cost.js';
-import { acceptingTerminal, type CheckinFigures, checkins, idleSocketMemory, type IdleMemory } from './bench/sockets.js';
+import {
+  acceptingTerminal,
+  type CheckinFigures,
+  concurrentRoundTrips,
+  connectSocket,
+  idleSocketMemory,
+  type IdleMemory,
+  sequentialRoundTrips,
+} from './bench/sockets.js';
 import { figures, now, round, round2, timed } from './bench/stats.js';
 import {
   type FairnessFigures,
@@ -48,6 +56,8 @@ const LOAD_ROUNDS = 2;
 const CHECKIN_WARMUP = 20;
 const SEQUENTIAL_CHECKINS = 500;
 const CONCURRENT_CHECKINS = 100;
+/** The sequential check-ins are measured in turn, service, plain SQL and relay, by blocks of this many. */
+const CHECKIN_BLOCK = 50;
 /** The TPC-B-like load beside the check-in: clients (as pgbench -c 8), transactions each; plain-SQL check-ins as many. */
 const TPCB_CLIENTS = 8;
 const TPCB_PER_CLIENT = 250;
@@ -272,9 +282,19 @@ function checkinWrites(pool: pg.Pool, scopes: Map<string, string>, id: string): 
   return () => plainCheckin(pool, id, { checkin, ticket: randomUUID() }, ticket, scope);
 }
 
+/** The check-in writes in plain SQL of `ids`, one after the other, each timed. The ticket is the accepting terminal's. */
+async function plainCheckinSamples(pool: pg.Pool, scopes: Map<string, string>, ids: string[]): Promise<number[]> {
+  const samples: number[] = [];
+  for (const id of ids) {
+    const write = checkinWrites(pool, scopes, id);
+    samples.push(await timed(write));
+  }
+  return samples;
+}
+
 /**
  * The check-in writes in plain SQL, timed per check-in as the round trips are: one after the other, or all
- * at once on the pool (as many connections as the service has). The ticket is the accepting terminal's.
+ * at once on the pool (as many connections as the service has).
  */
 async function plainCheckins(
   pool: pg.Pool,
@@ -282,16 +302,10 @@ async function plainCheckins(
   ids: string[],
   atOnce = false,
 ): Promise<CheckinFigures['concurrent']> {
-  const one = async (id: string) => {
-    const write = checkinWrites(pool, scopes, id);
-    const started = now();
-    await write();
-    return now() - started;
-  };
   const started = now();
-  const samples: number[] = [];
-  if (atOnce) samples.push(...(await Promise.all(ids.map(one))));
-  else for (const id of ids) samples.push(await one(id));
+  const samples = atOnce
+    ? await Promise.all(ids.map((id) => timed(checkinWrites(pool, scopes, id))))
+    : await plainCheckinSamples(pool, scopes, ids);
   return { ...figures(samples, true), wall_ms: round(now() - started) };
 }
 
@@ -347,14 +361,10 @@ async function checkinSection(
     .created_ids as string[];
   const sequentialToken = await token(viaService.sequentialTax);
   const concurrentTokens = await Promise.all(viaService.concurrentTax.map(token));
-  const measureCheckins = (at: string) =>
-    checkins(
-      at,
-      { token: sequentialToken, ids: viaService.sequentialIds.slice(CHECKIN_WARMUP) },
-      { tokens: concurrentTokens, ids: viaService.concurrentIds },
-    );
-  const warmUp = (at: string) =>
-    checkins(at, { token: sequentialToken, ids: viaService.sequentialIds.slice(0, CHECKIN_WARMUP) }, { tokens: [], ids: [] });
+  const warmUp = async (at: string) => {
+    const driver = await connectSocket(at, '/driver', { token: sequentialToken });
+    await sequentialRoundTrips(driver, viaService.sequentialIds.slice(0, CHECKIN_WARMUP)).finally(() => driver.close());
+  };
   const writesPool = new pg.Pool({ connectionString: dbUrl(name), max: Number(POOL_SIZE) });
   cleanUp.add('the check-in floor pool', () => writesPool.end());
   // The floor's check-ins carry the audit scope the service's do (learnt after the service's first): the same entries and logs.
@@ -373,22 +383,50 @@ async function checkinSection(
     'all',
   );
   await floor.query('ANALYZE');
-  // Each side timed once the sealer has sealed every entry before it (as the bulk lines are): else the service's
-  // check-ins meet the entries of the sections before (thousands of creates) being hashed in its event loop and
-  // updated in the database, and the floor's writes meet the service's check-ins' entries.
-  await sealed(floor);
-  const serviceCheckins = await measureCheckins(base).finally(() => terminalSocket.close());
-  await sealed(floor);
-  const writesCheckins = {
-    sequential: await plain(inPlainSql.sequentialIds.slice(CHECKIN_WARMUP)),
-    concurrent: await plain(inPlainSql.concurrentIds, true),
-  };
   const relay = await startFloor('bare-socket-server', env, cleanUp);
   const relayAt = `http://127.0.0.1:${relay.port}`;
   const relaySocket = await acceptingTerminal(relayAt, apiKey);
   await warmUp(relayAt);
-  const relayCheckins = await measureCheckins(relayAt).finally(() => relaySocket.close());
+
+  // The three sides one after the other in turn, by blocks of CHECKIN_BLOCK (which goes first rotating), so that they
+  // share the machine's state of the moment: measured one side's 500 after the other's, a run's ratio carried the
+  // machine's drift between them. Each block starts once the sealer has sealed every entry before it (as the bulk
+  // lines are timed): else the service's check-ins meet the entries of the sections before (thousands of creates)
+  // being hashed in its event loop and updated in the database, and each side meets the one before's.
+  const serviceDriver = await connectSocket(base, '/driver', { token: sequentialToken });
+  const relayDriver = await connectSocket(relayAt, '/driver', { token: sequentialToken });
+  const sequential = { service: [] as number[], writes: [] as number[], relay: [] as number[] };
+  try {
+    const serviceIds = viaService.sequentialIds.slice(CHECKIN_WARMUP);
+    const writesIds = inPlainSql.sequentialIds.slice(CHECKIN_WARMUP);
+    for (let block = 0; block * CHECKIN_BLOCK < SEQUENTIAL_CHECKINS; block++) {
+      const of = (ids: string[]) => ids.slice(block * CHECKIN_BLOCK, (block + 1) * CHECKIN_BLOCK);
+      const sides = [
+        async () => sequential.service.push(...(await sequentialRoundTrips(serviceDriver, of(serviceIds)))),
+        async () => sequential.writes.push(...(await plainCheckinSamples(writesPool, await scopesOf(), of(writesIds)))),
+        async () => sequential.relay.push(...(await sequentialRoundTrips(relayDriver, of(serviceIds)))),
+      ];
+      for (let i = 0; i < sides.length; i++) {
+        await sealed(floor);
+        await sides[(block + i) % sides.length]();
+      }
+    }
+  } finally {
+    serviceDriver.close();
+    relayDriver.close();
+  }
+  await sealed(floor);
+  const serviceConcurrent = await concurrentRoundTrips(base, concurrentTokens, viaService.concurrentIds);
+  await sealed(floor);
+  const writesConcurrent = await plain(inPlainSql.concurrentIds, true);
+  await sealed(floor);
+  const relayConcurrent = await concurrentRoundTrips(relayAt, concurrentTokens, viaService.concurrentIds);
+  terminalSocket.close();
+  relaySocket.close();
   await stop(relay.child);
+  const serviceCheckins = { sequential: figures(sequential.service, true), concurrent: serviceConcurrent };
+  const writesCheckins = { sequential: figures(sequential.writes, true), concurrent: writesConcurrent };
+  const relayCheckins = { sequential: figures(sequential.relay, true), concurrent: relayConcurrent };
   const checkinLines = (kind: 'sequential' | 'concurrent') => {
     const all = kind === 'concurrent' ? (f: CheckinFigures['concurrent']) => ` (all done in ${f.wall_ms} ms)` : () => '';
     say(`  ${checkinLine('service', serviceCheckins[kind])}${all(serviceCheckins.concurrent)}`);

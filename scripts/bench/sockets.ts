@@ -56,28 +56,22 @@ export interface CheckinFigures {
   concurrent: Figures & { wall_ms: number };
 }
 
-/**
- * The check-in round trips of one server: `sequential.ids` one after the other from one driver, then
- * `concurrent.ids[i]` from `concurrent.tokens[i]`, all at once. The terminal socket must already be there.
- */
-export async function checkins(
-  base: string,
-  sequential: { token: string; ids: string[] },
-  concurrent: { tokens: string[]; ids: string[] },
-): Promise<CheckinFigures> {
-  const opened: Socket[] = [];
+/** The round trips of `ids`, one after the other, from one driver socket already connected. */
+export async function sequentialRoundTrips(driver: Socket, ids: string[]): Promise<number[]> {
+  const samples: number[] = [];
+  for (const id of ids) samples.push(await roundTrip(driver, id));
+  return samples;
+}
+
+/** The round trips of `ids[i]` from a new driver socket of `tokens[i]` each, all at once (the sockets connected first). */
+export async function concurrentRoundTrips(base: string, tokens: string[], ids: string[]): Promise<CheckinFigures['concurrent']> {
+  const drivers = await Promise.all(tokens.map((token) => connectSocket(base, '/driver', { token })));
   try {
-    const driver = await connectSocket(base, '/driver', { token: sequential.token });
-    opened.push(driver);
-    const one: number[] = [];
-    for (const id of sequential.ids) one.push(await roundTrip(driver, id));
-    const drivers = await Promise.all(concurrent.tokens.map((token) => connectSocket(base, '/driver', { token })));
-    opened.push(...drivers);
     const started = now();
-    const all = await Promise.all(concurrent.ids.map((id, i) => roundTrip(drivers[i], id)));
-    return { sequential: figures(one, true), concurrent: { ...figures(all, true), wall_ms: round(now() - started) } };
+    const all = await Promise.all(ids.map((id, i) => roundTrip(drivers[i], id)));
+    return { ...figures(all, true), wall_ms: round(now() - started) };
   } finally {
-    for (const socket of opened) socket.close();
+    for (const socket of drivers) socket.close();
   }
 }
 
