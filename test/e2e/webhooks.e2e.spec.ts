@@ -481,6 +481,63 @@ describe('webhooks', () => {
     expect(await left('webhook_attempts')).toEqual([young.id]);
   });
 
+  it("removes a deleted webhook's deliveries and attempts, those whose outcome it meets being written too", async () => {
+    const db = t.app.get(DataSource);
+    const account = await newTerminal(t.http);
+    await putLayout(t.http, account.key, 'appointment', 'card');
+    const rows = async (id: string) =>
+      (
+        await db.query(
+          `SELECT (SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1)::int AS deliveries,
+                  (SELECT count(*) FROM webhook_attempts WHERE webhook_id = $1)::int AS attempts`,
+          [id],
+        )
+      )[0] as { deliveries: number; attempts: number };
+
+    // Deleted through the API: its logged attempts and its deliveries still waiting go with it.
+    const kept = await receiver((_, nth) => (nth === 1 ? 204 : new Promise<number>(() => undefined)));
+    const plain = await createWebhook(t.http, account.key, { url: kept.url, events: ['appointment.created'] });
+    await newAppointments(t, account, 3);
+    await untilReceived(kept, 3);
+    await until(async () => {
+      const { deliveries, attempts } = await rows(plain.id);
+      return deliveries > 0 && attempts > 0;
+    }, 'an attempt logged and deliveries waiting');
+    await t.http.delete(`/api/v1/webhooks/${plain.id}`).set('X-API-Key', account.key).expect(200);
+    expect(await rows(plain.id)).toEqual({ deliveries: 0, attempts: 0 });
+
+    // Deleted while the outcome of its attempt is being written: the outcome waits for the delete, then logs nothing.
+    let answer: (status: number) => void = () => undefined;
+    const held = await receiver(() => new Promise<number>((resolve) => (answer = resolve)));
+    const raced = await createWebhook(t.http, account.key, { url: held.url, events: ['appointment.created'] });
+    await newAppointments(t, account, 1);
+    await untilReceived(held, 1);
+    const deleting = db.createQueryRunner();
+    await deleting.connect();
+    // The backend of the outcome's statement, once it waits for the delete (the only statement waiting for a lock here).
+    let outcome: number | undefined;
+    try {
+      await deleting.startTransaction();
+      await deleting.query(`DELETE FROM webhooks WHERE id = $1`, [raced.id]);
+      answer(204);
+      await until(async () => {
+        const waiting = await db.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active'`,
+        );
+        outcome = (waiting[0] as { pid: number } | undefined)?.pid;
+        return outcome !== undefined;
+      }, 'the outcome waiting for the delete');
+      await deleting.commitTransaction();
+    } finally {
+      await deleting.release();
+    }
+    await until(
+      async () => (await db.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'`, [outcome])).length === 0,
+      'the outcome written',
+    );
+    expect(await rows(raced.id)).toEqual({ deliveries: 0, attempts: 0 });
+  });
+
   it('waits exponentially longer between attempts, with jitter', () => {
     expect(retryDelayMs(1, 5000, () => 0)).toBe(2500);
     expect(retryDelayMs(1, 5000, () => 1)).toBe(5000);

@@ -31,6 +31,7 @@ import { ReportsDailyRunning1763968000000 } from './1763968000000-reports-daily-
 import { GateStartUnmarked1763969000000 } from './1763969000000-gate-start-unmarked.js';
 import { GatePlateColumns1763971000000 } from './1763971000000-gate-plate-columns.js';
 import { AuditSkipsEmptyStatements1763972000000 } from './1763972000000-audit-skips-empty-statements.js';
+import { WebhookRowsKeyedOnce1763973000000 } from './1763973000000-webhook-rows-keyed-once.js';
 
 /** Listed explicitly (not globbed) so the same list works from `src` under Jest and from `dist`. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   GateStartUnmarked1763969000000,
   GatePlateColumns1763971000000,
   AuditSkipsEmptyStatements1763972000000,
+  WebhookRowsKeyedOnce1763973000000,
 ];

@@ -86,8 +86,9 @@ export class WebhookDelivery {
   @Column({ name: 'webhook_id', type: 'uuid' })
   webhookId: string;
 
-  @ManyToOne(() => Webhook, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'webhook_id', foreignKeyConstraintName: 'webhook_deliveries_webhook_id_fkey' })
+  /** No foreign key: the webhook's delete removes these rows in a trigger (migration WebhookRowsKeyedOnce1763973000000). */
+  @ManyToOne(() => Webhook, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'webhook_id' })
   webhook?: Webhook;
 
   @Column({ name: 'event_id', type: 'uuid' })
@@ -141,8 +142,9 @@ export class WebhookAttempt {
   @Column({ name: 'webhook_id', type: 'uuid' })
   webhookId: string;
 
-  @ManyToOne(() => Webhook, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'webhook_id', foreignKeyConstraintName: 'webhook_attempts_webhook_id_fkey' })
+  /** No foreign key: the webhook's delete removes these rows in a trigger (migration WebhookRowsKeyedOnce1763973000000). */
+  @ManyToOne(() => Webhook, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'webhook_id' })
   webhook?: Webhook;
 
   @Column({ name: 'event_id', type: 'uuid' })

@@ -500,7 +500,11 @@ export class WebhooksRepository {
    * attempt (only while this instance still holds its claim of that attempt), and the attempt is logged with the
    * event's id, seq and type (the log outlives the delivery). Each webhook's health goes
    * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
-   * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement.
+   * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement. The
+   * attempts of a webhook deleted meanwhile are not logged: the statement share-locks the webhooks it logs for, once
+   * each, so their delete either waits for it (and removes its attempts) or has removed them before. The health's
+   * step reads those locked rows, so each webhook is locked before the statement changes it (a row the statement has
+   * changed itself can no longer be locked by it, and its attempts would go unlogged).
    * Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause
    * it.
    */
@@ -509,17 +513,7 @@ export class WebhooksRepository {
   }
 
   private readonly outcomes = new Coalescer<AttemptOutcome & { instanceId: string; pauseAfterHours: number }, boolean>(
-    async (inputs) => {
-      // A webhook deleted while the statement ran fails the attempt's insert on its foreign key: once more, its
-      // delivery is no longer seen, and the others' outcomes are written.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.writeOutcomes(inputs);
-        } catch (error) {
-          if (attempt >= 3 || (error as { code?: string }).code !== '23503') throw error;
-        }
-      }
-    },
+    (inputs) => this.writeOutcomes(inputs),
     500,
     OUTCOME_GATHER_MS,
   );
@@ -554,19 +548,22 @@ export class WebhooksRepository {
           WHERE d.id = ANY($1::bigint[]) AND ${at('s')} = 'delivered'
             AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
        ),
+       kept AS (
+         SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM t) ORDER BY w.id FOR KEY SHARE OF w
+       ),
        logged AS (
          INSERT INTO webhook_attempts (delivery_id, webhook_id, event_id, event_seq, event_type, attempt, status, response_status,
                                        duration_ms, error, next_attempt_at, instance_id)
          SELECT t.id, t.webhook_id, t.event_id, t.event_seq, t.event_type, t.attempt, t.status, t.response_status, t.duration_ms, t.error,
                 CASE WHEN t.status = 'retrying' THEN u.next_attempt_at END, t.instance_id
-           FROM t LEFT JOIN updated u ON u.id = t.id
+           FROM t JOIN kept k ON k.id = t.webhook_id LEFT JOIN updated u ON u.id = t.id
        ),
        health AS (
          SELECT webhook_id, bool_or(status = 'delivered') AS ok, bool_or(status = 'delivered' AND NOT slow) AS prompt
            FROM t GROUP BY webhook_id
        ),
        changed AS (
-         SELECT w.id, h.ok, h.prompt FROM webhooks w JOIN health h ON h.webhook_id = w.id
+         SELECT w.id, h.ok, h.prompt FROM webhooks w JOIN kept k ON k.id = w.id JOIN health h ON h.webhook_id = w.id
           WHERE w.slow = h.prompt OR (w.failing_since IS NULL) <> h.ok
           ORDER BY w.id FOR NO KEY UPDATE OF w
        ),
@@ -613,7 +610,8 @@ export class WebhooksRepository {
   /** Queues a `webhook.test` event, carried by the delivery itself. */
   async queueTest(webhookId: string, eventId: string, data: Record<string, unknown>): Promise<void> {
     await this.db.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_created_at, payload) VALUES ($1, $2, 'webhook.test', now(), $3)`,
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_created_at, payload)
+       SELECT w.id, $2, 'webhook.test', now(), $3 FROM webhooks w WHERE w.id = $1 FOR KEY SHARE`,
       [webhookId, eventId, JSON.stringify(data)],
     );
   }
@@ -624,8 +622,9 @@ export class WebhooksRepository {
    */
   async replay(webhook: { id: string; account_id: string; events: string[] | null }, afterSeq: string, limit: number): Promise<string[]> {
     const rows: { event_seq: string }[] = await this.db.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, event_type, event_created_at)
-       SELECT $1, e.id, e.seq, e.type, e.created_at FROM account_events e
+      `WITH kept AS (SELECT w.id FROM webhooks w WHERE w.id = $1 FOR KEY SHARE)
+       INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, event_type, event_created_at)
+       SELECT k.id, e.id, e.seq, e.type, e.created_at FROM kept k, account_events e
         WHERE e.account_id = $2 AND e.seq > $3::bigint AND ${MATCHES('$4::text[]', 'e.type')}
         ORDER BY e.seq LIMIT $5
        RETURNING event_seq`,
