@@ -501,10 +501,11 @@ export class WebhooksRepository {
    * event's id, seq and type (the log outlives the delivery). Each webhook's health goes
    * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
    * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement. The
-   * attempts of a webhook deleted meanwhile are not logged: the statement share-locks the webhooks it logs for, once
-   * each, so their delete either waits for it (and removes its attempts) or has removed them before. The health's
-   * step reads those locked rows, so each webhook is locked before the statement changes it (a row the statement has
-   * changed itself can no longer be locked by it, and its attempts would go unlogged).
+   * statement share-locks the webhooks of its deliveries first, once each (`kept`), and touches only their deliveries:
+   * a webhook's delete either waits for it (and then removes what it wrote) or has removed its deliveries before, and
+   * the two lock a webhook before its deliveries, in the same order (the other way round they deadlocked: the outcome
+   * holding one delivery, the delete another). The health's step reads those locked rows too, so each webhook is locked
+   * before the statement changes it (a row the statement has changed itself can no longer be locked by it).
    * Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause
    * it.
    */
@@ -529,6 +530,9 @@ export class WebhooksRepository {
          SELECT x.*, d.webhook_id, d.event_id, d.event_seq, d.event_type
            FROM x CROSS JOIN LATERAL (SELECT webhook_id, event_id, event_seq, event_type FROM webhook_deliveries d WHERE d.id = x.id) d
        ),
+       kept AS (
+         SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM t) ORDER BY w.id FOR KEY SHARE OF w
+       ),
        m AS (
          SELECT jsonb_object_agg(id::text, jsonb_build_object('s', status, 'a', attempt, 'r', retry_in_ms, 'i', instance_id)) AS o FROM x
        ),
@@ -540,16 +544,13 @@ export class WebhooksRepository {
                 locked_until = NULL, locked_by = NULL
            FROM m
           WHERE d.id = ANY($1::bigint[]) AND ${at('s')} <> 'delivered'
-            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
+            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int AND d.webhook_id = ANY(ARRAY(SELECT id FROM kept))
          RETURNING d.id, d.next_attempt_at
        ),
        delivered AS (
          DELETE FROM webhook_deliveries d USING m
           WHERE d.id = ANY($1::bigint[]) AND ${at('s')} = 'delivered'
-            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
-       ),
-       kept AS (
-         SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM t) ORDER BY w.id FOR KEY SHARE OF w
+            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int AND d.webhook_id = ANY(ARRAY(SELECT id FROM kept))
        ),
        logged AS (
          INSERT INTO webhook_attempts (delivery_id, webhook_id, event_id, event_seq, event_type, attempt, status, response_status,
