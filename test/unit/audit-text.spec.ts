@@ -109,5 +109,13 @@ describe("the audit trail's chain from the entries' text", () => {
       }),
       { numRuns: 1000 },
     );
+    // Keys of any code units (lone surrogates and those past the BMP included), few or many: sorted in place up to 32.
+    const anyKey = fc.string({ unit: 'binary', maxLength: 6 });
+    fc.assert(
+      fc.property(fc.dictionary(anyKey, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 80 }), (object) => {
+        expect(canonicalJson(object)).toBe(reference(object));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

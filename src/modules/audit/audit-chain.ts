@@ -51,13 +51,30 @@ export function canonicalJson(value: unknown): string {
   const object = value as Record<string, unknown>;
   let out = '{';
   let separator = '';
-  for (const key of Object.keys(object).sort()) {
+  for (const key of sortedKeys(object)) {
     const field = object[key];
     if (field === undefined) continue;
     out += separator + JSON.stringify(key) + ':' + canonicalJson(field);
     separator = ',';
   }
   return out + '}';
+}
+
+/**
+ * The object's keys in the order `sort()` gives them (by UTF-16 code units, as RFC 8785 orders them). An object of a
+ * few keys, which is what entries hold, is sorted in place by insertion: V8's `sort()` allocates working arrays on
+ * every call, a third of what hashing an entry allocated (docs/benchmarks.md).
+ */
+function sortedKeys(object: Record<string, unknown>): string[] {
+  const keys = Object.keys(object);
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** An entry's hash: SHA-256 (hex) of the previous entry's hash followed by the canonical JSON of its chained fields. */
