@@ -315,6 +315,13 @@ export const RELEASE = `
 const at = (key: string) => `(m.o #>> ARRAY[d.id::text, '${key}'])`;
 
 /**
+ * A delivery `d` of an outcome statement whose attempt this instance still holds (its claim and attempt as the outcome
+ * says), of a webhook the statement has locked (`kept`).
+ */
+const HELD = `d.id = ANY($1::bigint[]) AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int
+            AND d.webhook_id = ANY(ARRAY(SELECT id FROM kept))`;
+
+/**
  * Outcomes wait this long for others to share their statement: a busy sender writes dozens of attempts' outcomes
  * in one statement rather than a few, and nothing waits on them (the slot was freed when the answer came).
  */
@@ -543,14 +550,12 @@ export class WebhooksRepository {
                                        ELSE d.next_attempt_at END,
                 locked_until = NULL, locked_by = NULL
            FROM m
-          WHERE d.id = ANY($1::bigint[]) AND ${at('s')} <> 'delivered'
-            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int AND d.webhook_id = ANY(ARRAY(SELECT id FROM kept))
+          WHERE ${at('s')} <> 'delivered' AND ${HELD}
          RETURNING d.id, d.next_attempt_at
        ),
        delivered AS (
          DELETE FROM webhook_deliveries d USING m
-          WHERE d.id = ANY($1::bigint[]) AND ${at('s')} = 'delivered'
-            AND d.locked_by = ${at('i')}::uuid AND d.attempts = ${at('a')}::int AND d.webhook_id = ANY(ARRAY(SELECT id FROM kept))
+          WHERE ${at('s')} = 'delivered' AND ${HELD}
        ),
        logged AS (
          INSERT INTO webhook_attempts (delivery_id, webhook_id, event_id, event_seq, event_type, attempt, status, response_status,
