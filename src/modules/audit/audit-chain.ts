@@ -77,10 +77,16 @@ function sortedKeys(object: Record<string, unknown>): string[] {
   return keys;
 }
 
+/**
+ * SHA-256 (hex) of the previous entry's hash followed by an entry's canonical JSON: one call and no Hash object, an
+ * eighth less time an entry than createHash's update and digest.
+ */
+const link = (previous: string, canonical: string): string => hash('sha256', previous + canonical, 'hex');
+
 /** An entry's hash: SHA-256 (hex) of the previous entry's hash followed by the canonical JSON of its chained fields. */
 export function entryHash(previous: string, entry: Omit<AuditEntryView, 'hash'>): string {
   const chained = Object.fromEntries(CHAINED_FIELDS.map((field) => [field, entry[field] ?? null]));
-  return hash('sha256', previous + canonicalJson(chained), 'hex');
+  return link(previous, canonicalJson(chained));
 }
 
 /**
@@ -114,6 +120,5 @@ export function entryTextHash(previous: string, e: EntryText): string {
     `"at":${JSON.stringify(e.at)},"changes":${e.changes === null ? 'null' : canonicalJson(JSON.parse(e.changes))},` +
     `"id":${JSON.stringify(e.id)},"ip":${stringOrNull(e.ip)},"request_id":${stringOrNull(e.request_id)},"seq":${Number(e.seq)},` +
     `"target":${canonicalJson(JSON.parse(e.target))},"user_agent":${stringOrNull(e.user_agent)}}`;
-  // One call and no Hash object: an eighth less time an entry than createHash's update and digest.
-  return hash('sha256', previous + canonical, 'hex');
+  return link(previous, canonical);
 }
