@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { accessLog } from './common/http/access-log.middleware.js';
+import { foregroundRequests } from './common/http/foreground.middleware.js';
 import { auditScope } from './common/http/audit-scope.middleware.js';
 import { compileTrust } from './common/http/client-address.js';
 import { jsonBodyParser } from './common/http/body-parser.js';
@@ -13,6 +14,7 @@ import { noSniff } from './common/http/security-headers.js';
 import { webPages } from './common/http/web-pages.js';
 import { mountOpenApi } from './common/docs/openapi.js';
 import { createLogger, PinoNestLogger } from './common/logging/logger.js';
+import { Foreground } from './common/scheduling/foreground.js';
 import type { AppConfig } from './config/config.js';
 import { openDatabase, type Database } from './database/data-source.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
@@ -52,13 +54,14 @@ export async function createApp(config: AppConfig, logger: Logger = createLogger
     // The client's address (req.ip), host and protocol as the proxies TRUST_PROXY names report them.
     app.set('trust proxy', compileTrust(config.trustProxy));
     app.disable('x-powered-by');
-    app.use(noSniff, requestIdMiddleware, accessLog(logger, app.get(MetricsService)));
+    const foreground = app.get(Foreground);
+    app.use(noSniff, requestIdMiddleware, foregroundRequests(foreground), accessLog(logger, app.get(MetricsService)));
     // Ahead of the routes, so every answer (errors included) carries the headers; preflights still get a request id and a log line.
     if (config.corsOrigins) app.enableCors(httpCors(config.corsOrigins));
     app.use(jsonBodyParser(), auditScope);
     const pages = webPages();
     if (pages) app.use(pages);
-    app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins));
+    app.useWebSocketAdapter(new GateIoAdapter(app, { url: config.redisUrl, prefix: config.redisPrefix }, config.corsOrigins, foreground));
     mountOpenApi(app, config.port, buildAsyncApi);
     await app.init();
     return { app, database, logger };

@@ -5,6 +5,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { RequestInputInterceptor } from './common/http/request-input.interceptor.js';
 import { SecretAnswersInterceptor } from './common/secrets/carries-secret.js';
 import { LOGGER } from './common/logging/logger.js';
+import { Foreground } from './common/scheduling/foreground.js';
 import { DtoValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/config.js';
 import type { Database } from './database/data-source.js';
@@ -41,8 +42,8 @@ export interface AppDependencies {
 }
 
 /**
- * The whole service. Global here: the config and the logger (this module's own providers), the database and
- * Redis (their modules); every feature module imports the modules whose providers it injects (docs/architecture.md).
+ * The whole service. Global here: the config, the logger and the instance's foreground work (this module's own
+ * providers), the database and Redis (their modules); every feature module imports the modules whose providers it injects (docs/architecture.md).
  */
 @Module({})
 export class AppModule {
@@ -80,6 +81,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
+        Foreground,
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         // Cache-Control: no-store on the routes marked @CarriesSecret, whatever they answer.
@@ -88,7 +90,7 @@ export class AppModule {
         // After the guards and RequestInputInterceptor: the caller is known and the body read (docs/idempotency.md).
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
-      exports: [APP_CONFIG, LOGGER],
+      exports: [APP_CONFIG, LOGGER, Foreground],
     };
   }
 }

@@ -7,6 +7,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Socket as TcpSocket } from 'node:net';
 import type { Observable } from 'rxjs';
 import type { Server, ServerOptions, Socket } from 'socket.io';
+import type { Foreground } from '../common/scheduling/foreground.js';
 import type { CorsOrigins } from '../config/config.js';
 
 /**
@@ -24,6 +25,7 @@ export class GateIoAdapter extends IoAdapter {
     app: INestApplicationContext | HttpServer,
     private readonly redis: { url: string | null; prefix: string },
     private readonly corsOrigins: CorsOrigins = null,
+    private readonly foreground?: Foreground,
   ) {
     super(app);
   }
@@ -53,7 +55,7 @@ export class GateIoAdapter extends IoAdapter {
    * Behaves as Nest's binding does: the handler's result (a value, promise or observable, through `transform`)
    * answers the acknowledgement unless it is null or undefined; `{event, data}` is emitted instead; a
    * handler that throws is logged and leaves the acknowledgement unanswered. Each message runs on its own,
-   * and what a socket's handlers hold ends with the socket.
+   * and what a socket's handlers hold ends with the socket. A message is foreground work until its handler is done.
    */
   override bindMessageHandlers(
     socket: Socket,
@@ -70,9 +72,18 @@ export class GateIoAdapter extends IoAdapter {
           if (event) socket.emit(event, eventData);
           else if (!isAckHandledManually && typeof ack === 'function') ack(response);
         };
+        const done = this.foreground?.begin();
         try {
-          transform(callback(data, ack)).subscribe({ next: reply, error: (error: unknown) => this.logger.error(error) });
+          transform(callback(data, ack)).subscribe({
+            next: reply,
+            error: (error: unknown) => {
+              done?.();
+              this.logger.error(error);
+            },
+            complete: done,
+          });
         } catch (error) {
+          done?.();
           this.logger.error(error);
         }
       });

@@ -4,14 +4,19 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { stringify } from 'csv-stringify';
 import type { Logger } from 'pino';
 import { LOGGER } from '../../common/logging/logger.js';
+import { Foreground } from '../../common/scheduling/foreground.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { inAuditScope, systemActor } from '../../database/audit-context.js';
 import { type AuditEntryView, entryTextHash } from './audit-chain.js';
 import { type AuditFilter, AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
-/** How often each instance seals what has committed: every entry carries its hash within a second of its change. */
+/**
+ * How often each instance seals what has committed, and how long it may wait for a moment without foreground work
+ * (requests, socket messages, webhook deliveries): every entry carries its hash within a second of its change.
+ */
 const SEAL_EVERY_MS = 200;
+const SEAL_WAIT_MAX_MS = 600;
 const SEAL_BATCH = 2000;
 /** How often each instance purges entries past AUDIT_RETENTION_DAYS. */
 const PURGE_EVERY_MS = 3_600_000;
@@ -80,12 +85,14 @@ export class AuditService implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly audit: AuditRepository,
+    foreground: Foreground,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.sealer = new Periodic(
       () => this.sealAll().catch((error: unknown) => this.logger.warn({ err: error }, 'audit: sealing failed')),
       SEAL_EVERY_MS,
+      { to: foreground, maxWaitMs: SEAL_WAIT_MAX_MS },
     );
     this.purger = new Periodic(
       () =>

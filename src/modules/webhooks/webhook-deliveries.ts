@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { LOGGER } from '../../common/logging/logger.js';
+import { Foreground } from '../../common/scheduling/foreground.js';
 import { Periodic } from '../../common/scheduling/periodic.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { InstanceLiveness } from '../../database/instance-liveness.js';
@@ -196,8 +197,8 @@ interface Sending {
 @Injectable()
 export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sender: WebhookSender;
-  private readonly dispatcher = new SingleFlight(() => this.dispatchAll());
-  private readonly pump = new SingleFlight(() => this.claimAndSend());
+  private readonly dispatcher = new SingleFlight(() => this.inForeground(() => this.dispatchAll()));
+  private readonly pump = new SingleFlight(() => this.inForeground(() => this.claimAndSend()));
   private readonly pauser = new SingleFlight(() => this.pauseFailing());
   private readonly poll = new Periodic(() => this.tick(), POLL_MS);
   private readonly purge = new Periodic(
@@ -246,6 +247,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     private readonly changes: Changes,
     private readonly instance: InstanceLiveness,
     private readonly metrics: MetricsService,
+    private readonly foreground: Foreground,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -358,6 +360,19 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       if (queued > leased.length) this.settled = false;
       this.hold(leased, claimedAt, this.changedWhileDispatching);
       if (read === 0) return;
+    }
+  }
+
+  /**
+   * `work` as this instance's foreground work: claims and sends are what partners wait for, and background jobs that
+   * may wait (the audit sealer) give way to them.
+   */
+  private async inForeground(work: () => Promise<void>): Promise<void> {
+    const done = this.foreground.begin();
+    try {
+      await work();
+    } finally {
+      done();
     }
   }
 
@@ -487,7 +502,7 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     };
     this.busy[sending.lane]++;
     this.sendingOf.set(sending.webhookId, (this.sendingOf.get(sending.webhookId) ?? 0) + 1);
-    const done = this.deliver(delivery, sending)
+    const done = this.inForeground(() => this.deliver(delivery, sending))
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
       .finally(() => this.inFlight.delete(delivery.id));
     this.inFlight.set(delivery.id, { sending, done });
