@@ -43,7 +43,8 @@ export interface AppDependencies {
 
 /**
  * The whole service. Global here: the config, the logger and the instance's foreground work (this module's own
- * providers), the database and Redis (their modules); every feature module imports the modules whose providers it injects (docs/architecture.md).
+ * providers), the database and Redis (their modules); every feature module imports the modules whose providers it
+ * injects (docs/architecture.md).
  */
 @Module({})
 export class AppModule {
