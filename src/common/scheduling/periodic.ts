@@ -1,11 +1,8 @@
-/** What a job that gives way waits for: an instance with no foreground work under way (`Foreground`). */
-export interface Quiet {
-  readonly busy: boolean;
-}
+import type { Foreground } from './foreground.js';
 
 /** A job that gives way: it skips its turns while `to` is busy, until `maxWaitMs` have passed since its last run. */
 export interface GiveWay {
-  to: Quiet;
+  to: Pick<Foreground, 'busy'>;
   maxWaitMs: number;
 }
 
