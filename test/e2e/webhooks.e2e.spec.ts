@@ -536,6 +536,41 @@ describe('webhooks', () => {
       'the outcome written',
     );
     expect(await rows(raced.id)).toEqual({ deliveries: 0, attempts: 0 });
+
+    // Deleted while an outcome's statement holds the webhook and is about to write its deliveries: the delete waits
+    // for the webhook first, as the outcome locks them (its webhooks, then their deliveries), so neither deadlocks.
+    const hanging = await receiver(() => new Promise<number>(() => undefined));
+    const busy = await createWebhook(t.http, account.key, { url: hanging.url, events: ['appointment.created'] });
+    await newAppointments(t, account, 3);
+    await until(async () => (await rows(busy.id)).deliveries === 3, 'three deliveries queued');
+    const writing = db.createQueryRunner();
+    await writing.connect();
+    try {
+      await writing.startTransaction();
+      // Were they locked the other way round, this side would find the deadlock first (and fail, not retried).
+      await writing.query(`SET LOCAL deadlock_timeout = '10ms'`);
+      await writing.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR KEY SHARE`, [busy.id]);
+      const deleted = t.http
+        .delete(`/api/v1/webhooks/${busy.id}`)
+        .set('X-API-Key', account.key)
+        .then((res) => res.status);
+      await until(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND state = 'active'`,
+            )
+          ).length > 0,
+        'the delete waiting for the webhook',
+      );
+      await writing.query(`UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL WHERE webhook_id = $1`, [busy.id]);
+      await writing.commitTransaction();
+      expect(await deleted).toBe(200);
+    } finally {
+      if (writing.isTransactionActive) await writing.rollbackTransaction();
+      await writing.release();
+    }
+    expect(await rows(busy.id)).toEqual({ deliveries: 0, attempts: 0 });
   });
 
   it('waits exponentially longer between attempts, with jitter', () => {

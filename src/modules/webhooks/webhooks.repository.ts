@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batch/coalescer.js';
-import { inTransaction } from '../../database/transaction.js';
 import { EventsService } from '../events/events.service.js';
 import { statementOf } from '../../database/data-source.js';
 
@@ -413,21 +412,16 @@ export class WebhooksRepository {
   }
 
   /**
-   * Deletes the subscription with its deliveries and their log; whether it existed. The deliveries go first, then
-   * the webhook: the order in which an attempt's outcome locks them, so a delete and an outcome never deadlock.
+   * Deletes the subscription; its statement trigger then removes its deliveries and their log. Whether it existed.
+   * The webhook is locked first, then its deliveries: the order in which an attempt's outcome locks them (its
+   * webhooks, then their deliveries), so a delete and an outcome never deadlock.
    */
-  delete(accountId: string, id: string): Promise<boolean> {
-    return inTransaction(this.db, async (manager) => {
-      await manager.query(
-        `DELETE FROM webhook_deliveries d USING webhooks w WHERE w.account_id = $1 AND w.id = $2 AND d.webhook_id = w.id`,
-        [accountId, id],
-      );
-      const rows = await manager.query<unknown[]>(
-        `WITH deleted AS (DELETE FROM webhooks WHERE account_id = $1 AND id = $2 RETURNING id) SELECT id FROM deleted`,
-        [accountId, id],
-      );
-      return rows.length > 0;
-    });
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const rows = await this.db.query<unknown[]>(
+      `WITH deleted AS (DELETE FROM webhooks WHERE account_id = $1 AND id = $2 RETURNING id) SELECT id FROM deleted`,
+      [accountId, id],
+    );
+    return rows.length > 0;
   }
 
   /** A new secret; the one it replaces keeps signing deliveries for `graceHours`. */
