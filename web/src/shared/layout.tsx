@@ -222,13 +222,18 @@ export function TicketView({ layout, label, pass }: { layout: RenderedLayout | n
 export function Modal(props: { title: string; onClose: () => void; children: ComponentChildren }) {
   const { t } = useI18n();
   const ref = useRef<HTMLDialogElement>(null);
+  // Closed by its page (unmounted): the dialog's `close` event comes a task later, and is not the person closing it.
+  const gone = useRef(false);
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      gone.current = true;
+      dialog?.close();
+    };
   }, []);
   return (
-    <dialog ref={ref} class="modal" aria-label={props.title} onClose={props.onClose}>
+    <dialog ref={ref} class="modal" aria-label={props.title} onClose={() => gone.current || props.onClose()}>
       <header class="modal-head">
         <h2>{props.title}</h2>
         <button type="button" class="icon-button" aria-label={t('common.close')} onClick={props.onClose}>
