@@ -20,6 +20,16 @@ export class Foreground {
     };
   }
 
+  /** `work` as one piece of foreground work, ended once it settles. */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    const end = this.begin();
+    try {
+      return await work();
+    } finally {
+      end();
+    }
+  }
+
   get busy(): boolean {
     return this.under > 0;
   }

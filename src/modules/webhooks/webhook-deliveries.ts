@@ -197,8 +197,10 @@ interface Sending {
 @Injectable()
 export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sender: WebhookSender;
-  private readonly dispatcher = new SingleFlight(() => this.inForeground(() => this.dispatchAll()));
-  private readonly pump = new SingleFlight(() => this.inForeground(() => this.claimAndSend()));
+  // Claims and sends are what partners wait for: foreground work, to which background jobs that may wait (the audit
+  // sealer) give way.
+  private readonly dispatcher = new SingleFlight(() => this.foreground.during(() => this.dispatchAll()));
+  private readonly pump = new SingleFlight(() => this.foreground.during(() => this.claimAndSend()));
   private readonly pauser = new SingleFlight(() => this.pauseFailing());
   private readonly poll = new Periodic(() => this.tick(), POLL_MS);
   private readonly purge = new Periodic(
@@ -363,19 +365,6 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  /**
-   * `work` as this instance's foreground work: claims and sends are what partners wait for, and background jobs that
-   * may wait (the audit sealer) give way to them.
-   */
-  private async inForeground(work: () => Promise<void>): Promise<void> {
-    const done = this.foreground.begin();
-    try {
-      await work();
-    } finally {
-      done();
-    }
-  }
-
   /** Holds deliveries leased to this instance until they start, unless the service stops or their webhook changed meanwhile. */
   private hold(deliveries: ClaimedDelivery[], claimedAt: number, changedMeanwhile: Set<string>): void {
     for (const delivery of deliveries) this.waiting.add({ delivery, claimedAt });
@@ -502,7 +491,8 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     };
     this.busy[sending.lane]++;
     this.sendingOf.set(sending.webhookId, (this.sendingOf.get(sending.webhookId) ?? 0) + 1);
-    const done = this.inForeground(() => this.deliver(delivery, sending))
+    const done = this.foreground
+      .during(() => this.deliver(delivery, sending))
       .catch((error: unknown) => this.logger.error({ err: error, delivery: delivery.id }, 'webhooks: delivery outcome not written'))
       .finally(() => this.inFlight.delete(delivery.id));
     this.inFlight.set(delivery.id, { sending, done });
