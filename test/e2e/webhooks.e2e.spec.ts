@@ -573,6 +573,27 @@ describe('webhooks', () => {
     expect(await rows(busy.id)).toEqual({ deliveries: 0, attempts: 0 });
   });
 
+  it('queues and sends new events while an outcome holds their webhook, not at the next poll', async () => {
+    const db = t.app.get(DataSource);
+    const account = await newTerminal(t.http);
+    await putLayout(t.http, account.key, 'appointment', 'card');
+    const r = await receiver();
+    const hook = await createWebhook(t.http, account.key, { url: r.url, events: ['appointment.created'] });
+    const writing = db.createQueryRunner();
+    await writing.connect();
+    try {
+      await writing.startTransaction();
+      // The lock an attempt's outcome takes on its webhook, held here through the whole wait rather than a few ms:
+      // a dispatcher that claimed the webhook FOR UPDATE passed it over, every poll, until it was let go.
+      await writing.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR KEY SHARE`, [hook.id]);
+      await newAppointments(t, account, 2);
+      await untilReceived(r, 2, 'the events sent while their webhook is held', 5000);
+    } finally {
+      await writing.rollbackTransaction();
+      await writing.release();
+    }
+  });
+
   it('waits exponentially longer between attempts, with jitter', () => {
     expect(retryDelayMs(1, 5000, () => 0)).toBe(2500);
     expect(retryDelayMs(1, 5000, () => 1)).toBe(5000);

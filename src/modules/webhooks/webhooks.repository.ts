@@ -133,7 +133,9 @@ export interface DispatchLease {
 
 /**
  * Reads the feed of up to $1 enabled subscriptions with events waiting (a paused one keeps its place, and goes on
- * from it when resumed; claimed with SKIP LOCKED, so instances share the work and never queue one event twice),
+ * from it when resumed; claimed with SKIP LOCKED, so instances share the work and never queue one event twice; the
+ * claim is FOR NO KEY UPDATE, all that advancing the cursor needs, so the share lock an outcome statement holds on
+ * its webhooks never makes the dispatcher pass a webhook over and leave its events to the next poll),
  * at most $2 events each, only below the horizon $3 (read just before, in a statement of its own, exactly as the
  * feed: an event that commits late is never skipped), queues a delivery for each event that matches, and advances
  * each cursor past what it read. One statement, so one transaction.
@@ -153,7 +155,7 @@ export const DISPATCH = `
        SELECT 1 FROM account_events e
         WHERE e.account_id = w.account_id AND (e.tx, e.seq) > (w.cursor_tx, w.cursor_seq) AND e.tx < $3::bigint
      )
-     LIMIT $1 FOR UPDATE SKIP LOCKED
+     LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED
   ),
   batch AS (
     SELECT s.id AS webhook_id, s.events AS filter, e.id, e.seq, e.tx, e.type, e.created_at
