@@ -323,10 +323,15 @@ const HELD = `d.id = ANY($1::bigint[]) AND d.locked_by = ${at('i')}::uuid AND d.
             AND d.webhook_id = ANY(ARRAY(SELECT id FROM kept))`;
 
 /**
- * Outcomes wait this long for others to share their statement: a busy sender writes dozens of attempts' outcomes
- * in one statement rather than a few, and nothing waits on them (the slot was freed when the answer came).
+ * Outcomes wait this long for others to share their statement: nothing waits on them (the slot was freed when the
+ * answer came, and this instance counts the attempt as over and its health as it ended meanwhile), and a busy sender
+ * then writes hundreds of attempts' outcomes in one statement rather than dozens. On a machine the service shares
+ * with PostgreSQL, every statement during a burst takes CPU from the sends and from the receivers: at 10 ms a burst
+ * of 1,000 deliveries took a fifth longer (docs/benchmarks.md). What it costs: an attempt shows in the log, and a retry
+ * falls due, up to this much later, and a crash can lose this much more of the outcomes (those deliveries are sent
+ * again once their lease has passed: at least once, as ever).
  */
-const OUTCOME_GATHER_MS = 10;
+const OUTCOME_GATHER_MS = 100;
 
 /** The webhooks' SQL (docs/webhooks.md). */
 @Injectable()
