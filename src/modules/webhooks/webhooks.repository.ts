@@ -327,7 +327,7 @@ const HELD = `d.id = ANY($1::bigint[]) AND d.locked_by = ${at('i')}::uuid AND d.
  * answer came, and this instance counts the attempt as over and its health as it ended meanwhile), and a busy sender
  * then writes hundreds of attempts' outcomes in one statement rather than dozens. On a machine the service shares
  * with PostgreSQL, every statement during a burst takes CPU from the sends and from the receivers: at 10 ms a burst
- * of 1,000 deliveries took a fifth longer (docs/benchmarks.md). What it costs: an attempt shows in the log, and a retry
+ * of 1,000 deliveries took a quarter longer (docs/benchmarks.md). What it costs: an attempt shows in the log, and a retry
  * falls due, up to this much later, and a crash can lose this much more of the outcomes (those deliveries are sent
  * again once their lease has passed: at least once, as ever).
  */
