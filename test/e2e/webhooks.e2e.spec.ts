@@ -594,6 +594,52 @@ describe('webhooks', () => {
     }
   });
 
+  it('writes the outcomes of a refused statement one by one: only the refused one stays held', async () => {
+    const db = t.app.get(DataSource);
+    const account = await newTerminal(t.http);
+    await putLayout(t.http, account.key, 'appointment', 'card');
+    const answers: (() => void)[] = [];
+    const r = await receiver((_, nth) => (nth <= 3 ? new Promise<number>((resolve) => answers.push(() => resolve(204))) : 204));
+    const hook = await createWebhook(t.http, account.key, { url: r.url, events: ['appointment.created'] });
+    await newAppointments(t, account, 3);
+    await untilReceived(r, 3);
+    const [{ seq }] = await db.query<{ seq: string }[]>(
+      `SELECT min(event_seq)::text AS seq FROM webhook_deliveries WHERE webhook_id = $1`,
+      [hook.id],
+    );
+    const refuse = `refuse_${randomUUID().replaceAll('-', '')}`;
+    await db.query(
+      `CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.webhook_id = '${hook.id}' AND NEW.event_seq = ${seq} THEN RAISE EXCEPTION 'refused by the test'; END IF;
+           RETURN NEW;
+         END $$`,
+    );
+    await db.query(`CREATE TRIGGER ${refuse} BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION ${refuse}()`);
+    try {
+      // The three answers arrive together, so their outcomes share one statement, which the refused one fails.
+      for (const answer of answers) answer();
+      await until(
+        async () => (await db.query(`SELECT 1 FROM webhook_attempts WHERE webhook_id = $1`, [hook.id])).length === 2,
+        'the two other outcomes written',
+      );
+      const left = await db.query<{ seq: string; locked_by: string | null }[]>(
+        `SELECT event_seq::text AS seq, locked_by FROM webhook_deliveries WHERE webhook_id = $1`,
+        [hook.id],
+      );
+      expect(left).toEqual([{ seq, locked_by: expect.any(String) }]);
+      const logged = await db.query<{ seq: string; status: string }[]>(
+        `SELECT event_seq::text AS seq, status FROM webhook_attempts WHERE webhook_id = $1`,
+        [hook.id],
+      );
+      expect(logged.map((a) => a.status)).toEqual(['delivered', 'delivered']);
+      expect(logged.map((a) => a.seq)).not.toContain(seq);
+    } finally {
+      await db.query(`DROP TRIGGER ${refuse} ON webhook_attempts`);
+      await db.query(`DROP FUNCTION ${refuse}()`);
+    }
+  });
+
   it('waits exponentially longer between attempts, with jitter', () => {
     expect(retryDelayMs(1, 5000, () => 0)).toBe(2500);
     expect(retryDelayMs(1, 5000, () => 1)).toBe(5000);

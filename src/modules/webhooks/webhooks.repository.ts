@@ -506,16 +506,17 @@ export class WebhooksRepository {
   /**
    * Writes how attempts ended: a delivered delivery is deleted, another is failed or pending again at its next
    * attempt (only while this instance still holds its claim of that attempt), and the attempt is logged with the
-   * event's id, seq and type (the log outlives the delivery). Each webhook's health goes
-   * with it: slow unless one of its attempts was delivered promptly, failing since the first failure unless one was
-   * delivered (its row written only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement. The
-   * statement share-locks the webhooks of its deliveries first, once each (`kept`), and touches only their deliveries:
-   * a webhook's delete either waits for it (and then removes what it wrote) or has removed its deliveries before, and
-   * the two lock a webhook before its deliveries, in the same order (the other way round they deadlocked: the outcome
-   * holding one delivery, the delete another). The health's step reads those locked rows too, so each webhook is locked
-   * before the statement changes it (a row the statement has changed itself can no longer be locked by it).
-   * Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to pause
-   * it.
+   * event's id, seq and type (the log outlives the delivery). Each webhook's health goes with it: slow unless one of
+   * its attempts was delivered promptly, failing since the first failure unless one was delivered (its row written
+   * only when that changes). Outcomes within OUTCOME_GATHER_MS share one statement; when it fails, each is written
+   * again alone, so an outcome the database refuses leaves only its own delivery held (sent again once its lease
+   * ends). The statement share-locks the webhooks of its deliveries first, once each (`kept`), and touches only their
+   * deliveries: a webhook's delete either waits for it (and then removes what it wrote) or has removed its deliveries
+   * before, and the two lock a webhook before its deliveries, in the same order (the other way round they deadlocked:
+   * the outcome holding one delivery, the delete another). The health's step reads those locked rows too, so each
+   * webhook is locked before the statement changes it (a row the statement has changed itself can no longer be locked
+   * by it). Answers whether a webhook of these attempts has failed for `pauseAfterHours` and is still enabled: time to
+   * pause it.
    */
   recordOutcome(outcome: AttemptOutcome, instanceId: string, pauseAfterHours: number): Promise<boolean> {
     return this.outcomes.run({ ...outcome, instanceId, pauseAfterHours });
@@ -525,6 +526,7 @@ export class WebhooksRepository {
     (inputs) => this.writeOutcomes(inputs),
     500,
     OUTCOME_GATHER_MS,
+    async (input) => (await this.writeOutcomes([input]))[0],
   );
 
   private async writeOutcomes(inputs: (AttemptOutcome & { instanceId: string; pauseAfterHours: number })[]): Promise<boolean[]> {
