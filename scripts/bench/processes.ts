@@ -1,5 +1,5 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
@@ -83,6 +83,23 @@ export function cpuMsOf(pid: number): number | null {
   // The fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The CPU time a process's live threads have had, in ms to the nanosecond (each thread's `schedstat`), where
+ * `cpuMsOf` counts 10 ms ticks: for differences over short spans. A thread that ends between two readings takes its
+ * time with it; Node's threads live as long as the process.
+ */
+export function threadsCpuMsOf(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended since the listing.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** Whether `pid` is a local process whose command is `name` (a pid the database reports may be another machine's). */

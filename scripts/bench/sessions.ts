@@ -1,4 +1,4 @@
-import { cpuMsOf } from './processes.js';
+import { threadsCpuMsOf } from './processes.js';
 import { now, percentile, round, round2 } from './stats.js';
 
 const median = (values: number[]) => percentile(values, 50);
@@ -29,15 +29,20 @@ export interface SessionBenchOptions {
   say: (line: string) => void;
 }
 
-/** `requests` GETs of the route, `concurrency` at a time, with these headers: the service's CPU ms and wall ms per request. */
-async function load(
-  o: SessionBenchOptions,
-  headers: Record<string, string>,
-  requests = o.requests,
-): Promise<{ cpu: number; wall: number }> {
+/** Requests of each side in one block; a run alternates blocks of the two sides. */
+const BLOCK = 250;
+/**
+ * Runs made first and not counted. The service's CPU per request falls for about two runs after it starts (0.57, 0.44,
+ * then 0.34 ms and steady), and the session's side settled later (its ratio 1.12 to 1.24 in the second run, 0.95 to
+ * 1.03 from the third on).
+ */
+const WARM_RUNS = 2;
+
+/** `requests` GETs of the route, `concurrency` at a time, with these headers: the service's CPU ms and wall ms in all. */
+async function load(o: SessionBenchOptions, headers: Record<string, string>, requests: number): Promise<{ cpu: number; wall: number }> {
   let next = 0;
   const started = now();
-  const cpuBefore = cpuMsOf(o.servicePid) ?? 0;
+  const cpuBefore = threadsCpuMsOf(o.servicePid);
   await Promise.all(
     Array.from({ length: o.concurrency }, async () => {
       while (next++ < requests) {
@@ -47,24 +52,38 @@ async function load(
       }
     }),
   );
-  return { cpu: ((cpuMsOf(o.servicePid) ?? 0) - cpuBefore) / requests, wall: (now() - started) / requests };
+  return { cpu: threadsCpuMsOf(o.servicePid) - cpuBefore, wall: now() - started };
 }
 
 /**
  * What a request authenticated by a session costs against the same request authenticated by an account key
- * (docs/users.md#how-credentials-are-checked): the same route, the same load, in turn within each run (key, then
- * session; the next run the other way round), after a warm-up of both; the ratio of each run, and their median.
+ * (docs/users.md#how-credentials-are-checked): the same route, the same load, after WARM_RUNS runs of both. Each run
+ * alternates blocks of BLOCK requests of each side (key then session, then session then key, and so on), so that the
+ * service growing cheaper as it warms (its JIT, its caches) or the machine's other work weighs on both alike. Measured
+ * one whole side after the other, a run read whichever side went first up to 1.8× dearer. Each run's ratio of the
+ * sides' CPU per request, and their median.
  */
 export async function sessionBench(o: SessionBenchOptions): Promise<SessionFigures> {
   const key = { 'X-API-Key': o.apiKey };
   const session = { Cookie: o.cookie };
-  await load(o, key, Math.min(o.requests, 1000));
-  await load(o, session, Math.min(o.requests, 1000));
   const runs: SessionFigures['runs'] = [];
-  for (let run = 0; run < o.runs; run++) {
-    const order = run % 2 === 0 ? [key, session] : [session, key];
-    const [first, second] = [await load(o, order[0]), await load(o, order[1])];
-    const [byKey, bySession] = order[0] === key ? [first, second] : [second, first];
+  for (let run = -WARM_RUNS; run < o.runs; run++) {
+    const byKey = { cpu: 0, wall: 0 };
+    const bySession = { cpu: 0, wall: 0 };
+    const blocks = Math.max(1, Math.round(o.requests / BLOCK));
+    for (let block = 0; block < blocks; block++) {
+      const order: [Record<string, string>, typeof byKey][] = [
+        [key, byKey],
+        [session, bySession],
+      ];
+      if (block % 2 === 1) order.reverse();
+      for (const [headers, sum] of order) {
+        const { cpu, wall } = await load(o, headers, BLOCK);
+        sum.cpu += cpu / (blocks * BLOCK);
+        sum.wall += wall / (blocks * BLOCK);
+      }
+    }
+    if (run < 0) continue;
     runs.push({
       key_cpu_ms: round3(byKey.cpu),
       session_cpu_ms: round3(bySession.cpu),
@@ -87,7 +106,9 @@ export async function sessionBench(o: SessionBenchOptions): Promise<SessionFigur
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 export function printSessions(f: SessionFigures, say: (line: string) => void): void {
-  say(`sessions: GET ${f.route}, ${f.requests} requests ${f.concurrency} at a time per run; the service's CPU ms per request (wall ms)`);
+  say(
+    `sessions: GET ${f.route}, ${f.requests} requests ${f.concurrency} at a time per run and side, in alternate blocks of ${BLOCK}; the service's CPU ms per request (wall ms)`,
+  );
   for (const [i, r] of f.runs.entries())
     say(`  run ${i + 1}: key ${r.key_cpu_ms} (${r.key_wall_ms}), session ${r.session_cpu_ms} (${r.session_wall_ms}), ratio ${r.ratio}`);
   say(`  median ratio (session ÷ key): ${f.ratio}  (${round(f.session_cpu_ms * 1000)} µs vs ${round(f.key_cpu_ms * 1000)} µs of CPU)\n`);
