@@ -89,9 +89,9 @@ const FILL_PLATE_SQL = `chr(65 + (n % 17576) / 676) || chr(65 + (n / 26) % 26) |
 
 /**
  * Round letters no look-alike folds: the plates of a round's reads (`RX<letter>9<nnn>` for POSTs, `RY<letter>9<nnn>`
- * on the socket) stay apart from another's.
+ * on the socket) stay apart from another's, and from the reads whose round trips are counted (`RXW9<nnn>`).
  */
-const ROUND_LETTERS = 'ACEFHJKMNP';
+const ROUND_LETTERS = 'ACEFHJKMNPRTUV';
 
 /** The two ways in of a read: its own POST on a kept-alive connection, or a message on the gate's socket. */
 type Way = 'http' | 'socket';
@@ -107,6 +107,7 @@ type Way = 'http' | 'socket';
  * The rest of the `stored` appointments are filled in plain SQL, live (SCHEDULED, CHECKED_IN or ON_GOING) and open now.
  */
 export async function gateBench(o: GateBenchOptions): Promise<GateFigures> {
+  if (o.rounds >= ROUND_LETTERS.length) throw new Error(`the gate bench has plates for ${ROUND_LETTERS.length - 1} rounds at most`);
   const readTax = { http: Array.from({ length: o.atOnce }, o.newTaxId), socket: Array.from({ length: o.atOnce }, o.newTaxId) };
   const tapTax = Array.from({ length: o.atOnce }, o.newTaxId);
   type Reads = { id: string; plate: string }[];
@@ -337,7 +338,7 @@ async function inProcessFigures(o: GateBenchOptions, filled: number): Promise<Pi
 /** The round trips of one plate read (until its answer) and of one driver's check-in, on the service at `base` (`db`). */
 async function roundTripsOf(o: GateBenchOptions, base: string, db: DataSource): Promise<GateFigures['round_trips']> {
   const taxId = o.newTaxId();
-  const plates = ['RXP9000', 'RXP9001'];
+  const plates = ['RXW9000', 'RXW9001'];
   await o.create(
     o.items('gate-cost-read', 2, [taxId]).map((item, i) => ({ ...item, appointment: { ...item.appointment, license_plate: plates[i] } })),
   );
