@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface Spawned {
@@ -27,12 +28,33 @@ export function spawnWithOutput(
   return { child, exit, output: () => output };
 }
 
+/** The first port the kernel hands out to outgoing connections (`ip_local_port_range`). */
+const EPHEMERAL_FROM = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+})();
+
+/**
+ * A port free now, for a process started next, below the ports the kernel hands out to outgoing connections: one of
+ * those ports, free when checked, was taken by a connection of another test before the process listened on it
+ * (EADDRINUSE). Picked at random, so that test files running at once seldom pick the same.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  const from = 10_000;
+  for (;;) {
+    const port = from + Math.floor(Math.random() * (EPHEMERAL_FROM - from));
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, () => resolve(true));
+    });
+    if (!listening) continue;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
 }
 
 /**
