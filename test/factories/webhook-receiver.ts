@@ -56,7 +56,17 @@ export async function startReceiver(respond: Receiver['respond'] = () => 204): P
       const id = String(request.headers['webhook-id']);
       if (open.get(id)) receiver.concurrentDuplicates.push(id);
       open.set(id, (open.get(id) ?? 0) + 1);
-      const entry: Received = { headers: request.headers, raw, body: JSON.parse(raw), at: Date.now(), openAtArrival: openRequests };
+      // Node ends a request only once its whole body is in (one cut short by a crash is aborted): a body that is not
+      // JSON came whole from the service, and fails the test with what it was.
+      let body: Received['body'];
+      try {
+        body = JSON.parse(raw) as Received['body'];
+      } catch {
+        throw new Error(
+          `webhook ${id}: a body that is not JSON (${request.headers['content-length']} bytes): ${JSON.stringify(raw.slice(0, 500))}`,
+        );
+      }
+      const entry: Received = { headers: request.headers, raw, body, at: Date.now(), openAtArrival: openRequests };
       receiver.received.push(entry);
       void Promise.resolve(receiver.respond(entry, receiver.received.length))
         .then((answer) => {
