@@ -9,8 +9,8 @@ export interface BoundStatement {
 }
 
 /** Bytes written to the target at a time, and how many such chunks may wait to be written before reading stops. */
-const CHUNK = 256 * 1024;
-const CHUNKS = 4;
+export const CHUNK = 256 * 1024;
+export const CHUNKS = 4;
 /** The one buffer the COPY's connection reads into. */
 const READ_BUFFER = 64 * 1024;
 
@@ -265,9 +265,12 @@ export class Output {
     private readonly onFree: () => void,
   ) {}
 
-  /** Whether every chunk waits to be written: the reader is behind. */
+  /**
+   * Whether no chunk is left to take once the one being filled is written: the reader is behind, and the next read
+   * would make a chunk more (the one being filled does not count as room: a read fills it and takes the next).
+   */
   get full(): boolean {
-    return this.chunk === null && this.free.length === 0 && this.made >= CHUNKS;
+    return this.free.length === 0 && this.made >= CHUNKS;
   }
 
   /** Copies `bytes[start, end)` (a chunk beyond CHUNKS is made when none is free: the caller stops reading at `full`). */

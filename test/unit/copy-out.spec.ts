@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { canCopyOut, Output } from '../../src/database/copy-out.js';
+import { canCopyOut, CHUNK, CHUNKS, copyOutTo, Output } from '../../src/database/copy-out.js';
+import { createTestDatabase } from '../setup/databases.js';
 
 describe('canCopyOut', () => {
   const url = 'postgresql://postgres@127.0.0.1:5432/gate';
@@ -52,5 +53,52 @@ describe('Output', () => {
       out.jsonString(Buffer.alloc(0), -1, -1);
     });
     expect(written).toBe(`${texts.map((text) => JSON.stringify(text)).join(',')},null`);
+  });
+});
+
+describe('copyOutTo', () => {
+  it('stops reading while every chunk waits for a slow reader: what waits stays within its chunks', async () => {
+    const database = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    try {
+      let waiting = 0;
+      let mostWaiting = 0;
+      let bytes = 0;
+      const target = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          setTimeout(done, 2);
+        },
+      });
+      const write = target.write.bind(target);
+      // What the target was given and has not yet taken: written, its callback not yet called.
+      target.write = ((chunk: Buffer, callback: () => void) => {
+        waiting += chunk.length;
+        mostWaiting = Math.max(mostWaiting, waiting);
+        return write(chunk, () => {
+          waiting -= chunk.length;
+          callback();
+        });
+      }) as typeof target.write;
+      const rows = 40_000;
+      const line = 200;
+      const newline = Buffer.from('\n');
+      await copyOutTo(
+        pool,
+        { text: 'SELECT 1', values: [] },
+        `COPY (SELECT repeat('x', ${line - 1}) FROM generate_series(1, ${rows})) TO STDOUT (FORMAT binary)`,
+        target,
+        (row, fields, out) => {
+          out.put(row, fields[0], fields[1]);
+          out.put(newline, 0, 1);
+        },
+      );
+      expect(bytes).toBe(rows * line);
+      expect(mostWaiting).toBeGreaterThan(0);
+      expect(mostWaiting).toBeLessThanOrEqual(CHUNKS * CHUNK);
+    } finally {
+      await pool.end();
+      await database.drop();
+    }
   });
 });
