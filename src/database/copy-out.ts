@@ -285,7 +285,8 @@ export class Output {
     while (start < end) {
       if (!this.chunk) this.take();
       const n = Math.min(end - start, CHUNK - this.used);
-      this.chunk!.set(bytes.subarray(start, start + n), this.used);
+      // On Node 24, Buffer#copy allocates nothing; `set` needs a view of the source: an object a part, 2 a line.
+      bytes.copy(this.chunk!, this.used, start, start + n);
       this.used += n;
       start += n;
       if (this.used === CHUNK) this.flush();

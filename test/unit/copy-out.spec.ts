@@ -54,6 +54,23 @@ describe('Output', () => {
     });
     expect(written).toBe(`${texts.map((text) => JSON.stringify(text)).join(',')},null`);
   });
+
+  it('copies the bytes of a slice from where it starts, short or long, across chunks', async () => {
+    const source = Buffer.from(Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''));
+    const slices = [
+      [3, 10],
+      [7, 7 + 65],
+      [1_000, 1_000 + 3_000],
+      [5, 5 + 90_000],
+      [11, 11 + 64],
+    ];
+    const rounds = 5; // more than one chunk's worth in all, so slices start in one chunk and end in the next
+    const written = await collect((out) => {
+      for (let round = 0; round < rounds; round++) for (const [start, end] of slices) out.put(source, start, end);
+    });
+    const expected = slices.map(([start, end]) => source.toString('utf8', start, end)).join('');
+    expect(written).toBe(expected.repeat(rounds));
+  });
 });
 
 describe('copyOutTo', () => {
